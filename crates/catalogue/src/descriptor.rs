@@ -1,0 +1,182 @@
+//! Subject descriptors: everything about a subject that is known without running it.
+
+use serde::{Deserialize, Serialize};
+
+/// Kind of primitive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    /// Key encapsulation: keypair / encaps / decaps.
+    Kem,
+    /// Key exchange: keypair / exchange.
+    Kex,
+}
+
+impl Family {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::Kem => "kem",
+            Family::Kex => "kex",
+        }
+    }
+}
+
+/// A measurable operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Operation {
+    Keypair,
+    Encaps,
+    Decaps,
+    Exchange,
+}
+
+impl Operation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Operation::Keypair => "keypair",
+            Operation::Encaps => "encaps",
+            Operation::Decaps => "decaps",
+            Operation::Exchange => "exchange",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Operation> {
+        match s {
+            "keypair" => Some(Operation::Keypair),
+            "encaps" => Some(Operation::Encaps),
+            "decaps" => Some(Operation::Decaps),
+            "exchange" => Some(Operation::Exchange),
+            _ => None,
+        }
+    }
+
+    /// Operations of a family, in the order a protocol runs them.
+    pub fn of(family: Family) -> &'static [Operation] {
+        match family {
+            Family::Kem => &[Operation::Keypair, Operation::Encaps, Operation::Decaps],
+            Family::Kex => &[Operation::Keypair, Operation::Exchange],
+        }
+    }
+}
+
+/// Byte lengths of every buffer an operation reads or writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sizes {
+    pub public_key: usize,
+    pub secret_key: usize,
+    /// KEM ciphertext; 0 for key exchange (the peer's public key plays its role).
+    pub ciphertext: usize,
+    pub shared_secret: usize,
+}
+
+/// Whether a subject can run on this machine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", content = "reason", rename_all = "lowercase")]
+pub enum Availability {
+    Available,
+    /// e.g. "cpu lacks avx2".
+    Unavailable(String),
+}
+
+/// Where an implementation's randomness comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Randomness {
+    /// Drawn through the harness ([`crate::rng::fill`]): KATs can be reproduced.
+    Harness,
+    /// The library's own generator, not replaceable: the gate cross-checks against a
+    /// verified implementation instead.
+    Internal,
+}
+
+/// Which PRNG a KAT procedure uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KatPrngKind {
+    /// NIST AES-256 CTR_DRBG (PQCgenKAT).
+    AesCtrDrbg,
+    /// HQC's SHAKE-256 PRNG with the given domain byte.
+    Shake256 { domain: u8 },
+}
+
+/// Which published KAT digest a subject must reproduce.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KatRef {
+    /// File under `vectors/kem/`.
+    pub file: String,
+    /// Key in that file.
+    pub name: String,
+    pub prng: KatPrngKind,
+}
+
+/// Everything known about a subject before running it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Descriptor {
+    /// `algorithm/provider/implementation`, unique.
+    pub id: String,
+    /// Canonical algorithm name ("ML-KEM-768", "X25519").
+    pub algorithm: String,
+    pub family: Family,
+    /// Canonical provider name ("liboqs", "pqclean", "aws-lc", "rustcrypto", "openssl").
+    pub provider: String,
+    pub provider_version: String,
+    /// Implementation variant ("clean", "avx2", "dispatch", "default").
+    pub implementation: String,
+    /// Version of the algorithm as the provider states it (e.g. liboqs `alg_version`).
+    pub algorithm_version: String,
+    /// Compiler and flags the implementation was built with.
+    pub build: String,
+    /// NIST security category claimed for post-quantum schemes.
+    pub nist_level: Option<u8>,
+    /// Classical security in bits for pre-quantum schemes.
+    pub classical_bits: Option<u16>,
+    pub sizes: Sizes,
+    pub availability: Availability,
+    pub randomness: Randomness,
+    pub kat: Option<KatRef>,
+}
+
+impl Descriptor {
+    pub fn make_id(algorithm: &str, provider: &str, implementation: &str) -> String {
+        format!("{algorithm}/{provider}/{implementation}")
+    }
+
+    pub fn operations(&self) -> &'static [Operation] {
+        Operation::of(self.family)
+    }
+
+    pub fn is_available(&self) -> bool {
+        self.availability == Availability::Available
+    }
+}
+
+/// `Unavailable("cpu lacks X")` for the first CPU feature of `needed` this CPU lacks.
+pub fn require_cpu(needed: &[&str]) -> Availability {
+    #[cfg(target_arch = "x86_64")]
+    {
+        for f in needed {
+            let ok = match *f {
+                "avx2" => std::arch::is_x86_feature_detected!("avx2"),
+                "bmi1" => std::arch::is_x86_feature_detected!("bmi1"),
+                "bmi2" => std::arch::is_x86_feature_detected!("bmi2"),
+                "aes" => std::arch::is_x86_feature_detected!("aes"),
+                "popcnt" => std::arch::is_x86_feature_detected!("popcnt"),
+                "pclmulqdq" => std::arch::is_x86_feature_detected!("pclmulqdq"),
+                "avx512f" => std::arch::is_x86_feature_detected!("avx512f"),
+                _ => false,
+            };
+            if !ok {
+                return Availability::Unavailable(format!("cpu lacks {f}"));
+            }
+        }
+        Availability::Available
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        match needed.first() {
+            Some(f) => Availability::Unavailable(format!("cpu lacks {f} (not x86_64)")),
+            None => Availability::Available,
+        }
+    }
+}

@@ -1,0 +1,475 @@
+//! The correctness gate: correct before fast.
+//!
+//! KEMs reproduce the NIST KAT procedure (see `vectors/README.md`) and must match the
+//! published SHA-256 digest of its output. Implementations whose randomness cannot be
+//! replaced instead decapsulate KAT ciphertexts made by an implementation that already
+//! passed, and encapsulate to KAT public keys for that implementation to decapsulate.
+//! Every KEM also gets a round trip and a modified-ciphertext check; every key exchange
+//! its published vectors and a round trip. Every buffer handed to an implementation has
+//! canary bytes on both sides, checked after each call (as liboqs and SUPERCOP do).
+//!
+//! Expected values come only from vector files, never from the code under test.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::descriptor::{Descriptor, KatPrngKind, Randomness};
+use crate::rng::{install_kat, kat_prng};
+use crate::traits::{Kem, Kex};
+use crate::vectors;
+
+/// One named check and its outcome.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Check {
+    pub name: String,
+    pub ok: bool,
+    pub detail: String,
+}
+
+impl Check {
+    fn pass(name: &str, detail: impl Into<String>) -> Check {
+        Check { name: name.into(), ok: true, detail: detail.into() }
+    }
+    fn fail(name: &str, detail: impl Into<String>) -> Check {
+        Check { name: name.into(), ok: false, detail: detail.into() }
+    }
+}
+
+/// All checks run on one subject.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GateReport {
+    pub checks: Vec<Check>,
+}
+
+impl GateReport {
+    /// Passed iff at least one check ran and none failed.
+    pub fn passed(&self) -> bool {
+        !self.checks.is_empty() && self.checks.iter().all(|c| c.ok)
+    }
+
+    /// One line: the first failure's reason, or the list of checks passed.
+    pub fn detail(&self) -> String {
+        if let Some(f) = self.checks.iter().find(|c| !c.ok) {
+            return format!("{}: {}", f.name, f.detail);
+        }
+        self.checks.iter().map(|c| c.detail.as_str()).collect::<Vec<_>>().join("; ")
+    }
+}
+
+/// How much of the KAT to reproduce.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KatDepth {
+    /// The first entry (`count = 0`) only.
+    Single,
+    /// The whole file (100 entries; 10 for Classic McEliece).
+    All,
+}
+
+/// One KAT entry, kept so that implementations without injectable randomness can be
+/// cross-checked against it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KatEntry {
+    pub count: usize,
+    pub pk: String,
+    pub sk: String,
+    pub ct: String,
+    pub ss: String,
+}
+
+/// A ciphertext and secret produced by a subject under cross-check, for a verified
+/// implementation to decapsulate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Encapsulation {
+    pub count: usize,
+    pub ct: String,
+    pub ss: String,
+}
+
+const CANARY: u8 = 0xA5;
+const PAD: usize = 32;
+
+/// A buffer with canary bytes on both sides.
+struct Guarded {
+    data: Vec<u8>,
+    len: usize,
+}
+
+impl Guarded {
+    fn new(len: usize) -> Guarded {
+        Guarded { data: vec![CANARY; len + 2 * PAD], len }
+    }
+    fn from(bytes: &[u8]) -> Guarded {
+        let mut g = Guarded::new(bytes.len());
+        g.get_mut().copy_from_slice(bytes);
+        g
+    }
+    fn get(&self) -> &[u8] {
+        &self.data[PAD..PAD + self.len]
+    }
+    fn get_mut(&mut self) -> &mut [u8] {
+        &mut self.data[PAD..PAD + self.len]
+    }
+    fn intact(&self) -> bool {
+        self.data[..PAD].iter().chain(&self.data[PAD + self.len..]).all(|&b| b == CANARY)
+    }
+}
+
+fn canaries(op: &str, bufs: &[(&str, &Guarded)]) -> Result<(), String> {
+    for (name, b) in bufs {
+        if !b.intact() {
+            return Err(format!("{op} wrote outside its `{name}` buffer ({} bytes): canary bytes overwritten", b.len));
+        }
+    }
+    Ok(())
+}
+
+/// Number of KAT entries the published `all` digest covers.
+pub fn kat_entries(algorithm: &str, depth: KatDepth) -> usize {
+    match depth {
+        KatDepth::Single => 1,
+        KatDepth::All if algorithm.starts_with("Classic-McEliece") => 10,
+        KatDepth::All => 100,
+    }
+}
+
+struct KemBufs {
+    pk: Guarded,
+    sk: Guarded,
+    ct: Guarded,
+    ss: Guarded,
+}
+
+impl KemBufs {
+    fn new(d: &Descriptor) -> KemBufs {
+        KemBufs {
+            pk: Guarded::new(d.sizes.public_key),
+            sk: Guarded::new(d.sizes.secret_key),
+            ct: Guarded::new(d.sizes.ciphertext),
+            ss: Guarded::new(d.sizes.shared_secret),
+        }
+    }
+}
+
+fn keypair_encaps(kem: &dyn Kem, b: &mut KemBufs) -> Result<(), String> {
+    kem.keypair(b.pk.get_mut(), b.sk.get_mut()).map_err(|e| e.to_string())?;
+    canaries("keypair", &[("pk", &b.pk), ("sk", &b.sk)])?;
+    kem.encaps(b.ct.get_mut(), b.ss.get_mut(), b.pk.get()).map_err(|e| e.to_string())?;
+    canaries("encaps", &[("ct", &b.ct), ("ss", &b.ss), ("pk", &b.pk)])
+}
+
+fn decaps(kem: &dyn Kem, sk: &[u8], ct: &[u8], ss_len: usize) -> Result<Vec<u8>, String> {
+    let mut dec = kem.decapsulator(sk).map_err(|e| e.to_string())?;
+    let ct = Guarded::from(ct);
+    let mut ss = Guarded::new(ss_len);
+    dec.decaps(ss.get_mut(), ct.get()).map_err(|e| e.to_string())?;
+    canaries("decaps", &[("ss", &ss), ("ct", &ct)])?;
+    Ok(ss.get().to_vec())
+}
+
+/// Runs the NIST KAT procedure for `n` entries and returns its text and the first `keep`
+/// entries.
+pub fn kat_procedure(kem: &dyn Kem, prng: KatPrngKind, n: usize, keep: usize) -> Result<(String, Vec<KatEntry>), String> {
+    let d = kem.descriptor();
+    let entropy: [u8; 48] = core::array::from_fn(|i| i as u8);
+    let mut outer = kat_prng(prng, &entropy);
+    let mut text = String::new();
+    let mut kept = Vec::new();
+    for count in 0..n {
+        let mut seed = [0u8; 48];
+        outer.fill(&mut seed);
+        let mut b = KemBufs::new(d);
+        {
+            let _g = install_kat(kat_prng(prng, &seed));
+            keypair_encaps(kem, &mut b).map_err(|e| format!("KAT count {count}: {e}"))?;
+        }
+        let ss2 = decaps(kem, b.sk.get(), b.ct.get(), d.sizes.shared_secret).map_err(|e| format!("KAT count {count}: {e}"))?;
+        if ss2 != b.ss.get() {
+            return Err(format!("KAT count {count}: decapsulation does not recover the encapsulated secret"));
+        }
+        if count > 0 {
+            text.push('\n');
+        }
+        let _ = writeln!(text, "count = {count}");
+        let _ = writeln!(text, "seed = {}", hex::encode_upper(seed));
+        for (name, v) in [("pk", b.pk.get()), ("sk", b.sk.get()), ("ct", b.ct.get()), ("ss", b.ss.get())] {
+            let _ = writeln!(text, "{name} = {}", hex::encode_upper(v));
+        }
+        if count < keep {
+            kept.push(KatEntry {
+                count,
+                pk: hex::encode(b.pk.get()),
+                sk: hex::encode(b.sk.get()),
+                ct: hex::encode(b.ct.get()),
+                ss: hex::encode(b.ss.get()),
+            });
+        }
+    }
+    Ok((text, kept))
+}
+
+/// What the KEM gate produced.
+#[derive(Debug, Default)]
+pub struct KemGate {
+    pub report: GateReport,
+    /// KAT entries kept (when the KAT digest matched) for cross-checking other subjects.
+    pub entries: Vec<KatEntry>,
+    /// Encapsulations to reference public keys, for the reference to decapsulate.
+    pub encapsulations: Vec<Encapsulation>,
+}
+
+/// Gates a KEM. `keep` KAT entries are returned for cross-checks if the digest matches;
+/// `reference` supplies verified KAT entries for subjects with internal randomness.
+pub fn gate_kem(kem: &dyn Kem, vectors_dir: &Path, depth: KatDepth, keep: usize, reference: Option<&[KatEntry]>) -> KemGate {
+    let d = kem.descriptor();
+    let mut out = KemGate::default();
+    let checks = &mut out.report.checks;
+    match (d.randomness, &d.kat) {
+        (Randomness::Harness, Some(kat)) => match vectors::kat_digest(vectors_dir, &kat.file, &kat.name) {
+            Err(e) => checks.push(Check::fail("kat", e.to_string())),
+            Ok(expected) => {
+                let n = kat_entries(&d.algorithm, depth);
+                match kat_procedure(kem, kat.prng, n, keep) {
+                    Err(e) => checks.push(Check::fail("kat", e)),
+                    Ok((text, kept)) => {
+                        let got = hex::encode(Sha256::digest(text.as_bytes()));
+                        let want = match depth {
+                            KatDepth::Single => &expected.single,
+                            KatDepth::All => &expected.all,
+                        };
+                        if got.eq_ignore_ascii_case(want) {
+                            checks.push(Check::pass("kat", format!("KAT digest matches {} in {} ({n} entries)", kat.name, kat.file)));
+                            out.entries = kept;
+                        } else {
+                            checks.push(Check::fail(
+                                "kat",
+                                format!("KAT digest mismatch for {} in {} ({n} entries): got {}…, expected {}…", kat.name, kat.file, &got[..16], &want[..16]),
+                            ));
+                        }
+                    }
+                }
+            }
+        },
+        (Randomness::Harness, None) => checks.push(Check::fail("kat", "no published KAT digest is known for this subject")),
+        (Randomness::Internal, _) => match reference {
+            None => checks.push(Check::fail("kat-crosscheck", "randomness not injectable and no verified implementation of this algorithm is available to cross-check against")),
+            Some(entries) => {
+                let mut ok = 0;
+                let mut fail = None;
+                for e in entries {
+                    let (sk, ct) = match (hex::decode(&e.sk), hex::decode(&e.ct)) {
+                        (Ok(s), Ok(c)) => (s, c),
+                        _ => {
+                            fail = Some("reference entry is not hex".to_string());
+                            break;
+                        }
+                    };
+                    match decaps(kem, &sk, &ct, d.sizes.shared_secret) {
+                        Ok(ss) if hex::encode(&ss) == e.ss => ok += 1,
+                        Ok(_) => {
+                            fail = Some(format!("decapsulating KAT count {} gives a different shared secret", e.count));
+                            break;
+                        }
+                        Err(err) => {
+                            fail = Some(format!("KAT count {}: {err}", e.count));
+                            break;
+                        }
+                    }
+                    let pk = hex::decode(&e.pk).unwrap_or_default();
+                    let mut ct = Guarded::new(d.sizes.ciphertext);
+                    let mut ss = Guarded::new(d.sizes.shared_secret);
+                    let pk = Guarded::from(&pk);
+                    if let Err(err) = kem.encaps(ct.get_mut(), ss.get_mut(), pk.get()).map_err(|x| x.to_string()).and_then(|_| canaries("encaps", &[("ct", &ct), ("ss", &ss), ("pk", &pk)])) {
+                        fail = Some(format!("encapsulating to KAT count {}: {err}", e.count));
+                        break;
+                    }
+                    out.encapsulations.push(Encapsulation { count: e.count, ct: hex::encode(ct.get()), ss: hex::encode(ss.get()) });
+                }
+                match fail {
+                    None => checks.push(Check::pass("kat-decaps", format!("decapsulates {ok} verified KAT ciphertexts to the KAT secrets"))),
+                    Some(f) => checks.push(Check::fail("kat-decaps", f)),
+                }
+            }
+        },
+    }
+    // Round trip and distinct keys, with OS randomness.
+    let mut rt = Ok(());
+    let mut first_pk = None;
+    for i in 0..3 {
+        let mut b = KemBufs::new(d);
+        let r = keypair_encaps(kem, &mut b).and_then(|_| {
+            let ss = decaps(kem, b.sk.get(), b.ct.get(), d.sizes.shared_secret)?;
+            if ss != b.ss.get() {
+                return Err(format!("round trip {i}: decapsulated secret differs from encapsulated"));
+            }
+            // Implicit rejection: a modified ciphertext must not give the same secret.
+            let mut bad = b.ct.get().to_vec();
+            let last = bad.len() - 1;
+            bad[last / 2] ^= 0x01;
+            match decaps(kem, b.sk.get(), &bad, d.sizes.shared_secret) {
+                Ok(s) if s == b.ss.get() => Err("decapsulating a modified ciphertext returns the original secret".to_string()),
+                _ => Ok(()),
+            }
+        });
+        if let Err(e) = r {
+            rt = Err(e);
+            break;
+        }
+        match &first_pk {
+            None => first_pk = Some(b.pk.get().to_vec()),
+            Some(p) if p == b.pk.get() => {
+                rt = Err("two key pairs are identical: randomness is not random".into());
+                break;
+            }
+            _ => {}
+        }
+    }
+    match rt {
+        Ok(()) => checks.push(Check::pass("round-trip", "round trip, modified-ciphertext rejection and canaries ok")),
+        Err(e) => checks.push(Check::fail("round-trip", e)),
+    }
+    out
+}
+
+/// Phase two of a cross-check: a verified implementation decapsulates what the subject
+/// under test encapsulated to the KAT public keys.
+pub fn verify_encapsulations(kem: &dyn Kem, entries: &[KatEntry], encs: &[Encapsulation]) -> Check {
+    let d = kem.descriptor();
+    if encs.is_empty() {
+        return Check::fail("kat-encaps", "no encapsulations to verify");
+    }
+    for enc in encs {
+        let Some(e) = entries.iter().find(|e| e.count == enc.count) else {
+            return Check::fail("kat-encaps", format!("no KAT entry {}", enc.count));
+        };
+        let (Ok(sk), Ok(ct)) = (hex::decode(&e.sk), hex::decode(&enc.ct)) else {
+            return Check::fail("kat-encaps", "entries are not hex");
+        };
+        match decaps(kem, &sk, &ct, d.sizes.shared_secret) {
+            Ok(ss) if hex::encode(&ss) == enc.ss => {}
+            Ok(_) => return Check::fail("kat-encaps", format!("the verified implementation ({}) decapsulates the subject's ciphertext for KAT count {} to a different secret", d.id, enc.count)),
+            Err(err) => return Check::fail("kat-encaps", format!("{} could not decapsulate: {err}", d.id)),
+        }
+    }
+    Check::pass("kat-encaps", format!("{} encapsulations to KAT public keys decapsulate correctly with {}", encs.len(), d.id))
+}
+
+fn exchange(kex: &dyn Kex, sk: &[u8], peer: &[u8]) -> Result<Vec<u8>, String> {
+    let d = kex.descriptor();
+    let mut ex = kex.exchanger(sk).map_err(|e| e.to_string())?;
+    let peer = Guarded::from(peer);
+    let mut ss = Guarded::new(d.sizes.shared_secret);
+    ex.exchange(ss.get_mut(), peer.get()).map_err(|e| e.to_string())?;
+    canaries("exchange", &[("ss", &ss), ("peer_pk", &peer)])?;
+    Ok(ss.get().to_vec())
+}
+
+fn kex_vectors(kex: &dyn Kex, dir: &Path) -> Check {
+    let d = kex.descriptor();
+    let r: Result<String, String> = (|| match d.algorithm.as_str() {
+        "X25519" => {
+            let (path, v) = vectors::x25519(dir).map_err(|e| e.to_string())?;
+            let h = |f: &str, s: &str| vectors::unhex(&path, f, s).map_err(|e| e.to_string());
+            let mut n = 0;
+            for t in &v.scalar_mult {
+                let got = exchange(kex, &h("scalar", &t.scalar)?, &h("u", &t.u)?)?;
+                if got != h("output", &t.output)? {
+                    return Err(format!("{}: wrong output", t.id));
+                }
+                n += 1;
+            }
+            // RFC 7748 §5.2 iterated test: k = u = 9; k, u = X25519(k, u), k.
+            let mut k = [0u8; 32];
+            k[0] = 9;
+            let mut u = k;
+            let mut done = 0u64;
+            for it in v.iterated.iter().filter(|i| i.iterations <= 1000) {
+                while done < it.iterations {
+                    let next = exchange(kex, &k, &u)?;
+                    u = k;
+                    k.copy_from_slice(&next);
+                    done += 1;
+                }
+                if k.as_slice() != h("k", &it.k)? {
+                    return Err(format!("iterated test after {} iterations: wrong k", it.iterations));
+                }
+                n += 1;
+            }
+            for t in &v.dh {
+                let shared = h("shared", &t.shared)?;
+                if exchange(kex, &h("alice_private", &t.alice_private)?, &h("bob_public", &t.bob_public)?)? != shared
+                    || exchange(kex, &h("bob_private", &t.bob_private)?, &h("alice_public", &t.alice_public)?)? != shared
+                {
+                    return Err(format!("{}: wrong shared secret", t.id));
+                }
+                n += 1;
+            }
+            Ok(format!("{n} RFC 7748 vectors (iterated to 1,000)"))
+        }
+        "P-256" => {
+            let (path, v) = vectors::p256(dir).map_err(|e| e.to_string())?;
+            let h = |f: &str, s: &str| vectors::unhex(&path, f, s).map_err(|e| e.to_string());
+            for t in &v.tests {
+                let got = exchange(kex, &h("private", &t.private)?, &h("peer_public", &t.peer_public)?).map_err(|e| format!("{}: {e}", t.id))?;
+                if got != h("shared", &t.shared)? {
+                    return Err(format!("{}: wrong shared secret", t.id));
+                }
+            }
+            Ok(format!("{} NIST CAVP ECC CDH P-256 vectors", v.tests.len()))
+        }
+        "FFDHE-2048" => {
+            let (path, g) = vectors::ffdhe2048(dir).map_err(|e| e.to_string())?;
+            let p = vectors::unhex(&path, "p", &g.p).map_err(|e| e.to_string())?;
+            let (lp, lg) = kex.group_parameters().ok_or("the provider does not expose its group parameters")?;
+            let strip = |v: &[u8]| v.iter().skip_while(|&&b| b == 0).copied().collect::<Vec<u8>>();
+            if strip(&lp) != strip(&p) {
+                return Err("the library's prime is not the RFC 7919 ffdhe2048 prime".into());
+            }
+            let g_bytes = num_bigint::BigUint::from(g.g).to_bytes_be();
+            if strip(&lg) != g_bytes {
+                return Err(format!("the library's generator is not {}", g.g));
+            }
+            Ok("group equals RFC 7919 ffdhe2048 (p, g = 2)".into())
+        }
+        other => Err(format!("no published vectors known for {other}")),
+    })();
+    match r {
+        Ok(detail) => Check::pass("vectors", detail),
+        Err(e) => Check::fail("vectors", e),
+    }
+}
+
+/// Gates a key exchange: published vectors, round trip, canaries.
+pub fn gate_kex(kex: &dyn Kex, vectors_dir: &Path) -> GateReport {
+    let d = kex.descriptor();
+    let mut report = GateReport::default();
+    report.checks.push(kex_vectors(kex, vectors_dir));
+    let rt: Result<(), String> = (|| {
+        let mut pa = Guarded::new(d.sizes.public_key);
+        let mut sa = Guarded::new(d.sizes.secret_key);
+        let mut pb = Guarded::new(d.sizes.public_key);
+        let mut sb = Guarded::new(d.sizes.secret_key);
+        kex.keypair(pa.get_mut(), sa.get_mut()).map_err(|e| e.to_string())?;
+        kex.keypair(pb.get_mut(), sb.get_mut()).map_err(|e| e.to_string())?;
+        canaries("keypair", &[("pk", &pa), ("sk", &sa), ("pk", &pb), ("sk", &sb)])?;
+        if pa.get() == pb.get() {
+            return Err("two key pairs are identical: randomness is not random".into());
+        }
+        let ab = exchange(kex, sa.get(), pb.get())?;
+        let ba = exchange(kex, sb.get(), pa.get())?;
+        if ab != ba {
+            return Err("the two sides derive different secrets".into());
+        }
+        if ab.iter().all(|&b| b == 0) {
+            return Err("shared secret is all zero".into());
+        }
+        Ok(())
+    })();
+    report.checks.push(match rt {
+        Ok(()) => Check::pass("round-trip", "both sides agree; canaries ok"),
+        Err(e) => Check::fail("round-trip", e),
+    });
+    report
+}

@@ -1,0 +1,23 @@
+//! The catalogue: what can be measured and how we know it is correct.
+//!
+//! - [`descriptor`]: a subject (algorithm × provider × implementation) is a descriptor —
+//!   canonical name, provider and version, build, claimed security level, byte length of
+//!   every buffer — plus operations (liboqs's `OQS_KEM` shape).
+//! - [`traits`]: the small traits providers implement (`Kem`, `Kex`), bundled per provider
+//!   (rustls's `CryptoProvider` shape).
+//! - [`names`]: canonical algorithm and provider names, suites, "did you mean".
+//! - [`rng`]: the process-global randomness every harness-randomised provider draws from,
+//!   switchable to a NIST KAT PRNG.
+//! - [`gate`]: the correctness gate. A subject is measured only after it passes.
+//!
+//! This crate never times anything and never prints.
+
+pub mod descriptor;
+pub mod gate;
+pub mod names;
+pub mod rng;
+pub mod traits;
+pub mod vectors;
+
+pub use descriptor::{Availability, Descriptor, Family, KatPrngKind, KatRef, Operation, Randomness, Sizes};
+pub use traits::{Decapsulator, Exchanger, Kem, Kex, OpError, Subject};

@@ -1,0 +1,131 @@
+//! Canonical names: algorithms, providers, suites, and "did you mean" for typos.
+
+use crate::descriptor::Family;
+
+/// Canonical provider names, in display order.
+pub const PROVIDERS: &[&str] = &["liboqs", "pqclean", "aws-lc", "rustcrypto", "openssl"];
+
+/// Worker binary for a provider (`cryptoscope-worker-<name without dashes>`).
+pub fn worker_binary(provider: &str) -> String {
+    format!("cryptoscope-worker-{}", provider.replace('-', ""))
+}
+
+/// An algorithm the project knows, with its family, claimed security and whether the
+/// default suite includes it.
+#[derive(Debug, Clone, Copy)]
+pub struct AlgorithmInfo {
+    pub name: &'static str,
+    pub family: Family,
+    pub nist_level: Option<u8>,
+    pub classical_bits: Option<u16>,
+    pub default_suite: bool,
+}
+
+const fn kem(name: &'static str, level: u8, default_suite: bool) -> AlgorithmInfo {
+    AlgorithmInfo { name, family: Family::Kem, nist_level: Some(level), classical_bits: None, default_suite }
+}
+
+const fn kex(name: &'static str, bits: u16) -> AlgorithmInfo {
+    AlgorithmInfo { name, family: Family::Kex, nist_level: None, classical_bits: Some(bits), default_suite: true }
+}
+
+/// Every algorithm in the catalogue. NIST levels are the ones the submissions claim (as
+/// liboqs reports them); classical strengths: X25519 and P-256 ≈128 bits (RFC 7748,
+/// SP 800-57), FFDHE-2048 ≈103 bits (RFC 7919 §A.1).
+pub const ALGORITHMS: &[AlgorithmInfo] = &[
+    kem("ML-KEM-512", 1, true),
+    kem("ML-KEM-768", 3, true),
+    kem("ML-KEM-1024", 5, true),
+    kem("Kyber512", 1, false),
+    kem("Kyber768", 3, false),
+    kem("Kyber1024", 5, false),
+    kem("Classic-McEliece-348864", 1, true),
+    kem("Classic-McEliece-348864f", 1, false),
+    kem("Classic-McEliece-460896", 3, false),
+    kem("Classic-McEliece-460896f", 3, false),
+    kem("Classic-McEliece-6688128", 5, false),
+    kem("Classic-McEliece-6688128f", 5, false),
+    kem("Classic-McEliece-6960119", 5, true),
+    kem("Classic-McEliece-6960119f", 5, true),
+    kem("Classic-McEliece-8192128", 5, true),
+    kem("Classic-McEliece-8192128f", 5, true),
+    kem("NTRU-HPS-2048-509", 1, true),
+    kem("NTRU-HPS-2048-677", 3, true),
+    kem("NTRU-HPS-4096-821", 5, true),
+    kem("NTRU-HPS-4096-1229", 5, true),
+    kem("NTRU-HRSS-701", 3, true),
+    kem("NTRU-HRSS-1373", 5, true),
+    kem("HQC-128", 1, true),
+    kem("HQC-192", 3, true),
+    kem("HQC-256", 5, true),
+    kem("BIKE-L1", 1, true),
+    kem("BIKE-L3", 3, true),
+    kem("BIKE-L5", 5, true),
+    kem("FrodoKEM-640-AES", 1, true),
+    kem("FrodoKEM-640-SHAKE", 1, true),
+    kem("FrodoKEM-976-AES", 3, true),
+    kem("FrodoKEM-976-SHAKE", 3, true),
+    kem("FrodoKEM-1344-AES", 5, true),
+    kem("FrodoKEM-1344-SHAKE", 5, true),
+    kem("sntrup761", 2, true),
+    kex("X25519", 128),
+    kex("P-256", 128),
+    kex("FFDHE-2048", 103),
+];
+
+/// Looks up an algorithm by canonical name, case-insensitively.
+pub fn algorithm(name: &str) -> Option<&'static AlgorithmInfo> {
+    ALGORITHMS.iter().find(|a| a.name.eq_ignore_ascii_case(name))
+}
+
+/// Suites a user can name with `--suite`.
+pub const SUITES: &[&str] = &["kem", "kex"];
+
+/// Levenshtein distance, for suggestions.
+fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.to_lowercase().chars().collect();
+    let b: Vec<char> = b.to_lowercase().chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The closest of `candidates` to `input`, if it is close enough to be a likely typo.
+pub fn did_you_mean<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let (best, d) = candidates
+        .into_iter()
+        .map(|c| (c, distance(input, c)))
+        .min_by_key(|&(_, d)| d)?;
+    let lower_in = input.to_lowercase();
+    let contains = best.to_lowercase().contains(&lower_in) && lower_in.len() >= 3;
+    (d <= (best.len() / 3).max(2) || contains).then_some(best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions() {
+        let names = ALGORITHMS.iter().map(|a| a.name);
+        assert_eq!(did_you_mean("ML-KEM-786", names.clone()), Some("ML-KEM-768"));
+        assert_eq!(did_you_mean("x25519", names.clone()), Some("X25519"));
+        assert_eq!(did_you_mean("qwertyuiop-zzz", names), None);
+    }
+
+    #[test]
+    fn names_are_unique_and_found() {
+        for a in ALGORITHMS {
+            assert_eq!(ALGORITHMS.iter().filter(|b| b.name == a.name).count(), 1);
+            assert_eq!(algorithm(&a.name.to_lowercase()).unwrap().name, a.name);
+        }
+        assert_eq!(worker_binary("aws-lc"), "cryptoscope-worker-awslc");
+    }
+}

@@ -1,0 +1,97 @@
+//! The traits a provider implements. They take and fill caller-owned byte buffers whose
+//! lengths come from the descriptor, so drivers allocate everything before timing starts.
+//!
+//! Own secret keys are *prepared* once, outside timing ([`Kem::decapsulator`],
+//! [`Kex::exchanger`]), because a real protocol holds its own key in memory; data from the
+//! peer (public key, ciphertext) arrives as bytes and is parsed inside the timed call.
+
+use crate::descriptor::Descriptor;
+use thiserror::Error;
+
+/// An operation failed inside a provider.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum OpError {
+    /// The library returned a failure status.
+    #[error("{op} failed: {detail}")]
+    Failed { op: &'static str, detail: String },
+    /// A buffer had the wrong length for this subject.
+    #[error("{op}: buffer `{buffer}` has {got} bytes, expected {expected}")]
+    BadLength {
+        op: &'static str,
+        buffer: &'static str,
+        got: usize,
+        expected: usize,
+    },
+    /// The subject cannot run here.
+    #[error("unavailable: {0}")]
+    Unavailable(String),
+}
+
+impl OpError {
+    pub fn failed(op: &'static str, detail: impl Into<String>) -> OpError {
+        OpError::Failed { op, detail: detail.into() }
+    }
+}
+
+/// Checks a buffer length; providers call it at the top of each operation.
+#[inline]
+pub fn check_len(op: &'static str, buffer: &'static str, got: usize, expected: usize) -> Result<(), OpError> {
+    if got == expected {
+        Ok(())
+    } else {
+        Err(OpError::BadLength { op, buffer, got, expected })
+    }
+}
+
+/// A key encapsulation mechanism.
+pub trait Kem: Send + Sync {
+    fn descriptor(&self) -> &Descriptor;
+    /// Generates a key pair into `pk` and `sk`.
+    fn keypair(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), OpError>;
+    /// Encapsulates to the public key bytes `pk`, writing `ct` and `ss`.
+    fn encaps(&self, ct: &mut [u8], ss: &mut [u8], pk: &[u8]) -> Result<(), OpError>;
+    /// Prepares the secret key `sk` for decapsulation (untimed).
+    fn decapsulator<'a>(&'a self, sk: &[u8]) -> Result<Box<dyn Decapsulator + 'a>, OpError>;
+}
+
+/// A prepared secret key that decapsulates.
+pub trait Decapsulator {
+    /// Decapsulates `ct` into `ss`. Implicit rejection: a bad ciphertext may give a
+    /// pseudo-random secret instead of an error.
+    fn decaps(&mut self, ss: &mut [u8], ct: &[u8]) -> Result<(), OpError>;
+}
+
+/// A key exchange (Diffie–Hellman style).
+pub trait Kex: Send + Sync {
+    fn descriptor(&self) -> &Descriptor;
+    /// Generates a key pair: `sk` is the raw private value, `pk` the encoded public value.
+    fn keypair(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), OpError>;
+    /// Prepares the raw private value `sk` for exchanges (untimed).
+    fn exchanger<'a>(&'a self, sk: &[u8]) -> Result<Box<dyn Exchanger + 'a>, OpError>;
+    /// For finite-field groups: the group's (p, g) as big-endian bytes, as the library
+    /// holds them, so the gate can check them against the published group.
+    fn group_parameters(&self) -> Option<(Vec<u8>, Vec<u8>)> {
+        None
+    }
+}
+
+/// A prepared own secret that derives shared secrets from peer public keys.
+pub trait Exchanger {
+    /// Parses and validates `peer_pk` and derives the shared secret into `ss`.
+    fn exchange(&mut self, ss: &mut [u8], peer_pk: &[u8]) -> Result<(), OpError>;
+}
+
+/// One entry of a provider's catalogue.
+pub enum Subject {
+    Kem(Box<dyn Kem>),
+    Kex(Box<dyn Kex>),
+}
+
+impl Subject {
+    pub fn descriptor(&self) -> &Descriptor {
+        match self {
+            Subject::Kem(k) => k.descriptor(),
+            Subject::Kex(k) => k.descriptor(),
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! The measurement core of cryptoscope: clocks, calibration, adaptive sampling, statistics
+//! and environment capture.
+//!
+//! The pipeline is `clock` (read a counter) → `sampler` (collect raw samples under a plan)
+//! → `stats` (pure statistics, no I/O). Nothing in this crate knows about algorithms or
+//! providers, and nothing here prints: callers decide what to report.
+
+pub mod clock;
+pub mod env;
+pub mod perf;
+pub mod sampler;
+pub mod stats;
+
+pub use clock::{Clock, CycleSource};
+pub use sampler::{sample, Plan, SampleSet, StopReason};
+pub use stats::{summarize, Summary};

@@ -1,0 +1,256 @@
+//! Pure statistics over raw samples: no I/O, no clocks, deterministic.
+//!
+//! Conventions (stated so results can be re-derived from the raw samples):
+//! - Quantiles use linear interpolation between order statistics (Hyndman & Fan type 7,
+//!   the default of R and NumPy).
+//! - Standard deviation is the sample standard deviation (n − 1).
+//! - MAD is the raw median absolute deviation (not scaled by 1.4826).
+//! - The 95% confidence interval of the median is a percentile bootstrap (Efron & Tibshirani
+//!   1993, ch. 13) with 1,000 resamples from a fixed-seed generator, so the same samples
+//!   always give the same interval.
+//! - Outliers are counted with Tukey's fences: below Q1 − 1.5·IQR or above Q3 + 1.5·IQR
+//!   ("severe" beyond 3·IQR). They are counted, never removed.
+
+use serde::{Deserialize, Serialize};
+
+/// Summary statistics of one (subject, operation) sample set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub samples: usize,
+    pub median: f64,
+    pub mean: f64,
+    pub stddev: f64,
+    pub min: f64,
+    pub max: f64,
+    pub p5: f64,
+    pub p95: f64,
+    pub p99: f64,
+    pub mad: f64,
+    pub ci95_low: f64,
+    pub ci95_high: f64,
+    /// Samples outside Tukey's 1.5·IQR fences.
+    pub outliers: usize,
+    /// Samples outside 3·IQR fences (a subset of `outliers`).
+    pub severe_outliers: usize,
+}
+
+/// Number of bootstrap resamples for the median's confidence interval.
+pub const BOOTSTRAP_RESAMPLES: usize = 1_000;
+
+/// Median of `xs` (reorders the slice). NaN-free input assumed; empty gives NaN.
+pub fn median(xs: &mut [f64]) -> f64 {
+    if xs.is_empty() {
+        return f64::NAN;
+    }
+    xs.sort_by(|a, b| a.total_cmp(b));
+    quantile_sorted(xs, 0.5)
+}
+
+/// Type-7 quantile of sorted data.
+pub fn quantile_sorted(sorted: &[f64], q: f64) -> f64 {
+    let n = sorted.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    if n == 1 {
+        return sorted[0];
+    }
+    let h = (n - 1) as f64 * q.clamp(0.0, 1.0);
+    let lo = h.floor() as usize;
+    let hi = h.ceil() as usize;
+    sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
+}
+
+/// Distribution-free 95% interval of the median from order statistics (normal
+/// approximation to the binomial: ranks n/2 ± 1.96·√n/2). Cheap enough to evaluate while
+/// sampling; the sampler's stopping rule uses it. Needs sorted data.
+pub fn median_ci_order_stats(sorted: &[f64]) -> (f64, f64) {
+    let n = sorted.len();
+    if n == 0 {
+        return (f64::NAN, f64::NAN);
+    }
+    let half = 1.96 * (n as f64).sqrt() / 2.0;
+    let lo = ((n as f64 / 2.0 - half).floor().max(0.0)) as usize;
+    let hi = ((n as f64 / 2.0 + half).ceil() as usize).min(n - 1);
+    (sorted[lo], sorted[hi])
+}
+
+/// SplitMix64 (Steele, Lea & Flood 2014): a small, fixed-seed generator for resampling.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        // Lemire's multiply-shift; the tiny bias is irrelevant for resampling.
+        ((self.next() as u128 * n as u128) >> 64) as usize
+    }
+}
+
+/// Percentile-bootstrap 95% interval of the median.
+pub fn bootstrap_median_ci(samples: &[f64], resamples: usize, seed: u64) -> (f64, f64) {
+    let n = samples.len();
+    if n == 0 {
+        return (f64::NAN, f64::NAN);
+    }
+    if n == 1 {
+        return (samples[0], samples[0]);
+    }
+    let mut rng = SplitMix64(seed);
+    let mut buf = vec![0.0; n];
+    let mut medians = Vec::with_capacity(resamples);
+    for _ in 0..resamples {
+        for slot in buf.iter_mut() {
+            *slot = samples[rng.below(n)];
+        }
+        medians.push(median_unsorted(&mut buf));
+    }
+    medians.sort_by(|a, b| a.total_cmp(b));
+    (
+        quantile_sorted(&medians, 0.025),
+        quantile_sorted(&medians, 0.975),
+    )
+}
+
+/// Median by selection (O(n)), same value as `median`.
+fn median_unsorted(xs: &mut [f64]) -> f64 {
+    let n = xs.len();
+    let mid = n / 2;
+    let (_, m, _) = xs.select_nth_unstable_by(mid, |a, b| a.total_cmp(b));
+    let upper = *m;
+    if n % 2 == 1 {
+        upper
+    } else {
+        let lower = xs[..mid]
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max);
+        (lower + upper) / 2.0
+    }
+}
+
+/// Full summary of raw samples. `samples` may be in any order; it is not modified.
+pub fn summarize(samples: &[f64]) -> Summary {
+    let n = samples.len();
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(|a, b| a.total_cmp(b));
+    let mean = if n == 0 { f64::NAN } else { sorted.iter().sum::<f64>() / n as f64 };
+    let stddev = if n < 2 {
+        0.0
+    } else {
+        (sorted.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+    };
+    let med = quantile_sorted(&sorted, 0.5);
+    let mut dev: Vec<f64> = sorted.iter().map(|x| (x - med).abs()).collect();
+    let mad = median(&mut dev);
+    let q1 = quantile_sorted(&sorted, 0.25);
+    let q3 = quantile_sorted(&sorted, 0.75);
+    let iqr = q3 - q1;
+    let outside = |k: f64| {
+        sorted
+            .iter()
+            .filter(|&&x| x < q1 - k * iqr || x > q3 + k * iqr)
+            .count()
+    };
+    // Seed from n so a re-analysis of the same samples reproduces the interval.
+    let (lo, hi) = bootstrap_median_ci(samples, BOOTSTRAP_RESAMPLES, 0x5eed_0000 ^ n as u64);
+    Summary {
+        samples: n,
+        median: med,
+        mean,
+        stddev,
+        min: sorted.first().copied().unwrap_or(f64::NAN),
+        max: sorted.last().copied().unwrap_or(f64::NAN),
+        p5: quantile_sorted(&sorted, 0.05),
+        p95: quantile_sorted(&sorted, 0.95),
+        p99: quantile_sorted(&sorted, 0.99),
+        mad,
+        ci95_low: lo,
+        ci95_high: hi,
+        outliers: outside(1.5),
+        severe_outliers: outside(3.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn textbook_values() {
+        // 1..=5: median 3, mean 3, sample variance 2.5, MAD 1 — arithmetic facts.
+        let s = summarize(&[5.0, 3.0, 1.0, 4.0, 2.0]);
+        assert_eq!(s.median, 3.0);
+        assert_eq!(s.mean, 3.0);
+        assert!((s.stddev - 2.5f64.sqrt()).abs() < 1e-12);
+        assert_eq!(s.mad, 1.0);
+        assert_eq!((s.min, s.max), (1.0, 5.0));
+        // Type-7 quantile of 1..=5 at 0.95: 1 + 4·0.95 = 4.8.
+        assert!((s.p95 - 4.8).abs() < 1e-12);
+        assert_eq!(s.outliers, 0);
+    }
+
+    #[test]
+    fn even_count_median_is_midpoint() {
+        let mut v = vec![4.0, 1.0, 3.0, 2.0];
+        assert_eq!(median(&mut v), 2.5);
+        let mut w = vec![4.0, 1.0, 3.0, 2.0];
+        assert_eq!(median_unsorted(&mut w), 2.5);
+    }
+
+    #[test]
+    fn tukey_fences_flag_a_far_point() {
+        let mut v: Vec<f64> = (0..100).map(|i| 100.0 + (i % 10) as f64).collect();
+        v.push(1_000.0);
+        let s = summarize(&v);
+        assert_eq!(s.outliers, 1);
+        assert_eq!(s.severe_outliers, 1);
+    }
+
+    #[test]
+    fn bootstrap_is_reproducible() {
+        let v: Vec<f64> = (0..500).map(|i| ((i * 7919) % 1000) as f64).collect();
+        assert_eq!(bootstrap_median_ci(&v, 200, 1), bootstrap_median_ci(&v, 200, 1));
+    }
+
+    proptest! {
+        #[test]
+        fn order_invariants(mut v in proptest::collection::vec(0.0f64..1e9, 1..400)) {
+            let s = summarize(&v);
+            prop_assert!(s.min <= s.p5 && s.p5 <= s.median && s.median <= s.p95);
+            prop_assert!(s.p95 <= s.p99 && s.p99 <= s.max);
+            prop_assert!(s.ci95_low <= s.median + 1e-9 && s.median <= s.ci95_high + 1e-9);
+            prop_assert!(s.min <= s.mean && s.mean <= s.max + 1e-6);
+            prop_assert!(s.stddev >= 0.0 && s.mad >= 0.0);
+            prop_assert!(s.severe_outliers <= s.outliers && s.outliers <= s.samples);
+            // Permutation invariance.
+            v.reverse();
+            let r = summarize(&v);
+            prop_assert_eq!(s.median, r.median);
+            prop_assert_eq!(s.p95, r.p95);
+        }
+
+        #[test]
+        fn selection_median_matches_sorting(v in proptest::collection::vec(-1e6f64..1e6, 1..300)) {
+            let mut a = v.clone();
+            let mut b = v;
+            prop_assert_eq!(median(&mut a), median_unsorted(&mut b));
+        }
+
+        #[test]
+        fn shift_equivariance(v in proptest::collection::vec(0.0f64..1e6, 2..200), k in 0.0f64..1e6) {
+            let s = summarize(&v);
+            let shifted: Vec<f64> = v.iter().map(|x| x + k).collect();
+            let t = summarize(&shifted);
+            prop_assert!((t.median - s.median - k).abs() < 1e-6 * (1.0 + k));
+            prop_assert!((t.stddev - s.stddev).abs() < 1e-6 * (1.0 + s.stddev));
+        }
+    }
+}

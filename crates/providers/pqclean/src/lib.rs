@@ -1,0 +1,230 @@
+//! PQClean as a cryptoscope provider, through the `pqcrypto-*` crates, which compile
+//! PQClean's C code with the `cc` crate. Each PQClean implementation is its own subject:
+//! the portable "clean" code and, on x86_64, the "avx2" code (called directly, not through
+//! the crates' run-time dispatch, so both are measured on the same machine).
+//!
+//! Randomness: PQClean's `randombytes` is `#define`d to `PQCRYPTO_RUST_randombytes`
+//! (crate `pqcrypto-internals`). This crate defines that symbol itself, routing it to the
+//! harness, so KATs are reproducible. The override relies on ordinary (non-LTO) linking:
+//! the workspace's release profile keeps LTO off for that reason.
+//!
+//! This provider must never share a process image with liboqs: both define the same
+//! `PQCLEAN_*` symbols for Classic McEliece and HQC. It runs in its own worker binary.
+
+use cryptoscope_catalogue::descriptor::{require_cpu, Availability, Descriptor, Family, KatPrngKind, KatRef, Randomness, Sizes};
+use cryptoscope_catalogue::names;
+use cryptoscope_catalogue::traits::{check_len, Decapsulator, Kem, OpError, Subject};
+use libc::c_int;
+
+/// Canonical provider name.
+pub const PROVIDER: &str = "pqclean";
+
+/// Versions of the crates that carry PQClean's code (from Cargo.lock, at build time).
+pub const CRATE_VERSIONS: &str = env!("CRYPTOSCOPE_PQCRYPTO_VERSIONS");
+
+/// PQClean's randomness entry point, routed to the harness. Replaces the definition in
+/// `pqcrypto-internals` (which would call `getrandom` directly).
+///
+/// # Safety
+/// `buf` must be valid for writes of `len` bytes, as PQClean guarantees.
+#[no_mangle]
+pub unsafe extern "C" fn PQCRYPTO_RUST_randombytes(buf: *mut u8, len: libc::size_t) -> c_int {
+    if !buf.is_null() && len > 0 {
+        // SAFETY: per the contract above.
+        let out = unsafe { std::slice::from_raw_parts_mut(buf, len) };
+        cryptoscope_catalogue::rng::fill(out);
+    }
+    0
+}
+
+type KeypairFn = unsafe extern "C" fn(*mut u8, *mut u8) -> c_int;
+type EncFn = unsafe extern "C" fn(*mut u8, *mut u8, *const u8) -> c_int;
+type DecFn = unsafe extern "C" fn(*mut u8, *const u8, *const u8) -> c_int;
+
+struct PqKem {
+    desc: Descriptor,
+    keypair: KeypairFn,
+    enc: EncFn,
+    dec: DecFn,
+}
+
+fn rc(op: &'static str, r: c_int) -> Result<(), OpError> {
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(OpError::failed(op, format!("PQClean returned {r}")))
+    }
+}
+
+impl Kem for PqKem {
+    fn descriptor(&self) -> &Descriptor {
+        &self.desc
+    }
+
+    fn keypair(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), OpError> {
+        let s = &self.desc.sizes;
+        check_len("keypair", "pk", pk.len(), s.public_key)?;
+        check_len("keypair", "sk", sk.len(), s.secret_key)?;
+        // SAFETY: lengths match the implementation's CRYPTO_* constants.
+        rc("keypair", unsafe { (self.keypair)(pk.as_mut_ptr(), sk.as_mut_ptr()) })
+    }
+
+    fn encaps(&self, ct: &mut [u8], ss: &mut [u8], pk: &[u8]) -> Result<(), OpError> {
+        let s = &self.desc.sizes;
+        check_len("encaps", "ct", ct.len(), s.ciphertext)?;
+        check_len("encaps", "ss", ss.len(), s.shared_secret)?;
+        check_len("encaps", "pk", pk.len(), s.public_key)?;
+        // SAFETY: as above.
+        rc("encaps", unsafe { (self.enc)(ct.as_mut_ptr(), ss.as_mut_ptr(), pk.as_ptr()) })
+    }
+
+    fn decapsulator<'a>(&'a self, sk: &[u8]) -> Result<Box<dyn Decapsulator + 'a>, OpError> {
+        check_len("decaps", "sk", sk.len(), self.desc.sizes.secret_key)?;
+        Ok(Box::new(PqDecaps { kem: self, sk: sk.to_vec() }))
+    }
+}
+
+struct PqDecaps<'a> {
+    kem: &'a PqKem,
+    sk: Vec<u8>,
+}
+
+impl Decapsulator for PqDecaps<'_> {
+    fn decaps(&mut self, ss: &mut [u8], ct: &[u8]) -> Result<(), OpError> {
+        let s = &self.kem.desc.sizes;
+        check_len("decaps", "ss", ss.len(), s.shared_secret)?;
+        check_len("decaps", "ct", ct.len(), s.ciphertext)?;
+        // SAFETY: as above.
+        rc("decaps", unsafe { (self.kem.dec)(ss.as_mut_ptr(), ct.as_ptr(), self.sk.as_ptr()) })
+    }
+}
+
+/// Which KAT file holds the digest for a PQClean algorithm.
+fn kat_for(alg: &str) -> KatRef {
+    if alg.starts_with("HQC") {
+        // pqcrypto-hqc 0.2 = the HQC of liboqs 0.13 (SHAKE PRNG, domain byte 1).
+        KatRef { file: "liboqs-0.13.0-kats.json".into(), name: alg.into(), prng: KatPrngKind::Shake256 { domain: 1 } }
+    } else {
+        KatRef { file: "liboqs-kats.json".into(), name: alg.into(), prng: KatPrngKind::AesCtrDrbg }
+    }
+}
+
+struct Entry {
+    alg: &'static str,
+    imp: &'static str,
+    crate_name: &'static str,
+    sizes: Sizes,
+    keypair: KeypairFn,
+    enc: EncFn,
+    dec: DecFn,
+}
+
+macro_rules! entry {
+    ($v:ident, $alg:literal, $imp:literal, $krate:ident, $prefix:ident) => {
+        paste::paste! {
+            $v.push(Entry {
+                alg: $alg,
+                imp: $imp,
+                crate_name: stringify!($krate),
+                sizes: Sizes {
+                    public_key: $krate::ffi::[<$prefix _CRYPTO_PUBLICKEYBYTES>],
+                    secret_key: $krate::ffi::[<$prefix _CRYPTO_SECRETKEYBYTES>],
+                    ciphertext: $krate::ffi::[<$prefix _CRYPTO_CIPHERTEXTBYTES>],
+                    shared_secret: $krate::ffi::[<$prefix _CRYPTO_BYTES>],
+                },
+                keypair: $krate::ffi::[<$prefix _crypto_kem_keypair>],
+                enc: $krate::ffi::[<$prefix _crypto_kem_enc>],
+                dec: $krate::ffi::[<$prefix _crypto_kem_dec>],
+            });
+        }
+    };
+}
+
+/// Clean and AVX2 entries of one algorithm.
+macro_rules! both {
+    ($v:ident, $alg:literal, $krate:ident, $ns:ident) => {
+        paste::paste! {
+            entry!($v, $alg, "clean", $krate, [<PQCLEAN_ $ns _CLEAN>]);
+            #[cfg(target_arch = "x86_64")]
+            entry!($v, $alg, "avx2", $krate, [<PQCLEAN_ $ns _AVX2>]);
+        }
+    };
+}
+
+fn entries() -> Vec<Entry> {
+    let mut v = Vec::new();
+    both!(v, "ML-KEM-512", pqcrypto_mlkem, MLKEM512);
+    both!(v, "ML-KEM-768", pqcrypto_mlkem, MLKEM768);
+    both!(v, "ML-KEM-1024", pqcrypto_mlkem, MLKEM1024);
+    both!(v, "Classic-McEliece-348864", pqcrypto_classicmceliece, MCELIECE348864);
+    both!(v, "Classic-McEliece-348864f", pqcrypto_classicmceliece, MCELIECE348864F);
+    both!(v, "Classic-McEliece-460896", pqcrypto_classicmceliece, MCELIECE460896);
+    both!(v, "Classic-McEliece-460896f", pqcrypto_classicmceliece, MCELIECE460896F);
+    both!(v, "Classic-McEliece-6688128", pqcrypto_classicmceliece, MCELIECE6688128);
+    both!(v, "Classic-McEliece-6688128f", pqcrypto_classicmceliece, MCELIECE6688128F);
+    both!(v, "Classic-McEliece-6960119", pqcrypto_classicmceliece, MCELIECE6960119);
+    both!(v, "Classic-McEliece-6960119f", pqcrypto_classicmceliece, MCELIECE6960119F);
+    both!(v, "Classic-McEliece-8192128", pqcrypto_classicmceliece, MCELIECE8192128);
+    both!(v, "Classic-McEliece-8192128f", pqcrypto_classicmceliece, MCELIECE8192128F);
+    both!(v, "NTRU-HPS-2048-509", pqcrypto_ntru, NTRUHPS2048509);
+    both!(v, "NTRU-HPS-2048-677", pqcrypto_ntru, NTRUHPS2048677);
+    both!(v, "NTRU-HPS-4096-821", pqcrypto_ntru, NTRUHPS4096821);
+    entry!(v, "NTRU-HPS-4096-1229", "clean", pqcrypto_ntru, PQCLEAN_NTRUHPS40961229_CLEAN);
+    both!(v, "NTRU-HRSS-701", pqcrypto_ntru, NTRUHRSS701);
+    entry!(v, "NTRU-HRSS-1373", "clean", pqcrypto_ntru, PQCLEAN_NTRUHRSS1373_CLEAN);
+    entry!(v, "HQC-128", "clean", pqcrypto_hqc, PQCLEAN_HQC128_CLEAN);
+    entry!(v, "HQC-192", "clean", pqcrypto_hqc, PQCLEAN_HQC192_CLEAN);
+    entry!(v, "HQC-256", "clean", pqcrypto_hqc, PQCLEAN_HQC256_CLEAN);
+    v
+}
+
+fn crate_version(crate_name: &str) -> String {
+    let dashed = crate_name.replace('_', "-");
+    CRATE_VERSIONS
+        .split(',')
+        .find_map(|kv| kv.strip_prefix(&format!("{dashed}=")))
+        .map(|v| format!("{dashed} {v}"))
+        .unwrap_or_else(|| dashed.clone())
+}
+
+/// Every PQClean subject.
+pub fn subjects() -> Vec<Subject> {
+    let cc = cryptoscope_worker::build_info::C_COMPILER;
+    let opt = cryptoscope_worker::build_info::OPT_LEVEL;
+    entries()
+        .into_iter()
+        .map(|e| {
+            let info = names::algorithm(e.alg).expect("PQClean entries use catalogue names");
+            let (availability, flags) = if e.imp == "avx2" {
+                (
+                    require_cpu(&["avx2", "bmi1", "bmi2", "aes", "popcnt", "pclmulqdq"]),
+                    " -mavx2 -mbmi2 -mbmi -maes -mpopcnt -mpclmul",
+                )
+            } else {
+                (Availability::Available, "")
+            };
+            let version = crate_version(e.crate_name);
+            Subject::Kem(Box::new(PqKem {
+                desc: Descriptor {
+                    id: Descriptor::make_id(e.alg, PROVIDER, e.imp),
+                    algorithm: e.alg.into(),
+                    family: Family::Kem,
+                    provider: PROVIDER.into(),
+                    provider_version: version.clone(),
+                    implementation: e.imp.into(),
+                    algorithm_version: format!("PQClean as vendored in {version}"),
+                    build: format!("cc crate: {cc} -O{opt}{flags}"),
+                    nist_level: info.nist_level,
+                    classical_bits: None,
+                    sizes: e.sizes,
+                    availability,
+                    randomness: Randomness::Harness,
+                    kat: Some(kat_for(e.alg)),
+                },
+                keypair: e.keypair,
+                enc: e.enc,
+                dec: e.dec,
+            })) as Subject
+        })
+        .collect()
+}

@@ -1,0 +1,188 @@
+//! Worker processes: one binary per provider, so that providers never share an address
+//! space (liboqs and the PQClean crates define the same C symbols; linked together, one
+//! copy would silently serve both), and so that a crash or hang costs one subject, not a
+//! run.
+//!
+//! The parent (`cryptoscope`) runs `cryptoscope-worker-<provider> <command> ...` and reads
+//! JSON lines ([`Event`]) from its standard output. Each completed operation is one line,
+//! written as soon as it is measured, so nothing measured before a crash is lost.
+//! [`worker_main`] is the whole program of every provider binary.
+
+pub mod driver;
+pub mod protocol;
+
+pub use protocol::{ClockInfo, Event, OpMeasurement};
+
+use clap::{Parser, Subcommand};
+use cryptoscope_catalogue::gate::{self, Encapsulation, KatDepth, KatEntry};
+use cryptoscope_catalogue::{Subject};
+use cryptoscope_measure::sampler::Plan;
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(about = "cryptoscope provider worker (run by `cryptoscope`, not by hand)")]
+struct Args {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Print the descriptors of every subject this provider offers.
+    Describe,
+    /// Run the correctness gate on one subject.
+    Gate {
+        #[arg(long)]
+        subject: String,
+        #[arg(long)]
+        vectors: PathBuf,
+        #[arg(long, default_value = "all")]
+        depth: String,
+        /// Keep this many KAT entries for cross-checks (written to --entries-out).
+        #[arg(long, default_value_t = 0)]
+        keep: usize,
+        #[arg(long)]
+        entries_out: Option<PathBuf>,
+        /// Verified KAT entries (for subjects whose randomness cannot be injected).
+        #[arg(long)]
+        reference: Option<PathBuf>,
+        #[arg(long)]
+        encaps_out: Option<PathBuf>,
+    },
+    /// Decapsulate another subject's encapsulations to KAT public keys (cross-check phase 2).
+    VerifyEncaps {
+        #[arg(long)]
+        subject: String,
+        #[arg(long)]
+        reference: PathBuf,
+        #[arg(long)]
+        encaps: PathBuf,
+    },
+    /// Measure the operations of one subject.
+    Measure {
+        #[arg(long)]
+        subject: String,
+        /// Sampling plan as JSON.
+        #[arg(long)]
+        plan: String,
+        /// Time budget for the whole subject, seconds.
+        #[arg(long)]
+        budget: f64,
+        /// Only these operations (comma-separated).
+        #[arg(long)]
+        ops: Option<String>,
+        #[arg(long)]
+        cpu: Option<usize>,
+        /// TSC frequency calibrated by the parent.
+        #[arg(long)]
+        tsc_hz: Option<f64>,
+        /// Use the TSC even if a PMU exists.
+        #[arg(long)]
+        force_tsc: bool,
+    },
+}
+
+fn emit(e: &Event) {
+    let mut out = std::io::stdout().lock();
+    let _ = serde_json::to_writer(&mut out, e);
+    let _ = out.write_all(b"\n");
+    let _ = out.flush();
+}
+
+fn fail(msg: String) -> ! {
+    eprintln!("error: {msg}");
+    std::process::exit(2);
+}
+
+fn read_json<T: for<'de> serde::Deserialize<'de>>(p: &PathBuf) -> T {
+    let text = std::fs::read_to_string(p).unwrap_or_else(|e| fail(format!("cannot read {}: {e}", p.display())));
+    serde_json::from_str(&text).unwrap_or_else(|e| fail(format!("malformed {}: {e}", p.display())))
+}
+
+fn write_json<T: serde::Serialize>(p: &PathBuf, v: &T) {
+    let text = serde_json::to_string(v).expect("serialisable");
+    std::fs::write(p, text).unwrap_or_else(|e| fail(format!("cannot write {}: {e}", p.display())));
+}
+
+/// The program of every provider worker binary.
+pub fn worker_main(subjects: fn() -> Vec<Subject>) -> ! {
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("worker panic: {info}");
+    }));
+    let args = Args::parse();
+    let all = subjects();
+    let find = |id: &str| -> &Subject {
+        let s = all.iter().find(|s| s.descriptor().id == id).unwrap_or_else(|| fail(format!("unknown subject `{id}`")));
+        if let cryptoscope_catalogue::Availability::Unavailable(r) = &s.descriptor().availability {
+            fail(format!("{id} is unavailable: {r}"));
+        }
+        s
+    };
+    match args.cmd {
+        Cmd::Describe => emit(&Event::Describe { subjects: all.iter().map(|s| s.descriptor().clone()).collect() }),
+        Cmd::Gate { subject, vectors, depth, keep, entries_out, reference, encaps_out } => {
+            let depth = match depth.as_str() {
+                "single" => KatDepth::Single,
+                "all" => KatDepth::All,
+                d => fail(format!("unknown depth `{d}`")),
+            };
+            let s = find(&subject);
+            let report = match s {
+                Subject::Kem(k) => {
+                    let refs: Option<Vec<KatEntry>> = reference.as_ref().map(read_json);
+                    let g = gate::gate_kem(k.as_ref(), &vectors, depth, keep, refs.as_deref());
+                    if let (Some(p), false) = (&entries_out, g.entries.is_empty()) {
+                        write_json(p, &g.entries);
+                    }
+                    if let (Some(p), false) = (&encaps_out, g.encapsulations.is_empty()) {
+                        write_json(p, &g.encapsulations);
+                    }
+                    g.report
+                }
+                Subject::Kex(k) => gate::gate_kex(k.as_ref(), &vectors),
+            };
+            emit(&Event::Gate { subject, report });
+        }
+        Cmd::VerifyEncaps { subject, reference, encaps } => {
+            let entries: Vec<KatEntry> = read_json(&reference);
+            let encs: Vec<Encapsulation> = read_json(&encaps);
+            let check = match find(&subject) {
+                Subject::Kem(k) => gate::verify_encapsulations(k.as_ref(), &entries, &encs),
+                Subject::Kex(_) => fail("verify-encaps applies to KEMs only".into()),
+            };
+            emit(&Event::Verify { subject, check });
+        }
+        Cmd::Measure { subject, plan, budget, ops, cpu, tsc_hz, force_tsc } => {
+            let plan: Plan = serde_json::from_str(&plan).unwrap_or_else(|e| fail(format!("bad plan: {e}")));
+            let ops = ops.map(|o| {
+                o.split(',')
+                    .map(|x| cryptoscope_catalogue::Operation::parse(x.trim()).unwrap_or_else(|| fail(format!("unknown operation `{x}`"))))
+                    .collect::<Vec<_>>()
+            });
+            if let Some(c) = cpu {
+                if let Err(e) = cryptoscope_measure::env::pin_to_cpu(c) {
+                    fail(format!("cannot pin to CPU {c}: {e}"));
+                }
+            }
+            let s = find(&subject);
+            let choice = if force_tsc { cryptoscope_measure::clock::ClockChoice::Tsc } else { cryptoscope_measure::clock::ClockChoice::Auto };
+            let clock = cryptoscope_measure::Clock::with_tsc_hz(choice, tsc_hz);
+            driver::measure_subject(s, &clock, &plan, std::time::Duration::from_secs_f64(budget), ops.as_deref(), cpu, &mut |e| emit(&e));
+        }
+    }
+    emit(&Event::Done);
+    std::process::exit(0);
+}
+
+/// Compilers and optimisation level this build used, captured by the build script.
+pub mod build_info {
+    /// First line of `$CC --version` (the compiler the `cc` crate and CMake pick).
+    pub const C_COMPILER: &str = env!("CRYPTOSCOPE_C_COMPILER");
+    /// `rustc -V`.
+    pub const RUSTC: &str = env!("CRYPTOSCOPE_RUSTC");
+    /// Cargo's optimisation level for this build ("3" in release).
+    pub const OPT_LEVEL: &str = env!("CRYPTOSCOPE_OPT_LEVEL");
+    /// Cargo profile ("release").
+    pub const PROFILE: &str = env!("CRYPTOSCOPE_PROFILE");
+}

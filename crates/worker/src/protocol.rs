@@ -1,0 +1,41 @@
+//! The JSON-lines protocol between `cryptoscope` and its workers.
+
+use cryptoscope_catalogue::gate::{Check, GateReport};
+use cryptoscope_catalogue::{Descriptor, Operation};
+use cryptoscope_measure::{CycleSource, SampleSet};
+use serde::{Deserialize, Serialize};
+
+/// How the samples of an operation were timed.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ClockInfo {
+    pub cycle_source: CycleSource,
+    pub tsc_hz: Option<f64>,
+    pub overhead_cycles: f64,
+    pub overhead_ns: f64,
+    /// "available" or "not supported: <kernel reason>".
+    pub perf_status: String,
+}
+
+/// The raw measurement of one operation of one subject.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OpMeasurement {
+    pub subject: String,
+    pub operation: Operation,
+    pub clock: ClockInfo,
+    /// The CPU the worker was pinned to, if any.
+    pub cpu: Option<usize>,
+    pub samples: SampleSet,
+}
+
+/// One line of worker output.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case")]
+pub enum Event {
+    Describe { subjects: Vec<Descriptor> },
+    Gate { subject: String, report: GateReport },
+    Verify { subject: String, check: Check },
+    Measured(OpMeasurement),
+    /// An operation failed while being measured (it gets no number).
+    OpFailed { subject: String, operation: Operation, error: String },
+    Done,
+}
