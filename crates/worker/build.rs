@@ -19,4 +19,30 @@ fn main() {
     println!("cargo:rustc-env=CRYPTOSCOPE_OPT_LEVEL={}", std::env::var("OPT_LEVEL").unwrap_or_default());
     println!("cargo:rustc-env=CRYPTOSCOPE_PROFILE={}", std::env::var("PROFILE").unwrap_or_default());
     println!("cargo:rerun-if-env-changed=CC");
+    println!("cargo:rustc-env=CRYPTOSCOPE_CRATE_VERSIONS={}", locked_versions().join(","));
+}
+
+/// `name=version` of the provider crates, read from the workspace Cargo.lock, so results
+/// name the exact library versions they measured.
+fn locked_versions() -> Vec<String> {
+    const WANTED: &[&str] = &[
+        "oqs-sys", "pqcrypto-mlkem", "pqcrypto-classicmceliece", "pqcrypto-ntru", "pqcrypto-hqc",
+        "pqcrypto-internals", "aws-lc-rs", "aws-lc-sys", "ml-kem", "x25519-dalek", "p256",
+        "openssl", "openssl-sys",
+    ];
+    let lock = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.lock");
+    println!("cargo:rerun-if-changed={}", lock.display());
+    let text = std::fs::read_to_string(&lock).unwrap_or_default();
+    let mut found = Vec::new();
+    let mut name = None;
+    for line in text.lines() {
+        if let Some(n) = line.strip_prefix("name = ") {
+            name = Some(n.trim_matches('"').to_string());
+        } else if let (Some(v), Some(n)) = (line.strip_prefix("version = "), name.take()) {
+            if WANTED.contains(&n.as_str()) {
+                found.push(format!("{n}={}", v.trim_matches('"')));
+            }
+        }
+    }
+    found
 }

@@ -240,7 +240,7 @@ pub fn gate_kem(kem: &dyn Kem, vectors_dir: &Path, depth: KatDepth, keep: usize,
                             KatDepth::All => &expected.all,
                         };
                         if got.eq_ignore_ascii_case(want) {
-                            checks.push(Check::pass("kat", format!("KAT digest matches {} in {} ({n} entries)", kat.name, kat.file)));
+                            checks.push(Check::pass("kat", format!("KAT digest matches {} in {} ({n} {})", kat.name, kat.file, if n == 1 { "entry" } else { "entries" })));
                             out.entries = kept;
                         } else {
                             checks.push(Check::fail(

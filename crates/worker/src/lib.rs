@@ -185,4 +185,15 @@ pub mod build_info {
     pub const OPT_LEVEL: &str = env!("CRYPTOSCOPE_OPT_LEVEL");
     /// Cargo profile ("release").
     pub const PROFILE: &str = env!("CRYPTOSCOPE_PROFILE");
+    /// `name=version,...` of the provider crates in Cargo.lock.
+    pub const CRATE_VERSIONS: &str = env!("CRYPTOSCOPE_CRATE_VERSIONS");
+
+    /// "crate version" for a provider crate, e.g. "aws-lc-rs 1.19.0".
+    pub fn crate_version(name: &str) -> String {
+        CRATE_VERSIONS
+            .split(',')
+            .find_map(|kv| kv.strip_prefix(&format!("{name}=")))
+            .map(|v| format!("{name} {v}"))
+            .unwrap_or_else(|| format!("{name} (version unknown)"))
+    }
 }

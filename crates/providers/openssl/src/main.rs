@@ -1,1 +1,3 @@
-fn main(){}
+fn main() {
+    cryptoscope_worker::worker_main(cryptoscope_provider_openssl::subjects)
+}

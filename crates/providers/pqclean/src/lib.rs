@@ -19,9 +19,6 @@ use libc::c_int;
 /// Canonical provider name.
 pub const PROVIDER: &str = "pqclean";
 
-/// Versions of the crates that carry PQClean's code (from Cargo.lock, at build time).
-pub const CRATE_VERSIONS: &str = env!("CRYPTOSCOPE_PQCRYPTO_VERSIONS");
-
 /// PQClean's randomness entry point, routed to the harness. Replaces the definition in
 /// `pqcrypto-internals` (which would call `getrandom` directly).
 ///
@@ -178,15 +175,6 @@ fn entries() -> Vec<Entry> {
     v
 }
 
-fn crate_version(crate_name: &str) -> String {
-    let dashed = crate_name.replace('_', "-");
-    CRATE_VERSIONS
-        .split(',')
-        .find_map(|kv| kv.strip_prefix(&format!("{dashed}=")))
-        .map(|v| format!("{dashed} {v}"))
-        .unwrap_or_else(|| dashed.clone())
-}
-
 /// Every PQClean subject.
 pub fn subjects() -> Vec<Subject> {
     let cc = cryptoscope_worker::build_info::C_COMPILER;
@@ -203,7 +191,7 @@ pub fn subjects() -> Vec<Subject> {
             } else {
                 (Availability::Available, "")
             };
-            let version = crate_version(e.crate_name);
+            let version = cryptoscope_worker::build_info::crate_version(&e.crate_name.replace('_', "-"));
             Subject::Kem(Box::new(PqKem {
                 desc: Descriptor {
                     id: Descriptor::make_id(e.alg, PROVIDER, e.imp),
