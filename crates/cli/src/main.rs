@@ -1,1 +1,409 @@
-fn main(){}
+//! `cryptoscope`: the command-line front end. It parses arguments into a validated
+//! selection and settings, and glues catalogue discovery, gating, measurement and
+//! reporting together. Measuring happens in provider worker processes, never here.
+//!
+//! Exit codes: 0 success; 1 some subject failed its gate, crashed or timed out;
+//! 2 usage or input error.
+
+mod catalog;
+mod gating;
+mod run;
+mod util;
+mod workers;
+
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand};
+use cryptoscope_catalogue::descriptor::Availability;
+use cryptoscope_measure::clock::{Clock, ClockChoice};
+use cryptoscope_measure::sampler::Plan;
+use cryptoscope_report::{table, GateStatus, ResultRow, RunFile, SCHEMA};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use catalog::{Catalogue, Selection};
+
+/// A usage or input error: exit code 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+#[derive(Parser)]
+#[command(
+    name = "cryptoscope",
+    version,
+    about = "What cryptography really costs on this machine: gated, counted, labelled.",
+    long_about = "cryptoscope measures post-quantum KEMs and classical key exchange from several \
+providers (liboqs, PQClean, AWS-LC, RustCrypto, OpenSSL) side by side. Every implementation must \
+first pass its correctness gate (published known-answer data); only then is it measured, each \
+provider in its own worker process, with cycles from the PMU or the TSC (labelled) and a median \
+with a 95% confidence interval.",
+    after_help = "Examples:\n  cryptoscope list\n  cryptoscope verify --alg ML-KEM-768\n  cryptoscope run --quick\n  cryptoscope run --alg X25519 --alg ML-KEM-768 --provider aws-lc --json out.json\n\nExit codes: 0 ok, 1 a subject failed its gate (or crashed/timed out), 2 usage or input error."
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+    /// No progress bar.
+    #[arg(long, short, global = true)]
+    quiet: bool,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// List every (algorithm, provider, implementation) with sizes, level, version and availability.
+    List {
+        #[command(flatten)]
+        sel: SelectArgs,
+        /// Machine-readable output (an array of descriptors) on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run the correctness gate and print pass/fail per subject (exit 1 if any fails).
+    Verify {
+        #[command(flatten)]
+        sel: SelectArgs,
+        #[command(flatten)]
+        gate: GateArgs,
+    },
+    /// Gate, then measure, then print a summary and write the results file.
+    Run(RunArgs),
+}
+
+#[derive(Args, Clone)]
+struct SelectArgs {
+    /// Suites to include: kem, kex (comma-separated or repeated). Default: both.
+    #[arg(long, value_name = "SUITE")]
+    suite: Vec<String>,
+    /// Algorithm by canonical name, e.g. ML-KEM-768, Classic-McEliece-8192128f, X25519 (repeatable).
+    #[arg(long = "alg", value_name = "NAME")]
+    alg: Vec<String>,
+    /// Provider: liboqs, pqclean, aws-lc, rustcrypto, openssl (repeatable).
+    #[arg(long, value_name = "P")]
+    provider: Vec<String>,
+    /// Implementation variant, e.g. clean, avx2, dispatch, default (repeatable).
+    #[arg(long = "impl", value_name = "I")]
+    implementation: Vec<String>,
+    /// Include algorithms outside the default suite (Kyber, more McEliece sets).
+    #[arg(long)]
+    all: bool,
+}
+
+impl SelectArgs {
+    fn selection(&self) -> Result<Selection> {
+        Selection {
+            suites: self.suite.clone(),
+            algorithms: self.alg.clone(),
+            providers: self.provider.clone(),
+            implementations: self.implementation.clone(),
+            all: self.all,
+        }
+        .validate()
+    }
+}
+
+#[derive(Args, Clone)]
+struct GateArgs {
+    /// Directory of known-answer data (default: the repository's vectors/).
+    #[arg(long, value_name = "DIR")]
+    vectors: Option<PathBuf>,
+    /// KAT entries to reproduce: single (count 0) or all (100; 10 for McEliece).
+    #[arg(long, value_name = "DEPTH", value_parser = ["single", "all"])]
+    kat: Option<String>,
+    /// Seconds before a worker is killed and its subject reported as timed out.
+    #[arg(long, value_name = "SECONDS", default_value_t = 900.0)]
+    timeout: f64,
+}
+
+#[derive(Args, Clone)]
+struct RunArgs {
+    #[command(flatten)]
+    sel: SelectArgs,
+    #[command(flatten)]
+    gate: GateArgs,
+    /// A short run of the whole suite: fewer samples, 1 s per subject, single KAT entry.
+    #[arg(long)]
+    quick: bool,
+    /// Exact number of samples per operation (disables adaptive stopping).
+    #[arg(long, value_name = "N")]
+    samples: Option<usize>,
+    /// Time budget per subject in seconds (default 12; 1 with --quick).
+    #[arg(long, value_name = "SECONDS")]
+    time_budget: Option<f64>,
+    /// Pin measurements to this logical CPU.
+    #[arg(long, value_name = "N")]
+    cpu: Option<usize>,
+    /// Where to write the JSON results (default: results/<run-id>.json).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+}
+
+fn usage(msg: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(UsageError(msg.into()))
+}
+
+fn progress_bar(len: u64, quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden());
+    }
+    let pb = ProgressBar::new(len);
+    pb.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} ETA {eta} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    pb.enable_steady_tick(Duration::from_millis(200));
+    pb
+}
+
+fn warn_missing(cat: &Catalogue) {
+    for (p, why) in &cat.missing {
+        eprintln!("warning: provider {p} unavailable: {why}");
+    }
+}
+
+fn cmd_list(sel: &SelectArgs, json: bool) -> Result<i32> {
+    let selection = sel.selection()?;
+    let cat = Catalogue::discover()?;
+    warn_missing(&cat);
+    let mut picked = if sel.alg.is_empty() && !sel.all {
+        // `list` shows everything by default, not just the default suite.
+        Selection { all: true, ..selection }.pick(&cat)?
+    } else {
+        selection.pick(&cat)?
+    };
+    picked.sort_by_key(catalog::sort_key);
+    if json {
+        println!("{}", serde_json::to_string_pretty(&picked)?);
+        return Ok(0);
+    }
+    let rows: Vec<Vec<String>> = picked
+        .iter()
+        .map(|d| {
+            let level = match (d.nist_level, d.classical_bits) {
+                (Some(l), _) => format!("L{l}"),
+                (None, Some(b)) => format!("~{b}-bit"),
+                _ => "-".into(),
+            };
+            let avail = match &d.availability {
+                Availability::Available => "available".to_string(),
+                Availability::Unavailable(r) => format!("unavailable: {r}"),
+            };
+            let ct = if d.sizes.ciphertext == 0 { "-".into() } else { d.sizes.ciphertext.to_string() };
+            vec![
+                d.algorithm.clone(),
+                d.provider.clone(),
+                d.implementation.clone(),
+                level,
+                d.sizes.public_key.to_string(),
+                d.sizes.secret_key.to_string(),
+                ct,
+                d.sizes.shared_secret.to_string(),
+                d.provider_version.clone(),
+                avail,
+            ]
+        })
+        .collect();
+    print!(
+        "{}",
+        table::render(
+            &["algorithm", "provider", "impl", "level", "pk", "sk", "ct", "ss", "version", "status"],
+            &rows,
+            &[false, false, false, false, true, true, true, true, false, false]
+        )
+    );
+    println!("{} subjects; sizes in bytes.", picked.len());
+    Ok(0)
+}
+
+fn gate_settings_depth(g: &GateArgs, quick: bool) -> String {
+    g.kat.clone().unwrap_or_else(|| if quick { "single".into() } else { "all".into() })
+}
+
+fn cmd_verify(sel: &SelectArgs, g: &GateArgs, quiet: bool) -> Result<i32> {
+    let selection = sel.selection()?;
+    let vectors = util::vectors_dir(g.vectors.as_deref())?;
+    let cat = Catalogue::discover()?;
+    warn_missing(&cat);
+    let picked = selection.pick(&cat)?;
+    let depth = gate_settings_depth(g, false);
+    let settings = gating::GateSettings { vectors: &vectors, depth: &depth, timeout: Duration::from_secs_f64(g.timeout) };
+    let pb = progress_bar(picked.len() as u64, quiet);
+    let verdicts = gating::gate_all(&cat, &picked, &settings, &mut |d, _| {
+        pb.set_message(d.id.clone());
+        pb.inc(1);
+    });
+    pb.finish_and_clear();
+    let mut failed = 0;
+    let rows: Vec<Vec<String>> = picked
+        .iter()
+        .map(|d| {
+            let v = &verdicts[&d.id];
+            if v.status.is_failure() {
+                failed += 1;
+            }
+            let label = match v.status {
+                GateStatus::Pass => "PASS".to_string(),
+                GateStatus::Unavailable => "unavailable".to_string(),
+                s => s.as_str().to_uppercase(),
+            };
+            vec![d.algorithm.clone(), d.provider.clone(), d.implementation.clone(), label, v.detail.clone()]
+        })
+        .collect();
+    print!("{}", table::render(&["algorithm", "provider", "impl", "gate", "detail"], &rows, &[]));
+    let passed = picked.iter().filter(|d| verdicts[&d.id].status == GateStatus::Pass).count();
+    println!("{passed} passed, {failed} failed, {} unavailable (KAT depth: {depth}, vectors: {})", picked.len() - passed - failed, vectors.display());
+    Ok(if failed > 0 { 1 } else { 0 })
+}
+
+fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
+    let selection = a.sel.selection()?;
+    if let Some(n) = a.samples {
+        if n == 0 {
+            return Err(usage("--samples must be at least 1"));
+        }
+    }
+    if let Some(b) = a.time_budget {
+        if !(b > 0.0 && b.is_finite()) {
+            return Err(usage("--time-budget must be a positive number of seconds"));
+        }
+    }
+    if !(a.gate.timeout > 0.0 && a.gate.timeout.is_finite()) {
+        return Err(usage("--timeout must be a positive number of seconds"));
+    }
+    if let Some(c) = a.cpu {
+        let n = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        if c >= n {
+            return Err(usage(format!("--cpu {c}: this machine has CPUs 0..{}", n - 1)));
+        }
+    }
+    let vectors = util::vectors_dir(a.gate.vectors.as_deref())?;
+    let out_path = a.json.clone().unwrap_or_else(|| PathBuf::from("results"));
+    let (started_at, _) = util::now_utc();
+    let run_id = util::run_id();
+    let out_file = if a.json.is_some() { out_path.clone() } else { out_path.join(format!("{run_id}.json")) };
+    if let Some(parent) = out_file.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| usage(format!("cannot create {}: {e}", parent.display())))?;
+    }
+    // Fail on an unwritable path now, not after an hour of measuring.
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&out_file)
+        .map_err(|e| usage(format!("cannot write {}: {e}", out_file.display())))?;
+
+    let cat = Catalogue::discover()?;
+    warn_missing(&cat);
+    let picked = selection.pick(&cat)?;
+    let clock = Clock::new(ClockChoice::Auto);
+    let budget = Duration::from_secs_f64(a.time_budget.unwrap_or(if a.quick { 1.0 } else { 12.0 }));
+    let mut plan = if a.quick { Plan::quick(budget) } else { Plan::standard(budget) };
+    if let Some(n) = a.samples {
+        plan.min_samples = n;
+        plan.max_samples = n;
+        plan.floor_samples = n;
+        plan.target_rel_ci = 0.0;
+        plan.budget = Duration::from_secs(u64::MAX / 4);
+    }
+    let settings = run::MeasureSettings {
+        plan,
+        budget: if a.samples.is_some() { Duration::from_secs(10 * 365 * 86_400) } else { budget },
+        cpu: a.cpu,
+        tsc_hz: clock.tsc_hz(),
+        timeout: Duration::from_secs_f64(a.gate.timeout),
+    };
+    let depth = gate_settings_depth(&a.gate, a.quick);
+    let gsettings = gating::GateSettings { vectors: &vectors, depth: &depth, timeout: Duration::from_secs_f64(a.gate.timeout) };
+
+    let pb = progress_bar(2 * picked.len() as u64, quiet);
+    pb.set_message("correctness gate");
+    let verdicts = gating::gate_all(&cat, &picked, &gsettings, &mut |d, _| {
+        pb.set_message(format!("gate {}", d.id));
+        pb.inc(1);
+    });
+    let mut rows: Vec<ResultRow> = Vec::new();
+    for d in &picked {
+        pb.set_message(format!("measure {}", d.id));
+        let v = &verdicts[&d.id];
+        rows.extend(run::measure(&cat, d, v, &settings)?);
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+
+    let mut env = cryptoscope_measure::env::capture(clock.tsc_hz(), clock.perf_status());
+    env.compilers.insert("rustc".into(), cryptoscope_worker::build_info::RUSTC.into());
+    env.compilers.insert("cc".into(), cryptoscope_worker::build_info::C_COMPILER.into());
+    for d in &cat.subjects {
+        env.libraries.entry(d.provider.clone()).or_insert_with(|| d.provider_version.clone());
+    }
+    for d in &cat.subjects {
+        if !env.libraries.values().any(|v| v == &d.provider_version) {
+            env.libraries.insert(format!("{} ({})", d.provider, d.algorithm), d.provider_version.clone());
+        }
+    }
+    let run_file = RunFile {
+        schema: SCHEMA.into(),
+        run_id: run_id.clone(),
+        started_at,
+        finished_at: util::now_utc().0,
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        command: std::env::args().collect(),
+        config: run::config_echo(&selection, &settings, a.quick, &depth),
+        environment: env,
+        results: rows,
+    };
+    let text = serde_json::to_string(&run_file)?;
+    std::fs::write(&out_file, text).with_context(|| format!("writing {}", out_file.display()))?;
+
+    print!("{}", table::results(&run_file.results));
+    let failed: Vec<&ResultRow> = run_file.results.iter().filter(|r| r.gate.is_failure()).collect();
+    let measured = run_file.results.iter().filter(|r| r.median_ns.is_some()).count();
+    let e = &run_file.environment;
+    println!(
+        "\n{} operations measured, {} failed, {} unavailable. Cycles: {}{}; timer overhead {:.0} cycles subtracted.",
+        measured,
+        failed.len(),
+        run_file.results.iter().filter(|r| r.gate == GateStatus::Unavailable).count(),
+        clock.source().label(),
+        clock.tsc_hz().map(|h| format!(" at {:.3} GHz", h / 1e9)).unwrap_or_default(),
+        clock.overhead_cycles()
+    );
+    println!(
+        "Machine: {} ({} logical CPUs{}), PMU: {}.",
+        e.cpu_model.as_deref().unwrap_or("unknown CPU"),
+        e.logical_cpus,
+        e.hypervisor.as_deref().map(|h| format!(", hypervisor {h}")).unwrap_or_default(),
+        e.perf_core_cycles
+    );
+    println!("Results: {}", out_file.display());
+    Ok(if failed.is_empty() { 0 } else { 1 })
+}
+
+fn main() {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            std::process::exit(code);
+        }
+    };
+    let r = match &cli.cmd {
+        Cmd::List { sel, json } => cmd_list(sel, *json),
+        Cmd::Verify { sel, gate } => cmd_verify(sel, gate, cli.quiet),
+        Cmd::Run(a) => cmd_run(a, cli.quiet),
+    };
+    match r {
+        Ok(code) => std::process::exit(code),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::exit(2);
+        }
+    }
+}

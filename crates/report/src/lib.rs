@@ -1,1 +1,172 @@
+//! The results contract and its renderings.
+//!
+//! [`RunFile`] / [`ResultRow`] are the one structure every consumer reads: the JSON file,
+//! the terminal table, and (later) the database and the HTML report. Units live in field
+//! names (`median_cycles`, `median_ns`). The schema is documented in `docs/results-schema.md`;
+//! changing a field's meaning needs a new schema version.
 
+pub mod table;
+
+use cryptoscope_catalogue::descriptor::{Descriptor, Sizes};
+use cryptoscope_measure::env::Environment;
+use cryptoscope_measure::sampler::StopReason;
+use cryptoscope_measure::CycleSource;
+use serde::{Deserialize, Serialize};
+
+/// Schema identifier written at the top of every run file.
+pub const SCHEMA: &str = "cryptoscope.run/1";
+
+/// Outcome of the correctness gate for a subject.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GateStatus {
+    Pass,
+    Fail,
+    Unavailable,
+    Crashed,
+    Timeout,
+}
+
+impl GateStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GateStatus::Pass => "pass",
+            GateStatus::Fail => "fail",
+            GateStatus::Unavailable => "unavailable",
+            GateStatus::Crashed => "crashed",
+            GateStatus::Timeout => "timeout",
+        }
+    }
+
+    /// Whether this outcome makes the run exit with status 1.
+    pub fn is_failure(self) -> bool {
+        matches!(self, GateStatus::Fail | GateStatus::Crashed | GateStatus::Timeout)
+    }
+}
+
+/// The settings a run used.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct RunConfig {
+    pub suites: Vec<String>,
+    pub algorithms: Vec<String>,
+    pub providers: Vec<String>,
+    pub quick: bool,
+    pub min_samples: usize,
+    pub max_samples: usize,
+    pub target_rel_ci: f64,
+    /// Time budget per subject, seconds.
+    pub time_budget_s: f64,
+    pub cpu: Option<usize>,
+    /// "single" or "all" KAT entries.
+    pub kat_depth: String,
+    pub timeout_s: f64,
+}
+
+/// One (subject, operation) result.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ResultRow {
+    pub subject: String,
+    pub algorithm: String,
+    pub family: String,
+    pub provider: String,
+    pub provider_version: String,
+    pub implementation: String,
+    pub algorithm_version: String,
+    pub build: String,
+    pub nist_level: Option<u8>,
+    pub classical_bits: Option<u16>,
+    pub operation: String,
+    pub gate: GateStatus,
+    pub gate_detail: String,
+    pub samples: usize,
+    pub stop_reason: Option<StopReason>,
+    pub median_cycles: Option<f64>,
+    pub median_ns: Option<f64>,
+    pub ci95_low_cycles: Option<f64>,
+    pub ci95_high_cycles: Option<f64>,
+    pub ci95_low_ns: Option<f64>,
+    pub ci95_high_ns: Option<f64>,
+    pub mean_cycles: Option<f64>,
+    pub mean_ns: Option<f64>,
+    pub stddev_cycles: Option<f64>,
+    pub min_cycles: Option<f64>,
+    pub max_cycles: Option<f64>,
+    pub p5_cycles: Option<f64>,
+    pub p95_cycles: Option<f64>,
+    pub p99_cycles: Option<f64>,
+    pub mad_cycles: Option<f64>,
+    pub outliers: Option<usize>,
+    pub severe_outliers: Option<usize>,
+    pub cycle_source: Option<CycleSource>,
+    pub overhead_cycles: Option<f64>,
+    pub overhead_ns: Option<f64>,
+    pub tsc_hz: Option<f64>,
+    pub cpu: Option<usize>,
+    pub sizes: Sizes,
+    /// Overhead-corrected cycles of every sample, in the order taken.
+    pub raw_cycles: Vec<f64>,
+    /// Overhead-corrected nanoseconds of every sample, in the order taken.
+    pub raw_ns: Vec<f64>,
+}
+
+impl ResultRow {
+    /// A row without numbers (failed, unavailable, crashed or timed-out subject).
+    pub fn without_numbers(d: &Descriptor, operation: &str, gate: GateStatus, detail: impl Into<String>) -> ResultRow {
+        ResultRow {
+            subject: d.id.clone(),
+            algorithm: d.algorithm.clone(),
+            family: d.family.as_str().into(),
+            provider: d.provider.clone(),
+            provider_version: d.provider_version.clone(),
+            implementation: d.implementation.clone(),
+            algorithm_version: d.algorithm_version.clone(),
+            build: d.build.clone(),
+            nist_level: d.nist_level,
+            classical_bits: d.classical_bits,
+            operation: operation.into(),
+            gate,
+            gate_detail: detail.into(),
+            samples: 0,
+            stop_reason: None,
+            median_cycles: None,
+            median_ns: None,
+            ci95_low_cycles: None,
+            ci95_high_cycles: None,
+            ci95_low_ns: None,
+            ci95_high_ns: None,
+            mean_cycles: None,
+            mean_ns: None,
+            stddev_cycles: None,
+            min_cycles: None,
+            max_cycles: None,
+            p5_cycles: None,
+            p95_cycles: None,
+            p99_cycles: None,
+            mad_cycles: None,
+            outliers: None,
+            severe_outliers: None,
+            cycle_source: None,
+            overhead_cycles: None,
+            overhead_ns: None,
+            tsc_hz: None,
+            cpu: None,
+            sizes: d.sizes,
+            raw_cycles: Vec::new(),
+            raw_ns: Vec::new(),
+        }
+    }
+}
+
+/// A whole run, as written to the JSON file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunFile {
+    pub schema: String,
+    pub run_id: String,
+    pub started_at: String,
+    pub finished_at: String,
+    pub tool_version: String,
+    pub command: Vec<String>,
+    pub config: RunConfig,
+    pub environment: Environment,
+    pub results: Vec<ResultRow>,
+}

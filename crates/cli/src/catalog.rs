@@ -1,0 +1,161 @@
+//! The catalogue as the CLI sees it: every subject every worker describes, and the user's
+//! selection from it, validated (unknown names are usage errors with a suggestion).
+
+use anyhow::{bail, Result};
+use cryptoscope_catalogue::descriptor::{Descriptor, Family};
+use cryptoscope_catalogue::names;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::workers::{self, Outcome};
+use crate::UsageError;
+
+/// Every subject of every provider whose worker could be found.
+pub struct Catalogue {
+    pub subjects: Vec<Descriptor>,
+    pub workers: BTreeMap<String, PathBuf>,
+    /// Providers whose worker is missing or failed, with the reason.
+    pub missing: Vec<(String, String)>,
+}
+
+impl Catalogue {
+    pub fn discover() -> Result<Catalogue> {
+        let dir = workers::worker_dir()?;
+        let mut cat = Catalogue { subjects: Vec::new(), workers: BTreeMap::new(), missing: Vec::new() };
+        for provider in names::PROVIDERS {
+            let Some(bin) = workers::worker_path(&dir, provider) else {
+                cat.missing.push((provider.to_string(), format!("worker {} not found in {}", names::worker_binary(provider), dir.display())));
+                continue;
+            };
+            let mut subjects = Vec::new();
+            let outcome = workers::call(&bin, &["describe".into()], Duration::from_secs(60), &mut |ev| {
+                if let cryptoscope_worker::Event::Describe { subjects: s } = ev {
+                    subjects = s;
+                }
+            });
+            if outcome != Outcome::Completed {
+                cat.missing.push((provider.to_string(), outcome.describe()));
+                continue;
+            }
+            cat.subjects.extend(subjects);
+            cat.workers.insert(provider.to_string(), bin);
+        }
+        cat.subjects.sort_by_key(sort_key);
+        Ok(cat)
+    }
+
+    pub fn worker(&self, provider: &str) -> Option<&PathBuf> {
+        self.workers.get(provider)
+    }
+}
+
+/// Catalogue order: family, the algorithm's place in the name list, provider order,
+/// implementation.
+pub fn sort_key(d: &Descriptor) -> (Family, usize, usize, usize, String) {
+    let a = names::ALGORITHMS.iter().position(|a| a.name == d.algorithm).unwrap_or(usize::MAX);
+    let p = names::PROVIDERS.iter().position(|p| *p == d.provider).unwrap_or(usize::MAX);
+    // Portable code first, then its optimised variants.
+    let i = ["clean", "ref", "avx2"].iter().position(|x| *x == d.implementation).unwrap_or(3);
+    (d.family, a, p, i, d.implementation.clone())
+}
+
+/// What the user asked for.
+#[derive(Debug, Default, Clone)]
+pub struct Selection {
+    pub suites: Vec<String>,
+    pub algorithms: Vec<String>,
+    pub providers: Vec<String>,
+    pub implementations: Vec<String>,
+    /// Include algorithms outside the default suite.
+    pub all: bool,
+}
+
+fn usage(msg: String) -> anyhow::Error {
+    anyhow::Error::new(UsageError(msg))
+}
+
+impl Selection {
+    /// Canonicalises and checks names; unknown ones are usage errors.
+    pub fn validate(mut self) -> Result<Selection> {
+        let mut suites = Vec::new();
+        for s in self.suites.iter().flat_map(|s| s.split(',')).map(str::trim).filter(|s| !s.is_empty()) {
+            let s = s.to_ascii_lowercase();
+            if !names::SUITES.contains(&s.as_str()) {
+                let hint = names::did_you_mean(&s, names::SUITES.iter().copied()).map(|h| format!(" (did you mean `{h}`?)")).unwrap_or_default();
+                bail!(usage(format!("unknown suite `{s}`{hint}; suites: {}", names::SUITES.join(", "))));
+            }
+            suites.push(s);
+        }
+        self.suites = suites;
+        let mut algs = Vec::new();
+        for a in self.algorithms.iter().flat_map(|s| s.split(',')).map(str::trim).filter(|s| !s.is_empty()) {
+            match names::algorithm(a) {
+                Some(info) => algs.push(info.name.to_string()),
+                None => {
+                    let hint = names::did_you_mean(a, names::ALGORITHMS.iter().map(|x| x.name))
+                        .map(|h| format!(" (did you mean `{h}`?)"))
+                        .unwrap_or_default();
+                    bail!(usage(format!("unknown algorithm `{a}`{hint}; `cryptoscope list` shows them all")));
+                }
+            }
+        }
+        self.algorithms = algs;
+        let mut provs = Vec::new();
+        for p in self.providers.iter().flat_map(|s| s.split(',')).map(str::trim).filter(|s| !s.is_empty()) {
+            let canon = names::PROVIDERS.iter().find(|x| x.eq_ignore_ascii_case(p) || x.replace('-', "").eq_ignore_ascii_case(p));
+            match canon {
+                Some(c) => provs.push(c.to_string()),
+                None => {
+                    let hint = names::did_you_mean(p, names::PROVIDERS.iter().copied()).map(|h| format!(" (did you mean `{h}`?)")).unwrap_or_default();
+                    bail!(usage(format!("unknown provider `{p}`{hint}; providers: {}", names::PROVIDERS.join(", "))));
+                }
+            }
+        }
+        self.providers = provs;
+        self.implementations = self.implementations.iter().flat_map(|s| s.split(',')).map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+        Ok(self)
+    }
+
+    /// The subjects this selection picks, in catalogue order. Asking for an algorithm no
+    /// selected provider offers is a usage error.
+    pub fn pick(&self, cat: &Catalogue) -> Result<Vec<Descriptor>> {
+        let picked: Vec<Descriptor> = cat
+            .subjects
+            .iter()
+            .filter(|d| self.suites.is_empty() || self.suites.iter().any(|s| s == d.family.as_str()))
+            .filter(|d| {
+                if self.algorithms.is_empty() {
+                    self.all || names::algorithm(&d.algorithm).is_some_and(|a| a.default_suite)
+                } else {
+                    self.algorithms.contains(&d.algorithm)
+                }
+            })
+            .filter(|d| self.providers.is_empty() || self.providers.contains(&d.provider))
+            .filter(|d| self.implementations.is_empty() || self.implementations.contains(&d.implementation))
+            .cloned()
+            .collect();
+        for a in &self.algorithms {
+            if !picked.iter().any(|d| &d.algorithm == a) {
+                let from = if self.providers.is_empty() { String::new() } else { format!(" from {}", self.providers.join(", ")) };
+                let offered: Vec<&str> = cat.subjects.iter().filter(|d| &d.algorithm == a).map(|d| d.provider.as_str()).collect();
+                let extra = if offered.is_empty() {
+                    let missing: Vec<&str> = cat.missing.iter().map(|(p, _)| p.as_str()).collect();
+                    if missing.is_empty() { String::new() } else { format!(" (providers without a worker: {})", missing.join(", ")) }
+                } else {
+                    format!(" (offered by: {})", dedup(offered).join(", "))
+                };
+                bail!(usage(format!("no subject offers {a}{from}{extra}")));
+            }
+        }
+        if picked.is_empty() {
+            bail!(usage("the selection matches no subject; `cryptoscope list` shows the catalogue".into()));
+        }
+        Ok(picked)
+    }
+}
+
+fn dedup(mut v: Vec<&str>) -> Vec<&str> {
+    v.dedup();
+    v
+}

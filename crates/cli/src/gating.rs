@@ -1,0 +1,167 @@
+//! Runs the correctness gate over a selection, one worker process per subject.
+//!
+//! Subjects whose randomness the harness controls reproduce published KAT digests. A KEM
+//! whose library keeps its own randomness (AWS-LC) is cross-checked: a subject of the same
+//! algorithm that passed its digest writes KAT entries, the subject under test
+//! decapsulates them and encapsulates to their public keys, and the verified subject
+//! decapsulates those. If no selected subject can serve as reference, one is gated from
+//! the catalogue for that purpose only (it is not reported or measured).
+
+use cryptoscope_catalogue::descriptor::{Availability, Descriptor, Family, Randomness};
+use cryptoscope_catalogue::gate::GateReport;
+use cryptoscope_report::GateStatus;
+use cryptoscope_worker::Event;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::catalog::Catalogue;
+use crate::workers::{self, Outcome};
+
+/// The gate's verdict on one subject.
+#[derive(Debug, Clone)]
+pub struct Verdict {
+    pub status: GateStatus,
+    pub detail: String,
+}
+
+/// Gate settings.
+pub struct GateSettings<'a> {
+    pub vectors: &'a Path,
+    /// "single" or "all".
+    pub depth: &'a str,
+    pub timeout: Duration,
+}
+
+/// Number of KAT entries a reference keeps for cross-checks.
+const CROSSCHECK_ENTRIES: usize = 3;
+
+fn id_file(dir: &Path, id: &str, suffix: &str) -> PathBuf {
+    dir.join(format!("{}.{suffix}.json", id.replace('/', "_")))
+}
+
+fn run_gate(cat: &Catalogue, d: &Descriptor, s: &GateSettings, extra: &[String]) -> Verdict {
+    let Some(bin) = cat.worker(&d.provider) else {
+        return Verdict { status: GateStatus::Unavailable, detail: format!("no worker for provider {}", d.provider) };
+    };
+    let mut args = vec![
+        "gate".to_string(),
+        "--subject".into(),
+        d.id.clone(),
+        "--vectors".into(),
+        s.vectors.display().to_string(),
+        "--depth".into(),
+        s.depth.into(),
+    ];
+    args.extend(extra.iter().cloned());
+    let mut report: Option<GateReport> = None;
+    let outcome = workers::call(bin, &args, s.timeout, &mut |ev| {
+        if let Event::Gate { report: r, .. } = ev {
+            report = Some(r);
+        }
+    });
+    verdict_of(outcome, report)
+}
+
+fn verdict_of(outcome: Outcome, report: Option<GateReport>) -> Verdict {
+    match (outcome, report) {
+        (Outcome::Completed, Some(r)) if r.passed() => Verdict { status: GateStatus::Pass, detail: r.detail() },
+        (Outcome::Completed, Some(r)) => Verdict { status: GateStatus::Fail, detail: r.detail() },
+        (Outcome::Completed, None) => Verdict { status: GateStatus::Fail, detail: "worker reported no gate result".into() },
+        (Outcome::Crashed(s), _) => Verdict { status: GateStatus::Crashed, detail: format!("crashed during the gate: {s}") },
+        (Outcome::TimedOut(t), _) => Verdict { status: GateStatus::Timeout, detail: format!("gate timed out after {} s", t.as_secs()) },
+        (Outcome::Failed(e), _) => Verdict { status: GateStatus::Fail, detail: e },
+    }
+}
+
+/// Gates `selected`, calling `progress` after each subject. Returns a verdict per id.
+pub fn gate_all(cat: &Catalogue, selected: &[Descriptor], s: &GateSettings, progress: &mut dyn FnMut(&Descriptor, &Verdict)) -> BTreeMap<String, Verdict> {
+    let tmp = std::env::temp_dir().join(format!("cryptoscope-gate-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&tmp);
+    let mut verdicts = BTreeMap::new();
+    let needs_ref = |d: &Descriptor| d.family == Family::Kem && d.randomness == Randomness::Internal && d.is_available();
+    let can_ref = |d: &Descriptor| d.family == Family::Kem && d.randomness == Randomness::Harness && d.kat.is_some() && d.is_available();
+    // A reference per algorithm that some selected subject must be cross-checked against.
+    let mut references: BTreeMap<String, Descriptor> = BTreeMap::new();
+    for d in selected.iter().filter(|d| needs_ref(d)) {
+        if references.contains_key(&d.algorithm) {
+            continue;
+        }
+        let pick = selected
+            .iter()
+            .find(|r| r.algorithm == d.algorithm && can_ref(r))
+            .or_else(|| cat.subjects.iter().find(|r| r.algorithm == d.algorithm && can_ref(r)));
+        if let Some(r) = pick {
+            references.insert(d.algorithm.clone(), r.clone());
+        }
+    }
+    // Extra references not in the selection are gated first, silently.
+    for r in references.values() {
+        if !selected.iter().any(|d| d.id == r.id) {
+            let extra = ["--keep".into(), CROSSCHECK_ENTRIES.to_string(), "--entries-out".into(), id_file(&tmp, &r.id, "entries").display().to_string()];
+            let v = run_gate(cat, r, s, &extra);
+            verdicts.insert(r.id.clone(), v);
+        }
+    }
+    let mut order: Vec<&Descriptor> = selected.iter().collect();
+    order.sort_by_key(|d| needs_ref(d));
+    for d in order {
+        let v = if let Availability::Unavailable(reason) = &d.availability {
+            Verdict { status: GateStatus::Unavailable, detail: reason.clone() }
+        } else if needs_ref(d) {
+            crosscheck(cat, d, references.get(&d.algorithm), &verdicts, s, &tmp)
+        } else {
+            let is_ref = references.values().any(|r| r.id == d.id);
+            let extra: Vec<String> = if is_ref {
+                vec!["--keep".into(), CROSSCHECK_ENTRIES.to_string(), "--entries-out".into(), id_file(&tmp, &d.id, "entries").display().to_string()]
+            } else {
+                Vec::new()
+            };
+            run_gate(cat, d, s, &extra)
+        };
+        progress(d, &v);
+        verdicts.insert(d.id.clone(), v);
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    verdicts
+}
+
+fn crosscheck(cat: &Catalogue, d: &Descriptor, reference: Option<&Descriptor>, verdicts: &BTreeMap<String, Verdict>, s: &GateSettings, tmp: &Path) -> Verdict {
+    let Some(r) = reference else {
+        return Verdict { status: GateStatus::Fail, detail: "randomness not injectable and no implementation with a published KAT digest is available to cross-check against".into() };
+    };
+    match verdicts.get(&r.id) {
+        Some(v) if v.status == GateStatus::Pass => {}
+        Some(v) => return Verdict { status: GateStatus::Fail, detail: format!("cross-check reference {} did not pass its own gate: {}", r.id, v.detail) },
+        None => return Verdict { status: GateStatus::Fail, detail: format!("cross-check reference {} was not gated", r.id) },
+    }
+    let entries = id_file(tmp, &r.id, "entries");
+    let encaps = id_file(tmp, &d.id, "encaps");
+    let first = run_gate(cat, d, s, &["--reference".into(), entries.display().to_string(), "--encaps-out".into(), encaps.display().to_string()]);
+    if first.status != GateStatus::Pass {
+        return first;
+    }
+    let Some(bin) = cat.worker(&r.provider) else {
+        return Verdict { status: GateStatus::Fail, detail: format!("no worker for reference {}", r.id) };
+    };
+    let args = vec![
+        "verify-encaps".to_string(),
+        "--subject".into(),
+        r.id.clone(),
+        "--reference".into(),
+        entries.display().to_string(),
+        "--encaps".into(),
+        encaps.display().to_string(),
+    ];
+    let mut check = None;
+    let outcome = workers::call(bin, &args, s.timeout, &mut |ev| {
+        if let Event::Verify { check: c, .. } = ev {
+            check = Some(c);
+        }
+    });
+    match (outcome, check) {
+        (Outcome::Completed, Some(c)) if c.ok => Verdict { status: GateStatus::Pass, detail: format!("{}; {} (reference {})", first.detail, c.detail, r.id) },
+        (Outcome::Completed, Some(c)) => Verdict { status: GateStatus::Fail, detail: format!("{}: {}", c.name, c.detail) },
+        (o, _) => Verdict { status: GateStatus::Fail, detail: format!("cross-check with {} failed: {}", r.id, o.describe()) },
+    }
+}

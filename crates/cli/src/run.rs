@@ -1,0 +1,124 @@
+//! `cryptoscope run`: gate, then measure every passing subject in its worker, then
+//! summarise and write the run file.
+
+use anyhow::{Context, Result};
+use cryptoscope_catalogue::descriptor::Descriptor;
+use cryptoscope_catalogue::Operation;
+use cryptoscope_measure::sampler::Plan;
+use cryptoscope_measure::summarize;
+use cryptoscope_report::{GateStatus, ResultRow, RunConfig};
+use cryptoscope_worker::{Event, OpMeasurement};
+use std::time::Duration;
+
+use crate::catalog::Catalogue;
+use crate::gating::Verdict;
+use crate::workers::{self, Outcome};
+
+/// Measurement settings handed to every worker.
+pub struct MeasureSettings {
+    pub plan: Plan,
+    pub budget: Duration,
+    pub cpu: Option<usize>,
+    pub tsc_hz: Option<f64>,
+    pub timeout: Duration,
+}
+
+/// A result row from a measured operation.
+pub fn row_from(d: &Descriptor, verdict: &Verdict, m: OpMeasurement) -> ResultRow {
+    let mut r = ResultRow::without_numbers(d, m.operation.as_str(), GateStatus::Pass, verdict.detail.clone());
+    let c = summarize(&m.samples.cycles);
+    let t = summarize(&m.samples.ns);
+    let have_cycles = m.clock.cycle_source != cryptoscope_measure::CycleSource::MonotonicNs;
+    let cyc = |x: f64| have_cycles.then_some(x);
+    r.samples = c.samples;
+    r.stop_reason = Some(m.samples.stop);
+    r.median_cycles = cyc(c.median);
+    r.median_ns = Some(t.median);
+    r.ci95_low_cycles = cyc(c.ci95_low);
+    r.ci95_high_cycles = cyc(c.ci95_high);
+    r.ci95_low_ns = Some(t.ci95_low);
+    r.ci95_high_ns = Some(t.ci95_high);
+    r.mean_cycles = cyc(c.mean);
+    r.mean_ns = Some(t.mean);
+    r.stddev_cycles = cyc(c.stddev);
+    r.min_cycles = cyc(c.min);
+    r.max_cycles = cyc(c.max);
+    r.p5_cycles = cyc(c.p5);
+    r.p95_cycles = cyc(c.p95);
+    r.p99_cycles = cyc(c.p99);
+    r.mad_cycles = cyc(c.mad);
+    r.outliers = Some(c.outliers);
+    r.severe_outliers = Some(c.severe_outliers);
+    r.cycle_source = Some(m.clock.cycle_source);
+    r.overhead_cycles = Some(m.clock.overhead_cycles);
+    r.overhead_ns = Some(m.clock.overhead_ns);
+    r.tsc_hz = m.clock.tsc_hz;
+    r.cpu = m.cpu;
+    r.raw_cycles = m.samples.cycles;
+    r.raw_ns = m.samples.ns;
+    r
+}
+
+/// Measures one gated subject; returns one row per operation (measured or not).
+pub fn measure(cat: &Catalogue, d: &Descriptor, verdict: &Verdict, s: &MeasureSettings) -> Result<Vec<ResultRow>> {
+    let ops = d.operations();
+    if verdict.status != GateStatus::Pass {
+        return Ok(ops.iter().map(|o| ResultRow::without_numbers(d, o.as_str(), verdict.status, verdict.detail.clone())).collect());
+    }
+    let bin = cat.worker(&d.provider).context("worker vanished")?;
+    let plan = serde_json::to_string(&s.plan)?;
+    let mut args = vec![
+        "measure".to_string(),
+        "--subject".into(),
+        d.id.clone(),
+        "--plan".into(),
+        plan,
+        "--budget".into(),
+        s.budget.as_secs_f64().to_string(),
+    ];
+    if let Some(c) = s.cpu {
+        args.extend(["--cpu".into(), c.to_string()]);
+    }
+    if let Some(hz) = s.tsc_hz {
+        args.extend(["--tsc-hz".into(), format!("{hz:.0}")]);
+    }
+    let mut rows: Vec<ResultRow> = Vec::new();
+    let outcome = workers::call(bin, &args, s.timeout, &mut |ev| match ev {
+        Event::Measured(m) => rows.push(row_from(d, verdict, m)),
+        Event::OpFailed { operation, error, .. } => {
+            rows.push(ResultRow::without_numbers(d, operation.as_str(), GateStatus::Fail, format!("failed while measuring: {error}")))
+        }
+        _ => {}
+    });
+    if outcome != Outcome::Completed {
+        let (status, detail) = match &outcome {
+            Outcome::TimedOut(t) => (GateStatus::Timeout, format!("timed out after {} s while measuring", t.as_secs())),
+            Outcome::Crashed(sig) => (GateStatus::Crashed, format!("crashed while measuring: {sig}")),
+            o => (GateStatus::Crashed, o.describe()),
+        };
+        for o in ops {
+            if !rows.iter().any(|r| r.operation == o.as_str()) {
+                rows.push(ResultRow::without_numbers(d, o.as_str(), status, detail.clone()));
+            }
+        }
+    }
+    rows.sort_by_key(|r| Operation::parse(&r.operation).map(|o| ops.iter().position(|x| *x == o)));
+    Ok(rows)
+}
+
+/// The configuration echo written into the run file.
+pub fn config_echo(sel: &crate::catalog::Selection, s: &MeasureSettings, quick: bool, depth: &str) -> RunConfig {
+    RunConfig {
+        suites: sel.suites.clone(),
+        algorithms: sel.algorithms.clone(),
+        providers: sel.providers.clone(),
+        quick,
+        min_samples: s.plan.min_samples,
+        max_samples: s.plan.max_samples,
+        target_rel_ci: s.plan.target_rel_ci,
+        time_budget_s: s.budget.as_secs_f64(),
+        cpu: s.cpu,
+        kat_depth: depth.into(),
+        timeout_s: s.timeout.as_secs_f64(),
+    }
+}

@@ -1,0 +1,73 @@
+//! Small helpers: UTC timestamps and run ids, the vectors directory.
+
+use anyhow::{bail, Result};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Civil date from days since 1970-01-01 (Howard Hinnant's `civil_from_days`).
+fn civil(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// (RFC 3339 timestamp, compact form for ids) of now, UTC.
+pub fn now_utc() -> (String, String) {
+    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
+    let (y, mo, d) = civil(secs.div_euclid(86_400));
+    let t = secs.rem_euclid(86_400);
+    let (h, mi, s) = (t / 3600, t % 3600 / 60, t % 60);
+    (format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z"), format!("{y:04}{mo:02}{d:02}T{h:02}{mi:02}{s:02}Z"))
+}
+
+/// A run id: UTC time plus 4 hex digits of entropy ("20261122T140501Z-3fa2").
+pub fn run_id() -> String {
+    let mut b = [0u8; 2];
+    cryptoscope_catalogue::rng::fill(&mut b);
+    format!("{}-{:02x}{:02x}", now_utc().1, b[0], b[1])
+}
+
+/// The vectors directory: `--vectors`, `$CRYPTOSCOPE_VECTORS`, next to the build tree,
+/// or the source tree this binary was built from.
+pub fn vectors_dir(flag: Option<&Path>) -> Result<PathBuf> {
+    if let Some(p) = flag {
+        if !p.join("kem").is_dir() {
+            bail!(crate::UsageError(format!("{} is not a vectors directory (no kem/ inside)", p.display())));
+        }
+        return Ok(p.to_path_buf());
+    }
+    let mut candidates = Vec::new();
+    if let Ok(p) = std::env::var("CRYPTOSCOPE_VECTORS") {
+        candidates.push(PathBuf::from(p));
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        if let Some(dir) = exe.parent() {
+            candidates.push(dir.join("../../vectors"));
+            candidates.push(dir.join("../share/cryptoscope/vectors"));
+        }
+    }
+    candidates.push(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors")));
+    for c in candidates {
+        if c.join("kem").is_dir() {
+            return Ok(c.canonicalize().unwrap_or(c));
+        }
+    }
+    bail!(crate::UsageError("known-answer vectors not found; pass --vectors DIR (the repository's vectors/ directory)".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn civil_dates() {
+        assert_eq!(super::civil(0), (1970, 1, 1));
+        // 2000-03-01 is day 11,017 since the epoch; 2024-02-29 is day 19,782.
+        assert_eq!(super::civil(11_017), (2000, 3, 1));
+        assert_eq!(super::civil(19_782), (2024, 2, 29));
+    }
+}

@@ -1,0 +1,150 @@
+//! Finding and running provider worker processes.
+//!
+//! Each call runs one worker process with a deadline. Its JSON-lines events are handed to
+//! the caller as they arrive, so results survive a later crash. A worker that dies by a
+//! signal is reported as "crashed: SIGSEGV"; one that outlives its deadline is killed
+//! and reported as "timed out after N s".
+
+use anyhow::{Context, Result};
+use cryptoscope_catalogue::names;
+use cryptoscope_worker::Event;
+use std::io::{BufRead, BufReader, Read};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// How a worker call ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// Exit status 0 after a `done` event.
+    Completed,
+    /// Killed by a signal.
+    Crashed(String),
+    /// Killed by us at the deadline.
+    TimedOut(Duration),
+    /// Exited with a non-zero status (its last stderr line).
+    Failed(String),
+}
+
+impl Outcome {
+    pub fn describe(&self) -> String {
+        match self {
+            Outcome::Completed => "completed".into(),
+            Outcome::Crashed(s) => format!("crashed: {s}"),
+            Outcome::TimedOut(d) => format!("timed out after {} s", d.as_secs()),
+            Outcome::Failed(s) => format!("worker failed: {s}"),
+        }
+    }
+}
+
+/// Human name of a signal.
+pub fn signal_name(sig: i32) -> String {
+    let name = match sig {
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGILL => "SIGILL",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL (out of memory?)",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGINT => "SIGINT",
+        libc::SIGTRAP => "SIGTRAP",
+        _ => return format!("signal {sig}"),
+    };
+    name.to_string()
+}
+
+/// Where the worker binaries are: `$CRYPTOSCOPE_WORKER_DIR`, else next to this executable.
+pub fn worker_dir() -> Result<PathBuf> {
+    if let Ok(d) = std::env::var("CRYPTOSCOPE_WORKER_DIR") {
+        return Ok(PathBuf::from(d));
+    }
+    let exe = std::env::current_exe().context("cannot locate the cryptoscope executable")?;
+    Ok(exe.parent().map(Path::to_path_buf).unwrap_or_default())
+}
+
+/// The worker binary of a provider, if present.
+pub fn worker_path(dir: &Path, provider: &str) -> Option<PathBuf> {
+    let p = dir.join(names::worker_binary(provider));
+    p.is_file().then_some(p)
+}
+
+/// Runs `bin args...`, feeding events to `on_event`, killing it at `timeout`.
+pub fn call(bin: &Path, args: &[String], timeout: Duration, on_event: &mut dyn FnMut(Event)) -> Outcome {
+    let mut child = match Command::new(bin).args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn() {
+        Ok(c) => c,
+        Err(e) => return Outcome::Failed(format!("cannot start {}: {e}", bin.display())),
+    };
+    let stdout = child.stdout.take().expect("piped");
+    let mut stderr = child.stderr.take().expect("piped");
+    let (tx, rx) = mpsc::channel::<Result<Event, String>>();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if line.trim().is_empty() {
+                continue;
+            }
+            let ev = serde_json::from_str::<Event>(&line).map_err(|e| format!("unreadable worker output ({e}): {line:.120}"));
+            if tx.send(ev).is_err() {
+                break;
+            }
+        }
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    let deadline = Instant::now() + timeout;
+    let mut done = false;
+    let mut protocol_error = None;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            let _ = child.kill();
+            let _ = child.wait();
+            let _ = reader.join();
+            return Outcome::TimedOut(timeout);
+        }
+        match rx.recv_timeout(left.min(Duration::from_millis(200))) {
+            Ok(Ok(Event::Done)) => done = true,
+            Ok(Ok(ev)) => on_event(ev),
+            Ok(Err(e)) => protocol_error = Some(e),
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    let _ = reader.join();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break s,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Outcome::TimedOut(timeout);
+            }
+            Err(e) => return Outcome::Failed(e.to_string()),
+        }
+    };
+    let err_text = err_reader.join().unwrap_or_default();
+    let last_err = err_text.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
+    if let Some(sig) = status.signal() {
+        let mut s = signal_name(sig);
+        if !last_err.is_empty() {
+            s = format!("{s} ({last_err})");
+        }
+        return Outcome::Crashed(s);
+    }
+    if !status.success() {
+        let code = status.code().unwrap_or(-1);
+        return Outcome::Failed(if last_err.is_empty() { format!("exit status {code}") } else { last_err });
+    }
+    match (done, protocol_error) {
+        (true, None) => Outcome::Completed,
+        (_, Some(e)) => Outcome::Failed(e),
+        (false, None) => Outcome::Failed("worker ended without finishing".into()),
+    }
+}

@@ -1,0 +1,141 @@
+//! Plain-text tables for terminals: aligned columns, no colour codes (pipe-friendly).
+
+use crate::{GateStatus, ResultRow};
+
+/// Renders rows as an aligned table with a header and a rule.
+pub fn render(header: &[&str], rows: &[Vec<String>], right_align: &[bool]) -> String {
+    let n = header.len();
+    let mut width: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in rows {
+        for (i, c) in r.iter().enumerate().take(n) {
+            width[i] = width[i].max(c.chars().count());
+        }
+    }
+    let line = |cells: Vec<&str>| {
+        let mut s = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            let pad = width[i] - c.chars().count();
+            if i > 0 {
+                s.push_str("  ");
+            }
+            if right_align.get(i).copied().unwrap_or(false) {
+                s.push_str(&" ".repeat(pad));
+                s.push_str(c);
+            } else {
+                s.push_str(c);
+                if i + 1 < cells.len() {
+                    s.push_str(&" ".repeat(pad));
+                }
+            }
+        }
+        s.trim_end().to_string()
+    };
+    let mut out = line(header.to_vec());
+    out.push('\n');
+    out.push_str(&"-".repeat(width.iter().sum::<usize>() + 2 * (n - 1)));
+    out.push('\n');
+    for r in rows {
+        out.push_str(&line(r.iter().map(String::as_str).collect()));
+        out.push('\n');
+    }
+    out
+}
+
+/// A number with thousands separators, no decimals ("1,234,567").
+pub fn group(x: f64) -> String {
+    let s = format!("{:.0}", x.round());
+    let (sign, digits) = s.strip_prefix('-').map_or(("", s.as_str()), |d| ("-", d));
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    format!("{sign}{out}")
+}
+
+/// Nanoseconds in a readable unit.
+pub fn duration(ns: f64) -> String {
+    if ns >= 1e9 {
+        format!("{:.2} s", ns / 1e9)
+    } else if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.2} µs", ns / 1e3)
+    } else {
+        format!("{ns:.0} ns")
+    }
+}
+
+/// The summary table of a run: one line per (subject, operation).
+pub fn results(rows: &[ResultRow]) -> String {
+    let header = ["algorithm", "provider", "impl", "op", "gate", "median cycles", "±95% CI", "median time", "n", "outl."];
+    let body: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            let (med, ci, time, n, outl) = match (r.gate, r.median_cycles) {
+                (GateStatus::Pass, Some(m)) => {
+                    let half = match (r.ci95_low_cycles, r.ci95_high_cycles) {
+                        (Some(lo), Some(hi)) if m > 0.0 => format!("{:.1}%", (hi - lo) / 2.0 / m * 100.0),
+                        _ => "-".into(),
+                    };
+                    (
+                        group(m),
+                        half,
+                        r.median_ns.map(duration).unwrap_or_default(),
+                        r.samples.to_string(),
+                        r.outliers.map(|o| o.to_string()).unwrap_or_default(),
+                    )
+                }
+                (GateStatus::Pass, None) => ("-".into(), String::new(), String::new(), String::new(), String::new()),
+                (g, _) => {
+                    let label = if g == GateStatus::Unavailable { g.as_str().to_string() } else { g.as_str().to_uppercase() };
+                    (format!("{label}: {}", short(&r.gate_detail, 70)), String::new(), String::new(), String::new(), String::new())
+                }
+            };
+            vec![
+                r.algorithm.clone(),
+                r.provider.clone(),
+                r.implementation.clone(),
+                r.operation.clone(),
+                r.gate.as_str().into(),
+                med,
+                ci,
+                time,
+                n,
+                outl,
+            ]
+        })
+        .collect();
+    render(&header, &body, &[false, false, false, false, false, true, true, true, true, true])
+}
+
+fn short(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(n - 1).collect::<String>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grouping_and_units() {
+        assert_eq!(group(1234567.4), "1,234,567");
+        assert_eq!(group(999.0), "999");
+        assert_eq!(duration(1500.0), "1.50 µs");
+        assert_eq!(duration(2.5e9), "2.50 s");
+    }
+
+    #[test]
+    fn columns_align() {
+        let t = render(&["a", "bb"], &[vec!["xxx".into(), "1".into()]], &[false, true]);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines[0], "a     bb");
+        assert_eq!(lines[2], "xxx    1");
+    }
+}
