@@ -14,21 +14,43 @@ fn first_line(cmd: &str, args: &[&str]) -> String {
 fn main() {
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
-    println!("cargo:rustc-env=CRYPTOSCOPE_C_COMPILER={}", first_line(&cc, &["--version"]));
+    println!(
+        "cargo:rustc-env=CRYPTOSCOPE_C_COMPILER={}",
+        first_line(&cc, &["--version"])
+    );
     println!("cargo:rustc-env=CRYPTOSCOPE_RUSTC={}", first_line(&rustc, &["-V"]));
-    println!("cargo:rustc-env=CRYPTOSCOPE_OPT_LEVEL={}", std::env::var("OPT_LEVEL").unwrap_or_default());
-    println!("cargo:rustc-env=CRYPTOSCOPE_PROFILE={}", std::env::var("PROFILE").unwrap_or_default());
+    println!(
+        "cargo:rustc-env=CRYPTOSCOPE_OPT_LEVEL={}",
+        std::env::var("OPT_LEVEL").unwrap_or_default()
+    );
+    println!(
+        "cargo:rustc-env=CRYPTOSCOPE_PROFILE={}",
+        std::env::var("PROFILE").unwrap_or_default()
+    );
     println!("cargo:rerun-if-env-changed=CC");
-    println!("cargo:rustc-env=CRYPTOSCOPE_CRATE_VERSIONS={}", locked_versions().join(","));
+    println!(
+        "cargo:rustc-env=CRYPTOSCOPE_CRATE_VERSIONS={}",
+        locked_versions().join(",")
+    );
 }
 
 /// `name=version` of the provider crates, read from the workspace Cargo.lock, so results
 /// name the exact library versions they measured.
 fn locked_versions() -> Vec<String> {
     const WANTED: &[&str] = &[
-        "oqs-sys", "pqcrypto-mlkem", "pqcrypto-classicmceliece", "pqcrypto-ntru", "pqcrypto-hqc",
-        "pqcrypto-internals", "aws-lc-rs", "aws-lc-sys", "ml-kem", "x25519-dalek", "p256",
-        "openssl", "openssl-sys",
+        "oqs-sys",
+        "pqcrypto-mlkem",
+        "pqcrypto-classicmceliece",
+        "pqcrypto-ntru",
+        "pqcrypto-hqc",
+        "pqcrypto-internals",
+        "aws-lc-rs",
+        "aws-lc-sys",
+        "ml-kem",
+        "x25519-dalek",
+        "p256",
+        "openssl",
+        "openssl-sys",
     ];
     let lock = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.lock");
     println!("cargo:rerun-if-changed={}", lock.display());

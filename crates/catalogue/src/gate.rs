@@ -30,10 +30,18 @@ pub struct Check {
 
 impl Check {
     fn pass(name: &str, detail: impl Into<String>) -> Check {
-        Check { name: name.into(), ok: true, detail: detail.into() }
+        Check {
+            name: name.into(),
+            ok: true,
+            detail: detail.into(),
+        }
     }
     fn fail(name: &str, detail: impl Into<String>) -> Check {
-        Check { name: name.into(), ok: false, detail: detail.into() }
+        Check {
+            name: name.into(),
+            ok: false,
+            detail: detail.into(),
+        }
     }
 }
 
@@ -54,7 +62,11 @@ impl GateReport {
         if let Some(f) = self.checks.iter().find(|c| !c.ok) {
             return format!("{}: {}", f.name, f.detail);
         }
-        self.checks.iter().map(|c| c.detail.as_str()).collect::<Vec<_>>().join("; ")
+        self.checks
+            .iter()
+            .map(|c| c.detail.as_str())
+            .collect::<Vec<_>>()
+            .join("; ")
     }
 }
 
@@ -99,7 +111,10 @@ struct Guarded {
 
 impl Guarded {
     fn new(len: usize) -> Guarded {
-        Guarded { data: vec![CANARY; len + 2 * PAD], len }
+        Guarded {
+            data: vec![CANARY; len + 2 * PAD],
+            len,
+        }
     }
     fn from(bytes: &[u8]) -> Guarded {
         let mut g = Guarded::new(bytes.len());
@@ -113,14 +128,20 @@ impl Guarded {
         &mut self.data[PAD..PAD + self.len]
     }
     fn intact(&self) -> bool {
-        self.data[..PAD].iter().chain(&self.data[PAD + self.len..]).all(|&b| b == CANARY)
+        self.data[..PAD]
+            .iter()
+            .chain(&self.data[PAD + self.len..])
+            .all(|&b| b == CANARY)
     }
 }
 
 fn canaries(op: &str, bufs: &[(&str, &Guarded)]) -> Result<(), String> {
     for (name, b) in bufs {
         if !b.intact() {
-            return Err(format!("{op} wrote outside its `{name}` buffer ({} bytes): canary bytes overwritten", b.len));
+            return Err(format!(
+                "{op} wrote outside its `{name}` buffer ({} bytes): canary bytes overwritten",
+                b.len
+            ));
         }
     }
     Ok(())
@@ -156,7 +177,8 @@ impl KemBufs {
 fn keypair_encaps(kem: &dyn Kem, b: &mut KemBufs) -> Result<(), String> {
     kem.keypair(b.pk.get_mut(), b.sk.get_mut()).map_err(|e| e.to_string())?;
     canaries("keypair", &[("pk", &b.pk), ("sk", &b.sk)])?;
-    kem.encaps(b.ct.get_mut(), b.ss.get_mut(), b.pk.get()).map_err(|e| e.to_string())?;
+    kem.encaps(b.ct.get_mut(), b.ss.get_mut(), b.pk.get())
+        .map_err(|e| e.to_string())?;
     canaries("encaps", &[("ct", &b.ct), ("ss", &b.ss), ("pk", &b.pk)])
 }
 
@@ -171,7 +193,12 @@ fn decaps(kem: &dyn Kem, sk: &[u8], ct: &[u8], ss_len: usize) -> Result<Vec<u8>,
 
 /// Runs the NIST KAT procedure for `n` entries and returns its text and the first `keep`
 /// entries.
-pub fn kat_procedure(kem: &dyn Kem, prng: KatPrngKind, n: usize, keep: usize) -> Result<(String, Vec<KatEntry>), String> {
+pub fn kat_procedure(
+    kem: &dyn Kem,
+    prng: KatPrngKind,
+    n: usize,
+    keep: usize,
+) -> Result<(String, Vec<KatEntry>), String> {
     let d = kem.descriptor();
     let entropy: [u8; 48] = core::array::from_fn(|i| i as u8);
     let mut outer = kat_prng(prng, &entropy);
@@ -185,16 +212,24 @@ pub fn kat_procedure(kem: &dyn Kem, prng: KatPrngKind, n: usize, keep: usize) ->
             let _g = install_kat(kat_prng(prng, &seed));
             keypair_encaps(kem, &mut b).map_err(|e| format!("KAT count {count}: {e}"))?;
         }
-        let ss2 = decaps(kem, b.sk.get(), b.ct.get(), d.sizes.shared_secret).map_err(|e| format!("KAT count {count}: {e}"))?;
+        let ss2 = decaps(kem, b.sk.get(), b.ct.get(), d.sizes.shared_secret)
+            .map_err(|e| format!("KAT count {count}: {e}"))?;
         if ss2 != b.ss.get() {
-            return Err(format!("KAT count {count}: decapsulation does not recover the encapsulated secret"));
+            return Err(format!(
+                "KAT count {count}: decapsulation does not recover the encapsulated secret"
+            ));
         }
         if count > 0 {
             text.push('\n');
         }
         let _ = writeln!(text, "count = {count}");
         let _ = writeln!(text, "seed = {}", hex::encode_upper(seed));
-        for (name, v) in [("pk", b.pk.get()), ("sk", b.sk.get()), ("ct", b.ct.get()), ("ss", b.ss.get())] {
+        for (name, v) in [
+            ("pk", b.pk.get()),
+            ("sk", b.sk.get()),
+            ("ct", b.ct.get()),
+            ("ss", b.ss.get()),
+        ] {
             let _ = writeln!(text, "{name} = {}", hex::encode_upper(v));
         }
         if count < keep {
@@ -222,7 +257,13 @@ pub struct KemGate {
 
 /// Gates a KEM. `keep` KAT entries are returned for cross-checks if the digest matches;
 /// `reference` supplies verified KAT entries for subjects with internal randomness.
-pub fn gate_kem(kem: &dyn Kem, vectors_dir: &Path, depth: KatDepth, keep: usize, reference: Option<&[KatEntry]>) -> KemGate {
+pub fn gate_kem(
+    kem: &dyn Kem,
+    vectors_dir: &Path,
+    depth: KatDepth,
+    keep: usize,
+    reference: Option<&[KatEntry]>,
+) -> KemGate {
     let d = kem.descriptor();
     let mut out = KemGate::default();
     let checks = &mut out.report.checks;
@@ -309,7 +350,9 @@ pub fn gate_kem(kem: &dyn Kem, vectors_dir: &Path, depth: KatDepth, keep: usize,
             let last = bad.len() - 1;
             bad[last / 2] ^= 0x01;
             match decaps(kem, b.sk.get(), &bad, d.sizes.shared_secret) {
-                Ok(s) if s == b.ss.get() => Err("decapsulating a modified ciphertext returns the original secret".to_string()),
+                Ok(s) if s == b.ss.get() => {
+                    Err("decapsulating a modified ciphertext returns the original secret".to_string())
+                }
                 _ => Ok(()),
             }
         });
@@ -327,7 +370,10 @@ pub fn gate_kem(kem: &dyn Kem, vectors_dir: &Path, depth: KatDepth, keep: usize,
         }
     }
     match rt {
-        Ok(()) => checks.push(Check::pass("round-trip", "round trip, modified-ciphertext rejection and canaries ok")),
+        Ok(()) => checks.push(Check::pass(
+            "round-trip",
+            "round trip, modified-ciphertext rejection and canaries ok",
+        )),
         Err(e) => checks.push(Check::fail("round-trip", e)),
     }
     out
@@ -353,7 +399,14 @@ pub fn verify_encapsulations(kem: &dyn Kem, entries: &[KatEntry], encs: &[Encaps
             Err(err) => return Check::fail("kat-encaps", format!("{} could not decapsulate: {err}", d.id)),
         }
     }
-    Check::pass("kat-encaps", format!("{} encapsulations to KAT public keys decapsulate correctly with {}", encs.len(), d.id))
+    Check::pass(
+        "kat-encaps",
+        format!(
+            "{} encapsulations to KAT public keys decapsulate correctly with {}",
+            encs.len(),
+            d.id
+        ),
+    )
 }
 
 fn exchange(kex: &dyn Kex, sk: &[u8], peer: &[u8]) -> Result<Vec<u8>, String> {
@@ -399,8 +452,16 @@ fn kex_vectors(kex: &dyn Kex, dir: &Path) -> Check {
             }
             for t in &v.dh {
                 let shared = h("shared", &t.shared)?;
-                if exchange(kex, &h("alice_private", &t.alice_private)?, &h("bob_public", &t.bob_public)?)? != shared
-                    || exchange(kex, &h("bob_private", &t.bob_private)?, &h("alice_public", &t.alice_public)?)? != shared
+                if exchange(
+                    kex,
+                    &h("alice_private", &t.alice_private)?,
+                    &h("bob_public", &t.bob_public)?,
+                )? != shared
+                    || exchange(
+                        kex,
+                        &h("bob_private", &t.bob_private)?,
+                        &h("alice_public", &t.alice_public)?,
+                    )? != shared
                 {
                     return Err(format!("{}: wrong shared secret", t.id));
                 }
@@ -412,7 +473,8 @@ fn kex_vectors(kex: &dyn Kex, dir: &Path) -> Check {
             let (path, v) = vectors::p256(dir).map_err(|e| e.to_string())?;
             let h = |f: &str, s: &str| vectors::unhex(&path, f, s).map_err(|e| e.to_string());
             for t in &v.tests {
-                let got = exchange(kex, &h("private", &t.private)?, &h("peer_public", &t.peer_public)?).map_err(|e| format!("{}: {e}", t.id))?;
+                let got = exchange(kex, &h("private", &t.private)?, &h("peer_public", &t.peer_public)?)
+                    .map_err(|e| format!("{}: {e}", t.id))?;
                 if got != h("shared", &t.shared)? {
                     return Err(format!("{}: wrong shared secret", t.id));
                 }
@@ -422,7 +484,9 @@ fn kex_vectors(kex: &dyn Kex, dir: &Path) -> Check {
         "FFDHE-2048" => {
             let (path, g) = vectors::ffdhe2048(dir).map_err(|e| e.to_string())?;
             let p = vectors::unhex(&path, "p", &g.p).map_err(|e| e.to_string())?;
-            let (lp, lg) = kex.group_parameters().ok_or("the provider does not expose its group parameters")?;
+            let (lp, lg) = kex
+                .group_parameters()
+                .ok_or("the provider does not expose its group parameters")?;
             let strip = |v: &[u8]| v.iter().skip_while(|&&b| b == 0).copied().collect::<Vec<u8>>();
             if strip(&lp) != strip(&p) {
                 return Err("the library's prime is not the RFC 7919 ffdhe2048 prime".into());
@@ -472,4 +536,223 @@ pub fn gate_kex(kex: &dyn Kex, vectors_dir: &Path) -> GateReport {
         Err(e) => Check::fail("round-trip", e),
     });
     report
+}
+
+#[cfg(test)]
+mod tests {
+    //! The gate must be able to fail: deliberately broken toy subjects (no real
+    //! cryptography) must be rejected, each for the right reason.
+    use super::*;
+    use crate::descriptor::{Availability, Family, KatRef, Sizes};
+    use crate::traits::{Decapsulator, Exchanger, OpError};
+    use std::path::PathBuf;
+
+    fn vectors() -> PathBuf {
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors"))
+    }
+
+    #[derive(Clone, Copy, PartialEq)]
+    enum Fault {
+        None,
+        WrongDecaps,
+        Overflow,
+        ConstantKeys,
+        AcceptsModified,
+    }
+
+    /// A toy KEM: sk = pk = random; ct = ss XOR pk. Correct round trip, no security.
+    struct Toy {
+        desc: Descriptor,
+        fault: Fault,
+    }
+
+    fn toy(fault: Fault) -> Toy {
+        Toy {
+            desc: Descriptor {
+                id: "ML-KEM-768/toy/broken".into(),
+                algorithm: "ML-KEM-768".into(),
+                family: Family::Kem,
+                provider: "toy".into(),
+                provider_version: "0".into(),
+                implementation: "broken".into(),
+                algorithm_version: "-".into(),
+                build: "-".into(),
+                nist_level: None,
+                classical_bits: None,
+                sizes: Sizes {
+                    public_key: 32,
+                    secret_key: 32,
+                    ciphertext: 32,
+                    shared_secret: 32,
+                },
+                availability: Availability::Available,
+                randomness: Randomness::Harness,
+                kat: Some(KatRef {
+                    file: "liboqs-kats.json".into(),
+                    name: "ML-KEM-768".into(),
+                    prng: KatPrngKind::AesCtrDrbg,
+                }),
+            },
+            fault,
+        }
+    }
+
+    impl Kem for Toy {
+        fn descriptor(&self) -> &Descriptor {
+            &self.desc
+        }
+        fn keypair(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), OpError> {
+            if self.fault == Fault::ConstantKeys {
+                pk.fill(7);
+            } else {
+                crate::rng::fill(pk);
+            }
+            sk.copy_from_slice(pk);
+            if self.fault == Fault::Overflow {
+                // Write one byte past the end of `sk`, as a buggy C implementation might.
+                // SAFETY (test only): the gate's buffers carry 32 canary bytes after each
+                // slice inside the same allocation, so this stays within it.
+                unsafe { *sk.as_mut_ptr().add(sk.len()) = 0 };
+            }
+            Ok(())
+        }
+        fn encaps(&self, ct: &mut [u8], ss: &mut [u8], pk: &[u8]) -> Result<(), OpError> {
+            crate::rng::fill(ss);
+            for i in 0..32 {
+                ct[i] = ss[i] ^ pk[i];
+            }
+            Ok(())
+        }
+        fn decapsulator<'a>(&'a self, sk: &[u8]) -> Result<Box<dyn Decapsulator + 'a>, OpError> {
+            Ok(Box::new(ToyDec {
+                sk: sk.to_vec(),
+                fault: self.fault,
+            }))
+        }
+    }
+
+    struct ToyDec {
+        sk: Vec<u8>,
+        fault: Fault,
+    }
+
+    impl Decapsulator for ToyDec {
+        fn decaps(&mut self, ss: &mut [u8], ct: &[u8]) -> Result<(), OpError> {
+            for i in 0..32 {
+                ss[i] = ct[i] ^ self.sk[i];
+            }
+            match self.fault {
+                Fault::WrongDecaps => ss[0] ^= 1,
+                // Ignore the ciphertext's middle byte: a modified ciphertext decapsulates
+                // to the same secret.
+                Fault::AcceptsModified => ss[15] = 0,
+                _ => {}
+            }
+            Ok(())
+        }
+    }
+
+    fn failed_check(r: &GateReport, name: &str) -> String {
+        let c = r
+            .checks
+            .iter()
+            .find(|c| c.name == name)
+            .unwrap_or_else(|| panic!("no check {name}: {r:?}"));
+        assert!(!c.ok, "{name} should fail: {r:?}");
+        assert!(!r.passed());
+        c.detail.clone()
+    }
+
+    #[test]
+    fn wrong_kat_output_fails_the_digest() {
+        let g = gate_kem(&toy(Fault::None), &vectors(), KatDepth::Single, 0, None);
+        assert!(failed_check(&g.report, "kat").contains("KAT digest mismatch"));
+        assert!(
+            g.report.checks.iter().any(|c| c.name == "round-trip" && c.ok),
+            "the toy round-trips"
+        );
+        assert!(g.entries.is_empty(), "no entries are kept from a failed KAT");
+    }
+
+    #[test]
+    fn wrong_decapsulation_fails() {
+        let g = gate_kem(&toy(Fault::WrongDecaps), &vectors(), KatDepth::Single, 0, None);
+        assert!(failed_check(&g.report, "kat").contains("decapsulation does not recover"));
+        failed_check(&g.report, "round-trip");
+    }
+
+    #[test]
+    fn buffer_overflow_is_caught_by_canaries() {
+        let g = gate_kem(&toy(Fault::Overflow), &vectors(), KatDepth::Single, 0, None);
+        assert!(failed_check(&g.report, "round-trip").contains("canary"));
+    }
+
+    #[test]
+    fn constant_keys_are_caught() {
+        let g = gate_kem(&toy(Fault::ConstantKeys), &vectors(), KatDepth::Single, 0, None);
+        assert!(failed_check(&g.report, "round-trip").contains("identical"));
+    }
+
+    #[test]
+    fn modified_ciphertext_must_change_the_secret() {
+        let g = gate_kem(&toy(Fault::AcceptsModified), &vectors(), KatDepth::Single, 0, None);
+        assert!(failed_check(&g.report, "round-trip").contains("modified ciphertext"));
+    }
+
+    #[test]
+    fn internal_randomness_without_reference_fails() {
+        let mut t = toy(Fault::None);
+        t.desc.randomness = Randomness::Internal;
+        let g = gate_kem(&t, &vectors(), KatDepth::Single, 0, None);
+        failed_check(&g.report, "kat-crosscheck");
+    }
+
+    /// A "key exchange" that returns the peer's key: agrees with itself, fails vectors.
+    struct EchoKex(Descriptor);
+
+    impl Kex for EchoKex {
+        fn descriptor(&self) -> &Descriptor {
+            &self.0
+        }
+        fn keypair(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), OpError> {
+            crate::rng::fill(sk);
+            pk.fill(1);
+            crate::rng::fill(&mut pk[..4]);
+            Ok(())
+        }
+        fn exchanger<'a>(&'a self, _sk: &[u8]) -> Result<Box<dyn Exchanger + 'a>, OpError> {
+            Ok(Box::new(Echo))
+        }
+    }
+
+    struct Echo;
+
+    impl Exchanger for Echo {
+        fn exchange(&mut self, ss: &mut [u8], peer: &[u8]) -> Result<(), OpError> {
+            ss.copy_from_slice(peer);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn wrong_x25519_fails_rfc7748() {
+        let mut d = toy(Fault::None).desc;
+        d.algorithm = "X25519".into();
+        d.family = Family::Kex;
+        d.sizes = Sizes {
+            public_key: 32,
+            secret_key: 32,
+            ciphertext: 0,
+            shared_secret: 32,
+        };
+        let r = gate_kex(&EchoKex(d), &vectors());
+        assert!(failed_check(&r, "vectors").contains("wrong output"));
+    }
+
+    #[test]
+    fn kat_entry_counts_follow_the_published_files() {
+        assert_eq!(kat_entries("Classic-McEliece-8192128f", KatDepth::All), 10);
+        assert_eq!(kat_entries("ML-KEM-768", KatDepth::All), 100);
+        assert_eq!(kat_entries("ML-KEM-768", KatDepth::Single), 1);
+    }
 }

@@ -22,11 +22,23 @@ pub struct AlgorithmInfo {
 }
 
 const fn kem(name: &'static str, level: u8, default_suite: bool) -> AlgorithmInfo {
-    AlgorithmInfo { name, family: Family::Kem, nist_level: Some(level), classical_bits: None, default_suite }
+    AlgorithmInfo {
+        name,
+        family: Family::Kem,
+        nist_level: Some(level),
+        classical_bits: None,
+        default_suite,
+    }
 }
 
 const fn kex(name: &'static str, bits: u16) -> AlgorithmInfo {
-    AlgorithmInfo { name, family: Family::Kex, nist_level: None, classical_bits: Some(bits), default_suite: true }
+    AlgorithmInfo {
+        name,
+        family: Family::Kex,
+        nist_level: None,
+        classical_bits: Some(bits),
+        default_suite: true,
+    }
 }
 
 /// Every algorithm in the catalogue. NIST levels are the ones the submissions claim (as

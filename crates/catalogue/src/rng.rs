@@ -33,7 +33,10 @@ pub struct CtrDrbg {
 impl CtrDrbg {
     /// Instantiates from a 48-byte seed (entropy input; no personalisation string).
     pub fn new(seed: &[u8; 48]) -> CtrDrbg {
-        let mut d = CtrDrbg { key: [0; 32], v: [0; 16] };
+        let mut d = CtrDrbg {
+            key: [0; 32],
+            v: [0; 16],
+        };
         d.update(Some(seed));
         d
     }
@@ -95,7 +98,9 @@ impl ShakePrng {
         let mut h = sha3::Shake256::default();
         h.update(seed);
         h.update(&[domain]);
-        ShakePrng { reader: h.finalize_xof() }
+        ShakePrng {
+            reader: h.finalize_xof(),
+        }
     }
 }
 
@@ -156,7 +161,8 @@ mod tests {
 
     /// The first `seed` line of every NIST PQC KAT file (`count = 0`), produced by the NIST
     /// DRBG seeded with bytes 0..47: a published value (e.g. any round-3 `PQCkemKAT_*.rsp`).
-    const NIST_COUNT0_SEED: &str = "061550234D158C5EC95595FE04EF7A25767F2E24CC2BC479D09D86DC9ABCFDE7056A8C266F9EF97ED08541DBD2E1FFA1";
+    const NIST_COUNT0_SEED: &str =
+        "061550234D158C5EC95595FE04EF7A25767F2E24CC2BC479D09D86DC9ABCFDE7056A8C266F9EF97ED08541DBD2E1FFA1";
 
     #[test]
     fn ctr_drbg_reproduces_nist_kat_seed() {

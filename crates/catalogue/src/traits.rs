@@ -29,7 +29,10 @@ pub enum OpError {
 
 impl OpError {
     pub fn failed(op: &'static str, detail: impl Into<String>) -> OpError {
-        OpError::Failed { op, detail: detail.into() }
+        OpError::Failed {
+            op,
+            detail: detail.into(),
+        }
     }
 }
 
@@ -39,7 +42,12 @@ pub fn check_len(op: &'static str, buffer: &'static str, got: usize, expected: u
     if got == expected {
         Ok(())
     } else {
-        Err(OpError::BadLength { op, buffer, got, expected })
+        Err(OpError::BadLength {
+            op,
+            buffer,
+            got,
+            expected,
+        })
     }
 }
 

@@ -19,13 +19,22 @@ pub enum VectorError {
 }
 
 fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, VectorError> {
-    let text = std::fs::read_to_string(path).map_err(|source| VectorError::Io { path: path.into(), source })?;
-    serde_json::from_str(&text).map_err(|e| VectorError::Malformed { path: path.into(), detail: e.to_string() })
+    let text = std::fs::read_to_string(path).map_err(|source| VectorError::Io {
+        path: path.into(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|e| VectorError::Malformed {
+        path: path.into(),
+        detail: e.to_string(),
+    })
 }
 
 /// Decodes a hex field, naming the file and field on failure.
 pub fn unhex(path: &Path, field: &str, s: &str) -> Result<Vec<u8>, VectorError> {
-    hex::decode(s).map_err(|e| VectorError::Malformed { path: path.into(), detail: format!("field `{field}`: {e}") })
+    hex::decode(s).map_err(|e| VectorError::Malformed {
+        path: path.into(),
+        detail: format!("field `{field}`: {e}"),
+    })
 }
 
 /// SHA-256 digests of a KAT file: first entry only, and all entries.
@@ -39,10 +48,16 @@ pub struct KatDigest {
 pub fn kat_digest(dir: &Path, file: &str, name: &str) -> Result<KatDigest, VectorError> {
     let path = dir.join("kem").join(file);
     let map: std::collections::BTreeMap<String, KatDigest> = read_json(&path)?;
-    let d = map.get(name).cloned().ok_or(VectorError::Missing { path: path.clone(), key: name.into() })?;
+    let d = map.get(name).cloned().ok_or(VectorError::Missing {
+        path: path.clone(),
+        key: name.into(),
+    })?;
     for (field, v) in [("single", &d.single), ("all", &d.all)] {
         if v.len() != 64 || hex::decode(v).is_err() {
-            return Err(VectorError::Malformed { path, detail: format!("`{name}.{field}` is not a SHA-256 hex digest") });
+            return Err(VectorError::Malformed {
+                path,
+                detail: format!("`{name}.{field}` is not a SHA-256 hex digest"),
+            });
         }
     }
     Ok(d)
@@ -118,4 +133,71 @@ pub fn ffdhe2048(dir: &Path) -> Result<(PathBuf, FfdhGroup), VectorError> {
     let p = dir.join("kex/ffdhe2048-rfc7919.json");
     let v = read_json(&p)?;
     Ok((p, v))
+}
+
+/// Checks that every file the gate reads parses, so a broken vectors directory is reported
+/// once, up front, as bad input.
+pub fn validate_dir(dir: &Path) -> Result<(), VectorError> {
+    for f in ["liboqs-kats.json", "liboqs-0.13.0-kats.json"] {
+        let path = dir.join("kem").join(f);
+        let map: std::collections::BTreeMap<String, KatDigest> = read_json(&path)?;
+        for (name, d) in &map {
+            for (field, v) in [("single", &d.single), ("all", &d.all)] {
+                if v.len() != 64 || hex::decode(v).is_err() {
+                    return Err(VectorError::Malformed {
+                        path: path.clone(),
+                        detail: format!("`{name}.{field}` is not a SHA-256 hex digest"),
+                    });
+                }
+            }
+        }
+    }
+    x25519(dir)?;
+    p256(dir)?;
+    ffdhe2048(dir)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir() -> PathBuf {
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors"))
+    }
+
+    #[test]
+    fn repository_vectors_are_well_formed() {
+        validate_dir(&dir()).unwrap();
+        let (_, x) = x25519(&dir()).unwrap();
+        assert_eq!(x.scalar_mult.len(), 2);
+        let (_, p) = p256(&dir()).unwrap();
+        assert_eq!(p.tests.len(), 25);
+        let (_, g) = ffdhe2048(&dir()).unwrap();
+        assert_eq!(g.p.len(), 512, "2048-bit prime");
+    }
+
+    #[test]
+    fn malformed_and_missing_files_are_named() {
+        let t = std::env::temp_dir().join(format!("cs-vec-{}", std::process::id()));
+        std::fs::create_dir_all(t.join("kem")).unwrap();
+        std::fs::write(t.join("kem/liboqs-kats.json"), "{ not json").unwrap();
+        let e = validate_dir(&t).unwrap_err().to_string();
+        assert!(
+            e.contains("malformed vector file") && e.contains("liboqs-kats.json"),
+            "{e}"
+        );
+        std::fs::write(
+            t.join("kem/liboqs-kats.json"),
+            r#"{"X": {"single": "zz", "all": "00"}}"#,
+        )
+        .unwrap();
+        let e = validate_dir(&t).unwrap_err().to_string();
+        assert!(e.contains("not a SHA-256 hex digest"), "{e}");
+        std::fs::remove_dir_all(&t).unwrap();
+        let e = kat_digest(&t, "liboqs-kats.json", "ML-KEM-768")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cannot read vector file"), "{e}");
+    }
 }

@@ -22,10 +22,21 @@ pub struct Catalogue {
 impl Catalogue {
     pub fn discover() -> Result<Catalogue> {
         let dir = workers::worker_dir()?;
-        let mut cat = Catalogue { subjects: Vec::new(), workers: BTreeMap::new(), missing: Vec::new() };
+        let mut cat = Catalogue {
+            subjects: Vec::new(),
+            workers: BTreeMap::new(),
+            missing: Vec::new(),
+        };
         for provider in names::PROVIDERS {
             let Some(bin) = workers::worker_path(&dir, provider) else {
-                cat.missing.push((provider.to_string(), format!("worker {} not found in {}", names::worker_binary(provider), dir.display())));
+                cat.missing.push((
+                    provider.to_string(),
+                    format!(
+                        "worker {} not found in {}",
+                        names::worker_binary(provider),
+                        dir.display()
+                    ),
+                ));
                 continue;
             };
             let mut subjects = Vec::new();
@@ -53,10 +64,19 @@ impl Catalogue {
 /// Catalogue order: family, the algorithm's place in the name list, provider order,
 /// implementation.
 pub fn sort_key(d: &Descriptor) -> (Family, usize, usize, usize, String) {
-    let a = names::ALGORITHMS.iter().position(|a| a.name == d.algorithm).unwrap_or(usize::MAX);
-    let p = names::PROVIDERS.iter().position(|p| *p == d.provider).unwrap_or(usize::MAX);
+    let a = names::ALGORITHMS
+        .iter()
+        .position(|a| a.name == d.algorithm)
+        .unwrap_or(usize::MAX);
+    let p = names::PROVIDERS
+        .iter()
+        .position(|p| *p == d.provider)
+        .unwrap_or(usize::MAX);
     // Portable code first, then its optimised variants.
-    let i = ["clean", "ref", "avx2"].iter().position(|x| *x == d.implementation).unwrap_or(3);
+    let i = ["clean", "ref", "avx2"]
+        .iter()
+        .position(|x| *x == d.implementation)
+        .unwrap_or(3);
     (d.family, a, p, i, d.implementation.clone())
 }
 
@@ -79,41 +99,79 @@ impl Selection {
     /// Canonicalises and checks names; unknown ones are usage errors.
     pub fn validate(mut self) -> Result<Selection> {
         let mut suites = Vec::new();
-        for s in self.suites.iter().flat_map(|s| s.split(',')).map(str::trim).filter(|s| !s.is_empty()) {
+        for s in self
+            .suites
+            .iter()
+            .flat_map(|s| s.split(','))
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
             let s = s.to_ascii_lowercase();
             if !names::SUITES.contains(&s.as_str()) {
-                let hint = names::did_you_mean(&s, names::SUITES.iter().copied()).map(|h| format!(" (did you mean `{h}`?)")).unwrap_or_default();
-                bail!(usage(format!("unknown suite `{s}`{hint}; suites: {}", names::SUITES.join(", "))));
+                let hint = names::did_you_mean(&s, names::SUITES.iter().copied())
+                    .map(|h| format!(" (did you mean `{h}`?)"))
+                    .unwrap_or_default();
+                bail!(usage(format!(
+                    "unknown suite `{s}`{hint}; suites: {}",
+                    names::SUITES.join(", ")
+                )));
             }
             suites.push(s);
         }
         self.suites = suites;
         let mut algs = Vec::new();
-        for a in self.algorithms.iter().flat_map(|s| s.split(',')).map(str::trim).filter(|s| !s.is_empty()) {
+        for a in self
+            .algorithms
+            .iter()
+            .flat_map(|s| s.split(','))
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
             match names::algorithm(a) {
                 Some(info) => algs.push(info.name.to_string()),
                 None => {
                     let hint = names::did_you_mean(a, names::ALGORITHMS.iter().map(|x| x.name))
                         .map(|h| format!(" (did you mean `{h}`?)"))
                         .unwrap_or_default();
-                    bail!(usage(format!("unknown algorithm `{a}`{hint}; `cryptoscope list` shows them all")));
+                    bail!(usage(format!(
+                        "unknown algorithm `{a}`{hint}; `cryptoscope list` shows them all"
+                    )));
                 }
             }
         }
         self.algorithms = algs;
         let mut provs = Vec::new();
-        for p in self.providers.iter().flat_map(|s| s.split(',')).map(str::trim).filter(|s| !s.is_empty()) {
-            let canon = names::PROVIDERS.iter().find(|x| x.eq_ignore_ascii_case(p) || x.replace('-', "").eq_ignore_ascii_case(p));
+        for p in self
+            .providers
+            .iter()
+            .flat_map(|s| s.split(','))
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
+            let canon = names::PROVIDERS
+                .iter()
+                .find(|x| x.eq_ignore_ascii_case(p) || x.replace('-', "").eq_ignore_ascii_case(p));
             match canon {
                 Some(c) => provs.push(c.to_string()),
                 None => {
-                    let hint = names::did_you_mean(p, names::PROVIDERS.iter().copied()).map(|h| format!(" (did you mean `{h}`?)")).unwrap_or_default();
-                    bail!(usage(format!("unknown provider `{p}`{hint}; providers: {}", names::PROVIDERS.join(", "))));
+                    let hint = names::did_you_mean(p, names::PROVIDERS.iter().copied())
+                        .map(|h| format!(" (did you mean `{h}`?)"))
+                        .unwrap_or_default();
+                    bail!(usage(format!(
+                        "unknown provider `{p}`{hint}; providers: {}",
+                        names::PROVIDERS.join(", ")
+                    )));
                 }
             }
         }
         self.providers = provs;
-        self.implementations = self.implementations.iter().flat_map(|s| s.split(',')).map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+        self.implementations = self
+            .implementations
+            .iter()
+            .flat_map(|s| s.split(','))
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect();
         Ok(self)
     }
 
@@ -137,11 +195,24 @@ impl Selection {
             .collect();
         for a in &self.algorithms {
             if !picked.iter().any(|d| &d.algorithm == a) {
-                let from = if self.providers.is_empty() { String::new() } else { format!(" from {}", self.providers.join(", ")) };
-                let offered: Vec<&str> = cat.subjects.iter().filter(|d| &d.algorithm == a).map(|d| d.provider.as_str()).collect();
+                let from = if self.providers.is_empty() {
+                    String::new()
+                } else {
+                    format!(" from {}", self.providers.join(", "))
+                };
+                let offered: Vec<&str> = cat
+                    .subjects
+                    .iter()
+                    .filter(|d| &d.algorithm == a)
+                    .map(|d| d.provider.as_str())
+                    .collect();
                 let extra = if offered.is_empty() {
                     let missing: Vec<&str> = cat.missing.iter().map(|(p, _)| p.as_str()).collect();
-                    if missing.is_empty() { String::new() } else { format!(" (providers without a worker: {})", missing.join(", ")) }
+                    if missing.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (providers without a worker: {})", missing.join(", "))
+                    }
                 } else {
                     format!(" (offered by: {})", dedup(offered).join(", "))
                 };
@@ -149,7 +220,9 @@ impl Selection {
             }
         }
         if picked.is_empty() {
-            bail!(usage("the selection matches no subject; `cryptoscope list` shows the catalogue".into()));
+            bail!(usage(
+                "the selection matches no subject; `cryptoscope list` shows the catalogue".into()
+            ));
         }
         Ok(picked)
     }

@@ -42,7 +42,10 @@ fn id_file(dir: &Path, id: &str, suffix: &str) -> PathBuf {
 
 fn run_gate(cat: &Catalogue, d: &Descriptor, s: &GateSettings, extra: &[String]) -> Verdict {
     let Some(bin) = cat.worker(&d.provider) else {
-        return Verdict { status: GateStatus::Unavailable, detail: format!("no worker for provider {}", d.provider) };
+        return Verdict {
+            status: GateStatus::Unavailable,
+            detail: format!("no worker for provider {}", d.provider),
+        };
     };
     let mut args = vec![
         "gate".to_string(),
@@ -65,22 +68,48 @@ fn run_gate(cat: &Catalogue, d: &Descriptor, s: &GateSettings, extra: &[String])
 
 fn verdict_of(outcome: Outcome, report: Option<GateReport>) -> Verdict {
     match (outcome, report) {
-        (Outcome::Completed, Some(r)) if r.passed() => Verdict { status: GateStatus::Pass, detail: r.detail() },
-        (Outcome::Completed, Some(r)) => Verdict { status: GateStatus::Fail, detail: r.detail() },
-        (Outcome::Completed, None) => Verdict { status: GateStatus::Fail, detail: "worker reported no gate result".into() },
-        (Outcome::Crashed(s), _) => Verdict { status: GateStatus::Crashed, detail: format!("crashed during the gate: {s}") },
-        (Outcome::TimedOut(t), _) => Verdict { status: GateStatus::Timeout, detail: format!("gate timed out after {} s", t.as_secs()) },
-        (Outcome::Failed(e), _) => Verdict { status: GateStatus::Fail, detail: e },
+        (Outcome::Completed, Some(r)) if r.passed() => Verdict {
+            status: GateStatus::Pass,
+            detail: r.detail(),
+        },
+        (Outcome::Completed, Some(r)) => Verdict {
+            status: GateStatus::Fail,
+            detail: r.detail(),
+        },
+        (Outcome::Completed, None) => Verdict {
+            status: GateStatus::Fail,
+            detail: "worker reported no gate result".into(),
+        },
+        (Outcome::Crashed(s), _) => Verdict {
+            status: GateStatus::Crashed,
+            detail: format!("crashed during the gate: {s}"),
+        },
+        (Outcome::TimedOut(t), _) => Verdict {
+            status: GateStatus::Timeout,
+            detail: format!("gate timed out after {} s", t.as_secs()),
+        },
+        (Outcome::Failed(e), _) => Verdict {
+            status: GateStatus::Fail,
+            detail: e,
+        },
     }
 }
 
 /// Gates `selected`, calling `progress` after each subject. Returns a verdict per id.
-pub fn gate_all(cat: &Catalogue, selected: &[Descriptor], s: &GateSettings, progress: &mut dyn FnMut(&Descriptor, &Verdict)) -> BTreeMap<String, Verdict> {
+pub fn gate_all(
+    cat: &Catalogue,
+    selected: &[Descriptor],
+    s: &GateSettings,
+    progress: &mut dyn FnMut(&Descriptor, &Verdict),
+) -> BTreeMap<String, Verdict> {
     let tmp = std::env::temp_dir().join(format!("cryptoscope-gate-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&tmp);
     let mut verdicts = BTreeMap::new();
-    let needs_ref = |d: &Descriptor| d.family == Family::Kem && d.randomness == Randomness::Internal && d.is_available();
-    let can_ref = |d: &Descriptor| d.family == Family::Kem && d.randomness == Randomness::Harness && d.kat.is_some() && d.is_available();
+    let needs_ref =
+        |d: &Descriptor| d.family == Family::Kem && d.randomness == Randomness::Internal && d.is_available();
+    let can_ref = |d: &Descriptor| {
+        d.family == Family::Kem && d.randomness == Randomness::Harness && d.kat.is_some() && d.is_available()
+    };
     // A reference per algorithm that some selected subject must be cross-checked against.
     let mut references: BTreeMap<String, Descriptor> = BTreeMap::new();
     for d in selected.iter().filter(|d| needs_ref(d)) {
@@ -98,7 +127,12 @@ pub fn gate_all(cat: &Catalogue, selected: &[Descriptor], s: &GateSettings, prog
     // Extra references not in the selection are gated first, silently.
     for r in references.values() {
         if !selected.iter().any(|d| d.id == r.id) {
-            let extra = ["--keep".into(), CROSSCHECK_ENTRIES.to_string(), "--entries-out".into(), id_file(&tmp, &r.id, "entries").display().to_string()];
+            let extra = [
+                "--keep".into(),
+                CROSSCHECK_ENTRIES.to_string(),
+                "--entries-out".into(),
+                id_file(&tmp, &r.id, "entries").display().to_string(),
+            ];
             let v = run_gate(cat, r, s, &extra);
             verdicts.insert(r.id.clone(), v);
         }
@@ -107,13 +141,21 @@ pub fn gate_all(cat: &Catalogue, selected: &[Descriptor], s: &GateSettings, prog
     order.sort_by_key(|d| needs_ref(d));
     for d in order {
         let v = if let Availability::Unavailable(reason) = &d.availability {
-            Verdict { status: GateStatus::Unavailable, detail: reason.clone() }
+            Verdict {
+                status: GateStatus::Unavailable,
+                detail: reason.clone(),
+            }
         } else if needs_ref(d) {
             crosscheck(cat, d, references.get(&d.algorithm), &verdicts, s, &tmp)
         } else {
             let is_ref = references.values().any(|r| r.id == d.id);
             let extra: Vec<String> = if is_ref {
-                vec!["--keep".into(), CROSSCHECK_ENTRIES.to_string(), "--entries-out".into(), id_file(&tmp, &d.id, "entries").display().to_string()]
+                vec![
+                    "--keep".into(),
+                    CROSSCHECK_ENTRIES.to_string(),
+                    "--entries-out".into(),
+                    id_file(&tmp, &d.id, "entries").display().to_string(),
+                ]
             } else {
                 Vec::new()
             };
@@ -126,23 +168,53 @@ pub fn gate_all(cat: &Catalogue, selected: &[Descriptor], s: &GateSettings, prog
     verdicts
 }
 
-fn crosscheck(cat: &Catalogue, d: &Descriptor, reference: Option<&Descriptor>, verdicts: &BTreeMap<String, Verdict>, s: &GateSettings, tmp: &Path) -> Verdict {
+fn crosscheck(
+    cat: &Catalogue,
+    d: &Descriptor,
+    reference: Option<&Descriptor>,
+    verdicts: &BTreeMap<String, Verdict>,
+    s: &GateSettings,
+    tmp: &Path,
+) -> Verdict {
     let Some(r) = reference else {
         return Verdict { status: GateStatus::Fail, detail: "randomness not injectable and no implementation with a published KAT digest is available to cross-check against".into() };
     };
     match verdicts.get(&r.id) {
         Some(v) if v.status == GateStatus::Pass => {}
-        Some(v) => return Verdict { status: GateStatus::Fail, detail: format!("cross-check reference {} did not pass its own gate: {}", r.id, v.detail) },
-        None => return Verdict { status: GateStatus::Fail, detail: format!("cross-check reference {} was not gated", r.id) },
+        Some(v) => {
+            return Verdict {
+                status: GateStatus::Fail,
+                detail: format!("cross-check reference {} did not pass its own gate: {}", r.id, v.detail),
+            }
+        }
+        None => {
+            return Verdict {
+                status: GateStatus::Fail,
+                detail: format!("cross-check reference {} was not gated", r.id),
+            }
+        }
     }
     let entries = id_file(tmp, &r.id, "entries");
     let encaps = id_file(tmp, &d.id, "encaps");
-    let first = run_gate(cat, d, s, &["--reference".into(), entries.display().to_string(), "--encaps-out".into(), encaps.display().to_string()]);
+    let first = run_gate(
+        cat,
+        d,
+        s,
+        &[
+            "--reference".into(),
+            entries.display().to_string(),
+            "--encaps-out".into(),
+            encaps.display().to_string(),
+        ],
+    );
     if first.status != GateStatus::Pass {
         return first;
     }
     let Some(bin) = cat.worker(&r.provider) else {
-        return Verdict { status: GateStatus::Fail, detail: format!("no worker for reference {}", r.id) };
+        return Verdict {
+            status: GateStatus::Fail,
+            detail: format!("no worker for reference {}", r.id),
+        };
     };
     let args = vec![
         "verify-encaps".to_string(),
@@ -160,8 +232,17 @@ fn crosscheck(cat: &Catalogue, d: &Descriptor, reference: Option<&Descriptor>, v
         }
     });
     match (outcome, check) {
-        (Outcome::Completed, Some(c)) if c.ok => Verdict { status: GateStatus::Pass, detail: format!("{}; {} (reference {})", first.detail, c.detail, r.id) },
-        (Outcome::Completed, Some(c)) => Verdict { status: GateStatus::Fail, detail: format!("{}: {}", c.name, c.detail) },
-        (o, _) => Verdict { status: GateStatus::Fail, detail: format!("cross-check with {} failed: {}", r.id, o.describe()) },
+        (Outcome::Completed, Some(c)) if c.ok => Verdict {
+            status: GateStatus::Pass,
+            detail: format!("{}; {} (reference {})", first.detail, c.detail, r.id),
+        },
+        (Outcome::Completed, Some(c)) => Verdict {
+            status: GateStatus::Fail,
+            detail: format!("{}: {}", c.name, c.detail),
+        },
+        (o, _) => Verdict {
+            status: GateStatus::Fail,
+            detail: format!("cross-check with {} failed: {}", r.id, o.describe()),
+        },
     }
 }

@@ -149,6 +149,40 @@ fn usage(msg: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(UsageError(msg.into()))
 }
 
+/// Progress for long work: a bar with ETA on a terminal, one line per step otherwise
+/// (logs, CI), nothing with `--quiet`.
+struct Progress {
+    bar: ProgressBar,
+    lines: bool,
+    done: u64,
+    total: u64,
+}
+
+impl Progress {
+    fn new(total: u64, quiet: bool) -> Progress {
+        let tty = std::io::stderr().is_terminal();
+        Progress {
+            bar: progress_bar(total, quiet),
+            lines: !quiet && !tty,
+            done: 0,
+            total,
+        }
+    }
+
+    fn step(&mut self, what: &str, outcome: &str) {
+        self.done += 1;
+        self.bar.set_message(what.to_string());
+        self.bar.inc(1);
+        if self.lines {
+            eprintln!("[{}/{}] {what}: {outcome}", self.done, self.total);
+        }
+    }
+
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
 fn progress_bar(len: u64, quiet: bool) -> ProgressBar {
     if quiet || !std::io::stderr().is_terminal() {
         return ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden());
@@ -195,7 +229,11 @@ fn cmd_list(sel: &SelectArgs, json: bool) -> Result<i32> {
                 Availability::Available => "available".to_string(),
                 Availability::Unavailable(r) => format!("unavailable: {r}"),
             };
-            let ct = if d.sizes.ciphertext == 0 { "-".into() } else { d.sizes.ciphertext.to_string() };
+            let ct = if d.sizes.ciphertext == 0 {
+                "-".into()
+            } else {
+                d.sizes.ciphertext.to_string()
+            };
             vec![
                 d.algorithm.clone(),
                 d.provider.clone(),
@@ -213,7 +251,18 @@ fn cmd_list(sel: &SelectArgs, json: bool) -> Result<i32> {
     print!(
         "{}",
         table::render(
-            &["algorithm", "provider", "impl", "level", "pk", "sk", "ct", "ss", "version", "status"],
+            &[
+                "algorithm",
+                "provider",
+                "impl",
+                "level",
+                "pk",
+                "sk",
+                "ct",
+                "ss",
+                "version",
+                "status"
+            ],
             &rows,
             &[false, false, false, false, true, true, true, true, false, false]
         )
@@ -223,7 +272,9 @@ fn cmd_list(sel: &SelectArgs, json: bool) -> Result<i32> {
 }
 
 fn gate_settings_depth(g: &GateArgs, quick: bool) -> String {
-    g.kat.clone().unwrap_or_else(|| if quick { "single".into() } else { "all".into() })
+    g.kat
+        .clone()
+        .unwrap_or_else(|| if quick { "single".into() } else { "all".into() })
 }
 
 fn cmd_verify(sel: &SelectArgs, g: &GateArgs, quiet: bool) -> Result<i32> {
@@ -233,13 +284,16 @@ fn cmd_verify(sel: &SelectArgs, g: &GateArgs, quiet: bool) -> Result<i32> {
     warn_missing(&cat);
     let picked = selection.pick(&cat)?;
     let depth = gate_settings_depth(g, false);
-    let settings = gating::GateSettings { vectors: &vectors, depth: &depth, timeout: Duration::from_secs_f64(g.timeout) };
-    let pb = progress_bar(picked.len() as u64, quiet);
-    let verdicts = gating::gate_all(&cat, &picked, &settings, &mut |d, _| {
-        pb.set_message(d.id.clone());
-        pb.inc(1);
+    let settings = gating::GateSettings {
+        vectors: &vectors,
+        depth: &depth,
+        timeout: Duration::from_secs_f64(g.timeout),
+    };
+    let mut pb = Progress::new(picked.len() as u64, quiet);
+    let verdicts = gating::gate_all(&cat, &picked, &settings, &mut |d, v| {
+        pb.step(&format!("gate {}", d.id), v.status.as_str())
     });
-    pb.finish_and_clear();
+    pb.finish();
     let mut failed = 0;
     let rows: Vec<Vec<String>> = picked
         .iter()
@@ -253,12 +307,28 @@ fn cmd_verify(sel: &SelectArgs, g: &GateArgs, quiet: bool) -> Result<i32> {
                 GateStatus::Unavailable => "unavailable".to_string(),
                 s => s.as_str().to_uppercase(),
             };
-            vec![d.algorithm.clone(), d.provider.clone(), d.implementation.clone(), label, v.detail.clone()]
+            vec![
+                d.algorithm.clone(),
+                d.provider.clone(),
+                d.implementation.clone(),
+                label,
+                v.detail.clone(),
+            ]
         })
         .collect();
-    print!("{}", table::render(&["algorithm", "provider", "impl", "gate", "detail"], &rows, &[]));
-    let passed = picked.iter().filter(|d| verdicts[&d.id].status == GateStatus::Pass).count();
-    println!("{passed} passed, {failed} failed, {} unavailable (KAT depth: {depth}, vectors: {})", picked.len() - passed - failed, vectors.display());
+    print!(
+        "{}",
+        table::render(&["algorithm", "provider", "impl", "gate", "detail"], &rows, &[])
+    );
+    let passed = picked
+        .iter()
+        .filter(|d| verdicts[&d.id].status == GateStatus::Pass)
+        .count();
+    println!(
+        "{passed} passed, {failed} failed, {} unavailable (KAT depth: {depth}, vectors: {})",
+        picked.len() - passed - failed,
+        vectors.display()
+    );
     Ok(if failed > 0 { 1 } else { 0 })
 }
 
@@ -287,7 +357,11 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
     let out_path = a.json.clone().unwrap_or_else(|| PathBuf::from("results"));
     let (started_at, _) = util::now_utc();
     let run_id = util::run_id();
-    let out_file = if a.json.is_some() { out_path.clone() } else { out_path.join(format!("{run_id}.json")) };
+    let out_file = if a.json.is_some() {
+        out_path.clone()
+    } else {
+        out_path.join(format!("{run_id}.json"))
+    };
     if let Some(parent) = out_file.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|e| usage(format!("cannot create {}: {e}", parent.display())))?;
     }
@@ -303,7 +377,11 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
     let picked = selection.pick(&cat)?;
     let clock = Clock::new(ClockChoice::Auto);
     let budget = Duration::from_secs_f64(a.time_budget.unwrap_or(if a.quick { 1.0 } else { 12.0 }));
-    let mut plan = if a.quick { Plan::quick(budget) } else { Plan::standard(budget) };
+    let mut plan = if a.quick {
+        Plan::quick(budget)
+    } else {
+        Plan::standard(budget)
+    };
     if let Some(n) = a.samples {
         plan.min_samples = n;
         plan.max_samples = n;
@@ -313,39 +391,56 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
     }
     let settings = run::MeasureSettings {
         plan,
-        budget: if a.samples.is_some() { Duration::from_secs(10 * 365 * 86_400) } else { budget },
+        budget: if a.samples.is_some() {
+            Duration::from_secs(10 * 365 * 86_400)
+        } else {
+            budget
+        },
         cpu: a.cpu,
         tsc_hz: clock.tsc_hz(),
         timeout: Duration::from_secs_f64(a.gate.timeout),
     };
     let depth = gate_settings_depth(&a.gate, a.quick);
-    let gsettings = gating::GateSettings { vectors: &vectors, depth: &depth, timeout: Duration::from_secs_f64(a.gate.timeout) };
+    let gsettings = gating::GateSettings {
+        vectors: &vectors,
+        depth: &depth,
+        timeout: Duration::from_secs_f64(a.gate.timeout),
+    };
 
-    let pb = progress_bar(2 * picked.len() as u64, quiet);
-    pb.set_message("correctness gate");
-    let verdicts = gating::gate_all(&cat, &picked, &gsettings, &mut |d, _| {
-        pb.set_message(format!("gate {}", d.id));
-        pb.inc(1);
+    let mut pb = Progress::new(2 * picked.len() as u64, quiet);
+    let verdicts = gating::gate_all(&cat, &picked, &gsettings, &mut |d, v| {
+        pb.step(&format!("gate {}", d.id), v.status.as_str())
     });
     let mut rows: Vec<ResultRow> = Vec::new();
     for d in &picked {
-        pb.set_message(format!("measure {}", d.id));
         let v = &verdicts[&d.id];
-        rows.extend(run::measure(&cat, d, v, &settings)?);
-        pb.inc(1);
+        let measured = run::measure(&cat, d, v, &settings)?;
+        let note = if v.status == GateStatus::Pass {
+            let n = measured.iter().filter(|r| r.median_ns.is_some()).count();
+            format!("{n} of {} operations measured", measured.len())
+        } else {
+            format!("not measured ({})", v.status.as_str())
+        };
+        rows.extend(measured);
+        pb.step(&format!("measure {}", d.id), &note);
     }
-    pb.finish_and_clear();
+    pb.finish();
 
     let mut env = cryptoscope_measure::env::capture(clock.tsc_hz(), clock.perf_status());
-    env.compilers.insert("rustc".into(), cryptoscope_worker::build_info::RUSTC.into());
-    env.compilers.insert("cc".into(), cryptoscope_worker::build_info::C_COMPILER.into());
+    env.compilers
+        .insert("rustc".into(), cryptoscope_worker::build_info::RUSTC.into());
+    env.compilers
+        .insert("cc".into(), cryptoscope_worker::build_info::C_COMPILER.into());
+    let mut versions: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> = Default::default();
     for d in &cat.subjects {
-        env.libraries.entry(d.provider.clone()).or_insert_with(|| d.provider_version.clone());
+        versions
+            .entry(d.provider.clone())
+            .or_default()
+            .insert(d.provider_version.clone());
     }
-    for d in &cat.subjects {
-        if !env.libraries.values().any(|v| v == &d.provider_version) {
-            env.libraries.insert(format!("{} ({})", d.provider, d.algorithm), d.provider_version.clone());
-        }
+    for (provider, v) in versions {
+        env.libraries
+            .insert(provider, v.into_iter().collect::<Vec<_>>().join("; "));
     }
     let run_file = RunFile {
         schema: SCHEMA.into(),
@@ -369,16 +464,26 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
         "\n{} operations measured, {} failed, {} unavailable. Cycles: {}{}; timer overhead {:.0} cycles subtracted.",
         measured,
         failed.len(),
-        run_file.results.iter().filter(|r| r.gate == GateStatus::Unavailable).count(),
+        run_file
+            .results
+            .iter()
+            .filter(|r| r.gate == GateStatus::Unavailable)
+            .count(),
         clock.source().label(),
-        clock.tsc_hz().map(|h| format!(" at {:.3} GHz", h / 1e9)).unwrap_or_default(),
+        clock
+            .tsc_hz()
+            .map(|h| format!(" at {:.3} GHz", h / 1e9))
+            .unwrap_or_default(),
         clock.overhead_cycles()
     );
     println!(
         "Machine: {} ({} logical CPUs{}), PMU: {}.",
         e.cpu_model.as_deref().unwrap_or("unknown CPU"),
         e.logical_cpus,
-        e.hypervisor.as_deref().map(|h| format!(", hypervisor {h}")).unwrap_or_default(),
+        e.hypervisor
+            .as_deref()
+            .map(|h| format!(", hypervisor {h}"))
+            .unwrap_or_default(),
         e.perf_core_cycles
     );
     println!("Results: {}", out_file.display());

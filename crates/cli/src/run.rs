@@ -63,7 +63,10 @@ pub fn row_from(d: &Descriptor, verdict: &Verdict, m: OpMeasurement) -> ResultRo
 pub fn measure(cat: &Catalogue, d: &Descriptor, verdict: &Verdict, s: &MeasureSettings) -> Result<Vec<ResultRow>> {
     let ops = d.operations();
     if verdict.status != GateStatus::Pass {
-        return Ok(ops.iter().map(|o| ResultRow::without_numbers(d, o.as_str(), verdict.status, verdict.detail.clone())).collect());
+        return Ok(ops
+            .iter()
+            .map(|o| ResultRow::without_numbers(d, o.as_str(), verdict.status, verdict.detail.clone()))
+            .collect());
     }
     let bin = cat.worker(&d.provider).context("worker vanished")?;
     let plan = serde_json::to_string(&s.plan)?;
@@ -85,14 +88,20 @@ pub fn measure(cat: &Catalogue, d: &Descriptor, verdict: &Verdict, s: &MeasureSe
     let mut rows: Vec<ResultRow> = Vec::new();
     let outcome = workers::call(bin, &args, s.timeout, &mut |ev| match ev {
         Event::Measured(m) => rows.push(row_from(d, verdict, m)),
-        Event::OpFailed { operation, error, .. } => {
-            rows.push(ResultRow::without_numbers(d, operation.as_str(), GateStatus::Fail, format!("failed while measuring: {error}")))
-        }
+        Event::OpFailed { operation, error, .. } => rows.push(ResultRow::without_numbers(
+            d,
+            operation.as_str(),
+            GateStatus::Fail,
+            format!("failed while measuring: {error}"),
+        )),
         _ => {}
     });
     if outcome != Outcome::Completed {
         let (status, detail) = match &outcome {
-            Outcome::TimedOut(t) => (GateStatus::Timeout, format!("timed out after {} s while measuring", t.as_secs())),
+            Outcome::TimedOut(t) => (
+                GateStatus::Timeout,
+                format!("timed out after {} s while measuring", t.as_secs()),
+            ),
             Outcome::Crashed(sig) => (GateStatus::Crashed, format!("crashed while measuring: {sig}")),
             o => (GateStatus::Crashed, o.describe()),
         };

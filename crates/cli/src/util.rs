@@ -19,11 +19,17 @@ fn civil(days: i64) -> (i64, u32, u32) {
 
 /// (RFC 3339 timestamp, compact form for ids) of now, UTC.
 pub fn now_utc() -> (String, String) {
-    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
     let (y, mo, d) = civil(secs.div_euclid(86_400));
     let t = secs.rem_euclid(86_400);
     let (h, mi, s) = (t / 3600, t % 3600 / 60, t % 60);
-    (format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z"), format!("{y:04}{mo:02}{d:02}T{h:02}{mi:02}{s:02}Z"))
+    (
+        format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z"),
+        format!("{y:04}{mo:02}{d:02}T{h:02}{mi:02}{s:02}Z"),
+    )
 }
 
 /// A run id: UTC time plus 4 hex digits of entropy ("20261122T140501Z-3fa2").
@@ -36,9 +42,18 @@ pub fn run_id() -> String {
 /// The vectors directory: `--vectors`, `$CRYPTOSCOPE_VECTORS`, next to the build tree,
 /// or the source tree this binary was built from.
 pub fn vectors_dir(flag: Option<&Path>) -> Result<PathBuf> {
+    let dir = find_vectors(flag)?;
+    cryptoscope_catalogue::vectors::validate_dir(&dir).map_err(|e| crate::UsageError(e.to_string()))?;
+    Ok(dir)
+}
+
+fn find_vectors(flag: Option<&Path>) -> Result<PathBuf> {
     if let Some(p) = flag {
         if !p.join("kem").is_dir() {
-            bail!(crate::UsageError(format!("{} is not a vectors directory (no kem/ inside)", p.display())));
+            bail!(crate::UsageError(format!(
+                "{} is not a vectors directory (no kem/ inside)",
+                p.display()
+            )));
         }
         return Ok(p.to_path_buf());
     }
@@ -58,7 +73,9 @@ pub fn vectors_dir(flag: Option<&Path>) -> Result<PathBuf> {
             return Ok(c.canonicalize().unwrap_or(c));
         }
     }
-    bail!(crate::UsageError("known-answer vectors not found; pass --vectors DIR (the repository's vectors/ directory)".into()))
+    bail!(crate::UsageError(
+        "known-answer vectors not found; pass --vectors DIR (the repository's vectors/ directory)".into()
+    ))
 }
 
 #[cfg(test)]

@@ -73,7 +73,13 @@ pub fn worker_path(dir: &Path, provider: &str) -> Option<PathBuf> {
 
 /// Runs `bin args...`, feeding events to `on_event`, killing it at `timeout`.
 pub fn call(bin: &Path, args: &[String], timeout: Duration, on_event: &mut dyn FnMut(Event)) -> Outcome {
-    let mut child = match Command::new(bin).args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn() {
+    let mut child = match Command::new(bin)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    {
         Ok(c) => c,
         Err(e) => return Outcome::Failed(format!("cannot start {}: {e}", bin.display())),
     };
@@ -86,7 +92,8 @@ pub fn call(bin: &Path, args: &[String], timeout: Duration, on_event: &mut dyn F
             if line.trim().is_empty() {
                 continue;
             }
-            let ev = serde_json::from_str::<Event>(&line).map_err(|e| format!("unreadable worker output ({e}): {line:.120}"));
+            let ev = serde_json::from_str::<Event>(&line)
+                .map_err(|e| format!("unreadable worker output ({e}): {line:.120}"));
             if tx.send(ev).is_err() {
                 break;
             }
@@ -130,7 +137,13 @@ pub fn call(bin: &Path, args: &[String], timeout: Duration, on_event: &mut dyn F
         }
     };
     let err_text = err_reader.join().unwrap_or_default();
-    let last_err = err_text.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
+    let last_err = err_text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+        .to_string();
     if let Some(sig) = status.signal() {
         let mut s = signal_name(sig);
         if !last_err.is_empty() {
@@ -140,11 +153,94 @@ pub fn call(bin: &Path, args: &[String], timeout: Duration, on_event: &mut dyn F
     }
     if !status.success() {
         let code = status.code().unwrap_or(-1);
-        return Outcome::Failed(if last_err.is_empty() { format!("exit status {code}") } else { last_err });
+        return Outcome::Failed(if last_err.is_empty() {
+            format!("exit status {code}")
+        } else {
+            last_err
+        });
     }
     match (done, protocol_error) {
         (true, None) => Outcome::Completed,
         (_, Some(e)) => Outcome::Failed(e),
         (false, None) => Outcome::Failed("worker ended without finishing".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The process mechanics with stand-in workers (shell scripts): a crash, a hang, a
+    //! failure and garbage output are each reported as such, and events emitted before a
+    //! crash are still delivered.
+    use super::*;
+
+    fn script(body: &str) -> PathBuf {
+        let p = std::env::temp_dir().join(format!("cs-fake-worker-{}-{}.sh", std::process::id(), body.len()));
+        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&p, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        p
+    }
+
+    fn run(body: &str, timeout_ms: u64) -> (Outcome, usize) {
+        let p = script(body);
+        let mut n = 0;
+        let o = call(&p, &[], Duration::from_millis(timeout_ms), &mut |_| n += 1);
+        let _ = std::fs::remove_file(p);
+        (o, n)
+    }
+
+    #[test]
+    fn completed() {
+        let (o, n) = run(r#"echo '{"type":"done"}'"#, 5_000);
+        assert_eq!(o, Outcome::Completed);
+        assert_eq!(n, 0);
+    }
+
+    #[test]
+    fn segfault_is_a_crash_and_earlier_events_survive() {
+        let (o, n) = run(
+            r#"echo '{"type":"op-failed","subject":"x","operation":"keypair","error":"e"}'; kill -SEGV $$"#,
+            5_000,
+        );
+        assert_eq!(o, Outcome::Crashed("SIGSEGV".into()));
+        assert_eq!(n, 1, "the event before the crash is kept");
+    }
+
+    #[test]
+    fn abort_is_a_crash() {
+        let (o, _) = run("kill -ABRT $$", 5_000);
+        assert!(
+            matches!(o, Outcome::Crashed(ref s) if s.starts_with("SIGABRT")),
+            "{o:?}"
+        );
+    }
+
+    #[test]
+    fn hang_times_out() {
+        let t = std::time::Instant::now();
+        let (o, _) = run("sleep 30", 300);
+        assert_eq!(o, Outcome::TimedOut(Duration::from_millis(300)));
+        assert!(t.elapsed() < Duration::from_secs(10));
+        assert_eq!(o.describe(), "timed out after 0 s");
+    }
+
+    #[test]
+    fn nonzero_exit_reports_stderr() {
+        let (o, _) = run("echo 'error: unknown subject' >&2; exit 2", 5_000);
+        assert_eq!(o, Outcome::Failed("error: unknown subject".into()));
+    }
+
+    #[test]
+    fn garbage_output_is_a_protocol_failure() {
+        let (o, _) = run(r#"echo 'hello'; echo '{"type":"done"}'"#, 5_000);
+        assert!(
+            matches!(o, Outcome::Failed(ref s) if s.contains("unreadable worker output")),
+            "{o:?}"
+        );
+    }
+
+    #[test]
+    fn signal_names() {
+        assert_eq!(signal_name(libc::SIGBUS), "SIGBUS");
+        assert_eq!(signal_name(64), "signal 64");
     }
 }

@@ -187,7 +187,10 @@ impl Clock {
         {
             if let Some(c) = &self.counter {
                 let cycles = c.read();
-                return Stamp { cycles, time: tsc::start() };
+                return Stamp {
+                    cycles,
+                    time: tsc::start(),
+                };
             }
             if self.time_hz != 1e9 {
                 let t = tsc::start();

@@ -40,13 +40,37 @@ pub struct Environment {
 }
 
 const INTERESTING_FLAGS: &[&str] = &[
-    "aes", "pclmulqdq", "sha_ni", "avx", "avx2", "bmi1", "bmi2", "adx", "popcnt", "avx512f",
-    "avx512bw", "avx512vl", "avx512ifma", "avx512_vbmi2", "vaes", "vpclmulqdq", "gfni",
-    "rdrand", "rdseed", "constant_tsc", "nonstop_tsc", "rdtscp", "hypervisor", "ht",
+    "aes",
+    "pclmulqdq",
+    "sha_ni",
+    "avx",
+    "avx2",
+    "bmi1",
+    "bmi2",
+    "adx",
+    "popcnt",
+    "avx512f",
+    "avx512bw",
+    "avx512vl",
+    "avx512ifma",
+    "avx512_vbmi2",
+    "vaes",
+    "vpclmulqdq",
+    "gfni",
+    "rdrand",
+    "rdseed",
+    "constant_tsc",
+    "nonstop_tsc",
+    "rdtscp",
+    "hypervisor",
+    "ht",
 ];
 
 fn read_trim(path: &str) -> Option<String> {
-    fs::read_to_string(path).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+    fs::read_to_string(path)
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
 }
 
 /// Captures the environment. `tsc_hz` and `perf_status` come from a calibrated clock.
@@ -59,9 +83,17 @@ pub fn capture(tsc_hz: Option<f64>, perf_status: &str) -> Environment {
             .and_then(|l| l.split_once(':'))
             .map(|(_, v)| v.trim().to_string())
     };
-    let flags: Vec<String> = field("flags").unwrap_or_default().split_whitespace().map(String::from).collect();
+    let flags: Vec<String> = field("flags")
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(String::from)
+        .collect();
     let logical = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-    let logical_all = cpuinfo.lines().filter(|l| l.starts_with("processor")).count().max(logical);
+    let logical_all = cpuinfo
+        .lines()
+        .filter(|l| l.starts_with("processor"))
+        .count()
+        .max(logical);
     // Physical cores: distinct (physical id, core id) pairs.
     let mut pairs = std::collections::BTreeSet::new();
     let mut sockets = std::collections::BTreeSet::new();
@@ -100,8 +132,13 @@ pub fn capture(tsc_hz: Option<f64>, perf_status: &str) -> Environment {
     let turbo = read_trim("/sys/devices/system/cpu/intel_pstate/no_turbo")
         .map(|v| if v == "1" { "off".to_string() } else { "on".to_string() })
         .or_else(|| {
-            read_trim("/sys/devices/system/cpu/cpufreq/boost")
-                .map(|v| if v == "1" { "on".to_string() } else { "off".to_string() })
+            read_trim("/sys/devices/system/cpu/cpufreq/boost").map(|v| {
+                if v == "1" {
+                    "on".to_string()
+                } else {
+                    "off".to_string()
+                }
+            })
         });
     Environment {
         hostname: read_trim("/proc/sys/kernel/hostname"),

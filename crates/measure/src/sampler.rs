@@ -84,11 +84,7 @@ pub struct SampleSet {
 ///
 /// An error from `op` stops sampling and is returned: an operation that fails is never
 /// given a number.
-pub fn sample<E>(
-    clock: &Clock,
-    plan: &Plan,
-    mut op: impl FnMut() -> Result<(), E>,
-) -> Result<SampleSet, E> {
+pub fn sample<E>(clock: &Clock, plan: &Plan, mut op: impl FnMut() -> Result<(), E>) -> Result<SampleSet, E> {
     let begin = Instant::now();
     let mut warmup_calls = 0;
     loop {

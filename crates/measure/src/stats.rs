@@ -112,10 +112,7 @@ pub fn bootstrap_median_ci(samples: &[f64], resamples: usize, seed: u64) -> (f64
         medians.push(median_unsorted(&mut buf));
     }
     medians.sort_by(|a, b| a.total_cmp(b));
-    (
-        quantile_sorted(&medians, 0.025),
-        quantile_sorted(&medians, 0.975),
-    )
+    (quantile_sorted(&medians, 0.025), quantile_sorted(&medians, 0.975))
 }
 
 /// Median by selection (O(n)), same value as `median`.
@@ -127,10 +124,7 @@ fn median_unsorted(xs: &mut [f64]) -> f64 {
     if n % 2 == 1 {
         upper
     } else {
-        let lower = xs[..mid]
-            .iter()
-            .copied()
-            .fold(f64::NEG_INFINITY, f64::max);
+        let lower = xs[..mid].iter().copied().fold(f64::NEG_INFINITY, f64::max);
         (lower + upper) / 2.0
     }
 }
@@ -140,7 +134,11 @@ pub fn summarize(samples: &[f64]) -> Summary {
     let n = samples.len();
     let mut sorted = samples.to_vec();
     sorted.sort_by(|a, b| a.total_cmp(b));
-    let mean = if n == 0 { f64::NAN } else { sorted.iter().sum::<f64>() / n as f64 };
+    let mean = if n == 0 {
+        f64::NAN
+    } else {
+        sorted.iter().sum::<f64>() / n as f64
+    };
     let stddev = if n < 2 {
         0.0
     } else {
@@ -152,12 +150,7 @@ pub fn summarize(samples: &[f64]) -> Summary {
     let q1 = quantile_sorted(&sorted, 0.25);
     let q3 = quantile_sorted(&sorted, 0.75);
     let iqr = q3 - q1;
-    let outside = |k: f64| {
-        sorted
-            .iter()
-            .filter(|&&x| x < q1 - k * iqr || x > q3 + k * iqr)
-            .count()
-    };
+    let outside = |k: f64| sorted.iter().filter(|&&x| x < q1 - k * iqr || x > q3 + k * iqr).count();
     // Seed from n so a re-analysis of the same samples reproduces the interval.
     let (lo, hi) = bootstrap_median_ci(samples, BOOTSTRAP_RESAMPLES, 0x5eed_0000 ^ n as u64);
     Summary {

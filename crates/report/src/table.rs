@@ -70,7 +70,18 @@ pub fn duration(ns: f64) -> String {
 
 /// The summary table of a run: one line per (subject, operation).
 pub fn results(rows: &[ResultRow]) -> String {
-    let header = ["algorithm", "provider", "impl", "op", "gate", "median cycles", "±95% CI", "median time", "n", "outl."];
+    let header = [
+        "algorithm",
+        "provider",
+        "impl",
+        "op",
+        "gate",
+        "median cycles",
+        "±95% CI",
+        "median time",
+        "n",
+        "outl.",
+    ];
     let body: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
@@ -90,8 +101,18 @@ pub fn results(rows: &[ResultRow]) -> String {
                 }
                 (GateStatus::Pass, None) => ("-".into(), String::new(), String::new(), String::new(), String::new()),
                 (g, _) => {
-                    let label = if g == GateStatus::Unavailable { g.as_str().to_string() } else { g.as_str().to_uppercase() };
-                    (format!("{label}: {}", short(&r.gate_detail, 70)), String::new(), String::new(), String::new(), String::new())
+                    let label = if g == GateStatus::Unavailable {
+                        g.as_str().to_string()
+                    } else {
+                        g.as_str().to_uppercase()
+                    };
+                    (
+                        format!("{label}: {}", short(&r.gate_detail, 70)),
+                        String::new(),
+                        String::new(),
+                        String::new(),
+                        String::new(),
+                    )
                 }
             };
             vec![
@@ -108,7 +129,11 @@ pub fn results(rows: &[ResultRow]) -> String {
             ]
         })
         .collect();
-    render(&header, &body, &[false, false, false, false, false, true, true, true, true, true])
+    render(
+        &header,
+        &body,
+        &[false, false, false, false, false, true, true, true, true, true],
+    )
 }
 
 fn short(s: &str, n: usize) -> String {

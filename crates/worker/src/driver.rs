@@ -24,7 +24,11 @@ pub fn measure_subject(
         Subject::Kem(_) => &[Operation::Encaps, Operation::Decaps, Operation::Keypair],
         Subject::Kex(_) => &[Operation::Exchange, Operation::Keypair],
     };
-    let ops: Vec<Operation> = order.iter().copied().filter(|o| only.is_none_or(|l| l.contains(o))).collect();
+    let ops: Vec<Operation> = order
+        .iter()
+        .copied()
+        .filter(|o| only.is_none_or(|l| l.contains(o)))
+        .collect();
     let info = ClockInfo {
         cycle_source: clock.source(),
         tsc_hz: clock.tsc_hz(),
@@ -46,13 +50,19 @@ pub fn measure_subject(
     let failed = |emit: &mut dyn FnMut(Event), op: Operation, e: String| {
         for o in &ops {
             if *o == op || op == Operation::Keypair {
-                emit(Event::OpFailed { subject: d.id.clone(), operation: *o, error: e.clone() });
+                emit(Event::OpFailed {
+                    subject: d.id.clone(),
+                    operation: *o,
+                    error: e.clone(),
+                });
             }
         }
     };
     // Inputs every operation needs, made once, untimed.
     let prep = match subject {
-        Subject::Kem(k) => k.keypair(&mut pk, &mut sk).and_then(|_| k.encaps(&mut ct, &mut ss, &pk)),
+        Subject::Kem(k) => k
+            .keypair(&mut pk, &mut sk)
+            .and_then(|_| k.encaps(&mut ct, &mut ss, &pk)),
         Subject::Kex(k) => k.keypair(&mut pk, &mut sk).and_then(|_| k.keypair(&mut pk2, &mut sk2)),
     };
     if let Err(e) = prep {
@@ -86,7 +96,68 @@ pub fn measure_subject(
                 cpu,
                 samples,
             })),
-            Err(e) => emit(Event::OpFailed { subject: d.id.clone(), operation: op, error: e.to_string() }),
+            Err(e) => emit(Event::OpFailed {
+                subject: d.id.clone(),
+                operation: op,
+                error: e.to_string(),
+            }),
         }
     }
+}
+
+/// Prepares inputs like [`measure_subject`], then runs `op` `n` times without timing.
+/// External tools (callgrind, `perf stat`, hyperfine) measure the process instead; the
+/// difference between two iteration counts isolates the cost of the operation.
+pub fn run_loop(subject: &Subject, op: Operation, n: u64) -> Result<(), cryptoscope_catalogue::OpError> {
+    let s = &subject.descriptor().sizes;
+    let (mut pk, mut sk, mut pk2, mut sk2) = (
+        vec![0u8; s.public_key],
+        vec![0u8; s.secret_key],
+        vec![0u8; s.public_key],
+        vec![0u8; s.secret_key],
+    );
+    let (mut ct, mut ss, mut ct2, mut ss2) = (
+        vec![0u8; s.ciphertext],
+        vec![0u8; s.shared_secret],
+        vec![0u8; s.ciphertext],
+        vec![0u8; s.shared_secret],
+    );
+    let unsupported = || {
+        cryptoscope_catalogue::OpError::Unavailable(format!(
+            "{} has no operation {}",
+            subject.descriptor().id,
+            op.as_str()
+        ))
+    };
+    match subject {
+        Subject::Kem(k) => {
+            k.keypair(&mut pk, &mut sk)?;
+            k.encaps(&mut ct, &mut ss, &pk)?;
+            let mut dec = k.decapsulator(&sk)?;
+            for _ in 0..n {
+                match op {
+                    Operation::Keypair => k.keypair(&mut pk2, &mut sk2)?,
+                    Operation::Encaps => k.encaps(&mut ct2, &mut ss2, &pk)?,
+                    Operation::Decaps => dec.decaps(&mut ss2, &ct)?,
+                    Operation::Exchange => return Err(unsupported()),
+                }
+                std::hint::black_box(&ss2);
+            }
+        }
+        Subject::Kex(k) => {
+            k.keypair(&mut pk, &mut sk)?;
+            k.keypair(&mut pk2, &mut sk2)?;
+            let mut ex = k.exchanger(&sk)?;
+            let (mut pk3, mut sk3) = (vec![0u8; s.public_key], vec![0u8; s.secret_key]);
+            for _ in 0..n {
+                match op {
+                    Operation::Keypair => k.keypair(&mut pk3, &mut sk3)?,
+                    Operation::Exchange => ex.exchange(&mut ss2, &pk2)?,
+                    _ => return Err(unsupported()),
+                }
+                std::hint::black_box(&ss2);
+            }
+        }
+    }
+    Ok(())
 }

@@ -15,7 +15,7 @@ pub use protocol::{ClockInfo, Event, OpMeasurement};
 
 use clap::{Parser, Subcommand};
 use cryptoscope_catalogue::gate::{self, Encapsulation, KatDepth, KatEntry};
-use cryptoscope_catalogue::{Subject};
+use cryptoscope_catalogue::Subject;
 use cryptoscope_measure::sampler::Plan;
 use std::io::Write;
 use std::path::PathBuf;
@@ -58,6 +58,16 @@ enum Cmd {
         reference: PathBuf,
         #[arg(long)]
         encaps: PathBuf,
+    },
+    /// Run one operation N times untimed (for external tools: callgrind, perf stat,
+    /// hyperfine). Inputs are prepared first, as for `measure`.
+    Loop {
+        #[arg(long)]
+        subject: String,
+        #[arg(long)]
+        op: String,
+        #[arg(long, default_value_t = 1)]
+        iterations: u64,
     },
     /// Measure the operations of one subject.
     Measure {
@@ -113,15 +123,28 @@ pub fn worker_main(subjects: fn() -> Vec<Subject>) -> ! {
     let args = Args::parse();
     let all = subjects();
     let find = |id: &str| -> &Subject {
-        let s = all.iter().find(|s| s.descriptor().id == id).unwrap_or_else(|| fail(format!("unknown subject `{id}`")));
+        let s = all
+            .iter()
+            .find(|s| s.descriptor().id == id)
+            .unwrap_or_else(|| fail(format!("unknown subject `{id}`")));
         if let cryptoscope_catalogue::Availability::Unavailable(r) = &s.descriptor().availability {
             fail(format!("{id} is unavailable: {r}"));
         }
         s
     };
     match args.cmd {
-        Cmd::Describe => emit(&Event::Describe { subjects: all.iter().map(|s| s.descriptor().clone()).collect() }),
-        Cmd::Gate { subject, vectors, depth, keep, entries_out, reference, encaps_out } => {
+        Cmd::Describe => emit(&Event::Describe {
+            subjects: all.iter().map(|s| s.descriptor().clone()).collect(),
+        }),
+        Cmd::Gate {
+            subject,
+            vectors,
+            depth,
+            keep,
+            entries_out,
+            reference,
+            encaps_out,
+        } => {
             let depth = match depth.as_str() {
                 "single" => KatDepth::Single,
                 "all" => KatDepth::All,
@@ -144,7 +167,11 @@ pub fn worker_main(subjects: fn() -> Vec<Subject>) -> ! {
             };
             emit(&Event::Gate { subject, report });
         }
-        Cmd::VerifyEncaps { subject, reference, encaps } => {
+        Cmd::VerifyEncaps {
+            subject,
+            reference,
+            encaps,
+        } => {
             let entries: Vec<KatEntry> = read_json(&reference);
             let encs: Vec<Encapsulation> = read_json(&encaps);
             let check = match find(&subject) {
@@ -153,11 +180,34 @@ pub fn worker_main(subjects: fn() -> Vec<Subject>) -> ! {
             };
             emit(&Event::Verify { subject, check });
         }
-        Cmd::Measure { subject, plan, budget, ops, cpu, tsc_hz, force_tsc } => {
+        Cmd::Loop {
+            subject,
+            op,
+            iterations,
+        } => {
+            let op = cryptoscope_catalogue::Operation::parse(&op)
+                .unwrap_or_else(|| fail(format!("unknown operation `{op}`")));
+            if let Err(e) = driver::run_loop(find(&subject), op, iterations) {
+                eprintln!("error: {e}");
+                std::process::exit(1);
+            }
+        }
+        Cmd::Measure {
+            subject,
+            plan,
+            budget,
+            ops,
+            cpu,
+            tsc_hz,
+            force_tsc,
+        } => {
             let plan: Plan = serde_json::from_str(&plan).unwrap_or_else(|e| fail(format!("bad plan: {e}")));
             let ops = ops.map(|o| {
                 o.split(',')
-                    .map(|x| cryptoscope_catalogue::Operation::parse(x.trim()).unwrap_or_else(|| fail(format!("unknown operation `{x}`"))))
+                    .map(|x| {
+                        cryptoscope_catalogue::Operation::parse(x.trim())
+                            .unwrap_or_else(|| fail(format!("unknown operation `{x}`")))
+                    })
                     .collect::<Vec<_>>()
             });
             if let Some(c) = cpu {
@@ -166,9 +216,21 @@ pub fn worker_main(subjects: fn() -> Vec<Subject>) -> ! {
                 }
             }
             let s = find(&subject);
-            let choice = if force_tsc { cryptoscope_measure::clock::ClockChoice::Tsc } else { cryptoscope_measure::clock::ClockChoice::Auto };
+            let choice = if force_tsc {
+                cryptoscope_measure::clock::ClockChoice::Tsc
+            } else {
+                cryptoscope_measure::clock::ClockChoice::Auto
+            };
             let clock = cryptoscope_measure::Clock::with_tsc_hz(choice, tsc_hz);
-            driver::measure_subject(s, &clock, &plan, std::time::Duration::from_secs_f64(budget), ops.as_deref(), cpu, &mut |e| emit(&e));
+            driver::measure_subject(
+                s,
+                &clock,
+                &plan,
+                std::time::Duration::from_secs_f64(budget),
+                ops.as_deref(),
+                cpu,
+                &mut |e| emit(&e),
+            );
         }
     }
     emit(&Event::Done);

@@ -31,11 +31,23 @@ pub struct OpMeasurement {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case")]
 pub enum Event {
-    Describe { subjects: Vec<Descriptor> },
-    Gate { subject: String, report: GateReport },
-    Verify { subject: String, check: Check },
+    Describe {
+        subjects: Vec<Descriptor>,
+    },
+    Gate {
+        subject: String,
+        report: GateReport,
+    },
+    Verify {
+        subject: String,
+        check: Check,
+    },
     Measured(OpMeasurement),
     /// An operation failed while being measured (it gets no number).
-    OpFailed { subject: String, operation: Operation, error: String },
+    OpFailed {
+        subject: String,
+        operation: Operation,
+        error: String,
+    },
     Done,
 }

@@ -28,7 +28,10 @@ fn version() -> String {
 }
 
 fn build() -> String {
-    format!("aws-lc-sys build script: {} (AWS-LC's own flags)", cryptoscope_worker::build_info::C_COMPILER)
+    format!(
+        "aws-lc-sys build script: {} (AWS-LC's own flags)",
+        cryptoscope_worker::build_info::C_COMPILER
+    )
 }
 
 fn descriptor(alg: &str, family: Family, sizes: Sizes, randomness: Randomness) -> Descriptor {
@@ -40,7 +43,11 @@ fn descriptor(alg: &str, family: Family, sizes: Sizes, randomness: Randomness) -
         provider: PROVIDER.into(),
         provider_version: version(),
         implementation: "default".into(),
-        algorithm_version: if family == Family::Kem { "FIPS 203".into() } else { "-".into() },
+        algorithm_version: if family == Family::Kem {
+            "FIPS 203".into()
+        } else {
+            "-".into()
+        },
         build: build(),
         nist_level: info.nist_level,
         classical_bits: info.classical_bits,
@@ -80,7 +87,8 @@ impl Kem for MlKem {
         let s = &self.desc.sizes;
         check_len("encaps", "ct", ct.len(), s.ciphertext)?;
         check_len("encaps", "ss", ss.len(), s.shared_secret)?;
-        let ek = EncapsulationKey::new(self.alg, pk).map_err(|e| OpError::failed("encaps", format!("public key rejected: {e}")))?;
+        let ek = EncapsulationKey::new(self.alg, pk)
+            .map_err(|e| OpError::failed("encaps", format!("public key rejected: {e}")))?;
         let (c, k) = ek.encapsulate().map_err(unspecified("encaps"))?;
         ct.copy_from_slice(c.as_ref());
         ss.copy_from_slice(k.as_ref());
@@ -88,8 +96,12 @@ impl Kem for MlKem {
     }
 
     fn decapsulator<'a>(&'a self, sk: &[u8]) -> Result<Box<dyn Decapsulator + 'a>, OpError> {
-        let dk = DecapsulationKey::new(self.alg, sk).map_err(|e| OpError::failed("decaps", format!("secret key rejected: {e}")))?;
-        Ok(Box::new(MlKemDecaps { dk, ss_len: self.desc.sizes.shared_secret }))
+        let dk = DecapsulationKey::new(self.alg, sk)
+            .map_err(|e| OpError::failed("decaps", format!("secret key rejected: {e}")))?;
+        Ok(Box::new(MlKemDecaps {
+            dk,
+            ss_len: self.desc.sizes.shared_secret,
+        }))
     }
 }
 
@@ -101,7 +113,10 @@ struct MlKemDecaps {
 impl Decapsulator for MlKemDecaps {
     fn decaps(&mut self, ss: &mut [u8], ct: &[u8]) -> Result<(), OpError> {
         check_len("decaps", "ss", ss.len(), self.ss_len)?;
-        let k = self.dk.decapsulate(Ciphertext::from(ct)).map_err(unspecified("decaps"))?;
+        let k = self
+            .dk
+            .decapsulate(Ciphertext::from(ct))
+            .map_err(unspecified("decaps"))?;
         ss.copy_from_slice(k.as_ref());
         Ok(())
     }
@@ -134,8 +149,13 @@ impl Kex for Ecdh {
     }
 
     fn exchanger<'a>(&'a self, sk: &[u8]) -> Result<Box<dyn Exchanger + 'a>, OpError> {
-        let key = PrivateKey::from_private_key(self.alg, sk).map_err(|e| OpError::failed("exchange", format!("private key rejected: {e}")))?;
-        Ok(Box::new(EcdhExchanger { key, alg: self.alg, ss_len: self.desc.sizes.shared_secret }))
+        let key = PrivateKey::from_private_key(self.alg, sk)
+            .map_err(|e| OpError::failed("exchange", format!("private key rejected: {e}")))?;
+        Ok(Box::new(EcdhExchanger {
+            key,
+            alg: self.alg,
+            ss_len: self.desc.sizes.shared_secret,
+        }))
     }
 }
 
@@ -177,13 +197,36 @@ fn probe_sizes(alg: &'static kem::Algorithm<kem::AlgorithmId>) -> Option<Sizes> 
 /// AWS-LC's subjects.
 pub fn subjects() -> Vec<Subject> {
     let mut v: Vec<Subject> = Vec::new();
-    for (name, alg) in [("ML-KEM-512", &kem::ML_KEM_512), ("ML-KEM-768", &kem::ML_KEM_768), ("ML-KEM-1024", &kem::ML_KEM_1024)] {
+    for (name, alg) in [
+        ("ML-KEM-512", &kem::ML_KEM_512),
+        ("ML-KEM-768", &kem::ML_KEM_768),
+        ("ML-KEM-1024", &kem::ML_KEM_1024),
+    ] {
         let Some(sizes) = probe_sizes(alg) else { continue };
-        v.push(Subject::Kem(Box::new(MlKem { desc: descriptor(name, Family::Kem, sizes, Randomness::Internal), alg })));
+        v.push(Subject::Kem(Box::new(MlKem {
+            desc: descriptor(name, Family::Kem, sizes, Randomness::Internal),
+            alg,
+        })));
     }
-    let x = Sizes { public_key: 32, secret_key: 32, ciphertext: 0, shared_secret: 32 };
-    v.push(Subject::Kex(Box::new(Ecdh { desc: descriptor("X25519", Family::Kex, x, Randomness::Internal), alg: &agreement::X25519 })));
-    let p = Sizes { public_key: 65, secret_key: 32, ciphertext: 0, shared_secret: 32 };
-    v.push(Subject::Kex(Box::new(Ecdh { desc: descriptor("P-256", Family::Kex, p, Randomness::Internal), alg: &agreement::ECDH_P256 })));
+    let x = Sizes {
+        public_key: 32,
+        secret_key: 32,
+        ciphertext: 0,
+        shared_secret: 32,
+    };
+    v.push(Subject::Kex(Box::new(Ecdh {
+        desc: descriptor("X25519", Family::Kex, x, Randomness::Internal),
+        alg: &agreement::X25519,
+    })));
+    let p = Sizes {
+        public_key: 65,
+        secret_key: 32,
+        ciphertext: 0,
+        shared_secret: 32,
+    };
+    v.push(Subject::Kex(Box::new(Ecdh {
+        desc: descriptor("P-256", Family::Kex, p, Randomness::Internal),
+        alg: &agreement::ECDH_P256,
+    })));
     v
 }

@@ -13,8 +13,10 @@
 use cryptoscope_catalogue::descriptor::{Availability, Descriptor, Family, KatPrngKind, KatRef, Randomness, Sizes};
 use cryptoscope_catalogue::names;
 use cryptoscope_catalogue::traits::{check_len, Decapsulator, Kem, OpError, Subject};
-use oqs_sys::kem::{OQS_KEM, OQS_KEM_alg_count, OQS_KEM_alg_identifier, OQS_KEM_alg_is_enabled, OQS_KEM_free, OQS_KEM_new};
 use oqs_sys::common::OQS_STATUS;
+use oqs_sys::kem::{
+    OQS_KEM_alg_count, OQS_KEM_alg_identifier, OQS_KEM_alg_is_enabled, OQS_KEM_free, OQS_KEM_new, OQS_KEM,
+};
 use std::ffi::CStr;
 
 /// Canonical provider name.
@@ -33,7 +35,9 @@ unsafe extern "C" fn harness_randombytes(buf: *mut u8, len: usize) {
 /// The liboqs version string (e.g. "0.13.0").
 pub fn version() -> String {
     // SAFETY: OQS_version returns a static NUL-terminated string.
-    unsafe { CStr::from_ptr(oqs_sys::common::OQS_version()) }.to_string_lossy().into_owned()
+    unsafe { CStr::from_ptr(oqs_sys::common::OQS_version()) }
+        .to_string_lossy()
+        .into_owned()
 }
 
 struct OqsKem {
@@ -77,7 +81,10 @@ impl Kem for OqsKem {
         let s = &self.desc.sizes;
         check_len("keypair", "pk", pk.len(), s.public_key)?;
         check_len("keypair", "sk", sk.len(), s.secret_key)?;
-        let f = self.table().keypair.ok_or_else(|| OpError::failed("keypair", "missing in liboqs table"))?;
+        let f = self
+            .table()
+            .keypair
+            .ok_or_else(|| OpError::failed("keypair", "missing in liboqs table"))?;
         // SAFETY: buffers have the lengths liboqs declares for this algorithm.
         status("keypair", unsafe { f(pk.as_mut_ptr(), sk.as_mut_ptr()) })
     }
@@ -87,14 +94,20 @@ impl Kem for OqsKem {
         check_len("encaps", "ct", ct.len(), s.ciphertext)?;
         check_len("encaps", "ss", ss.len(), s.shared_secret)?;
         check_len("encaps", "pk", pk.len(), s.public_key)?;
-        let f = self.table().encaps.ok_or_else(|| OpError::failed("encaps", "missing in liboqs table"))?;
+        let f = self
+            .table()
+            .encaps
+            .ok_or_else(|| OpError::failed("encaps", "missing in liboqs table"))?;
         // SAFETY: as above.
         status("encaps", unsafe { f(ct.as_mut_ptr(), ss.as_mut_ptr(), pk.as_ptr()) })
     }
 
     fn decapsulator<'a>(&'a self, sk: &[u8]) -> Result<Box<dyn Decapsulator + 'a>, OpError> {
         check_len("decaps", "sk", sk.len(), self.desc.sizes.secret_key)?;
-        Ok(Box::new(OqsDecaps { kem: self, sk: sk.to_vec() }))
+        Ok(Box::new(OqsDecaps {
+            kem: self,
+            sk: sk.to_vec(),
+        }))
     }
 }
 
@@ -108,7 +121,11 @@ impl Decapsulator for OqsDecaps<'_> {
         let s = &self.kem.desc.sizes;
         check_len("decaps", "ss", ss.len(), s.shared_secret)?;
         check_len("decaps", "ct", ct.len(), s.ciphertext)?;
-        let f = self.kem.table().decaps.ok_or_else(|| OpError::failed("decaps", "missing in liboqs table"))?;
+        let f = self
+            .kem
+            .table()
+            .decaps
+            .ok_or_else(|| OpError::failed("decaps", "missing in liboqs table"))?;
         // SAFETY: as above.
         status("decaps", unsafe { f(ss.as_mut_ptr(), ct.as_ptr(), self.sk.as_ptr()) })
     }
@@ -147,7 +164,11 @@ pub fn subjects() -> Vec<Subject> {
         }
         // SAFETY: non-null table returned by liboqs.
         let t = unsafe { &*kem };
-        let prng = if info.name.starts_with("HQC") { KatPrngKind::Shake256 { domain: 1 } } else { KatPrngKind::AesCtrDrbg };
+        let prng = if info.name.starts_with("HQC") {
+            KatPrngKind::Shake256 { domain: 1 }
+        } else {
+            KatPrngKind::AesCtrDrbg
+        };
         let desc = Descriptor {
             id: Descriptor::make_id(info.name, PROVIDER, "dispatch"),
             algorithm: info.name.to_string(),
@@ -167,7 +188,11 @@ pub fn subjects() -> Vec<Subject> {
             },
             availability: Availability::Available,
             randomness: Randomness::Harness,
-            kat: Some(KatRef { file: "liboqs-0.13.0-kats.json".into(), name: name.clone(), prng }),
+            kat: Some(KatRef {
+                file: "liboqs-0.13.0-kats.json".into(),
+                name: name.clone(),
+                prng,
+            }),
         };
         out.push(Subject::Kem(Box::new(OqsKem { kem, desc })));
     }

@@ -31,7 +31,11 @@ fn descriptor(alg: &str, sizes: Sizes) -> Descriptor {
         provider_version: openssl::version::version().to_string(),
         implementation: "default".into(),
         algorithm_version: "-".into(),
-        build: format!("system libcrypto ({}), {}", openssl::version::version(), openssl::version::built_on()),
+        build: format!(
+            "system libcrypto ({}), {}",
+            openssl::version::version(),
+            openssl::version::built_on()
+        ),
         nist_level: None,
         classical_bits: info.classical_bits,
         sizes,
@@ -46,7 +50,10 @@ fn derive(own: &PKey<Private>, peer: &PKey<openssl::pkey::Public>, ss: &mut [u8]
     d.set_peer(peer).map_err(err("exchange"))?;
     let n = d.derive(ss).map_err(err("exchange"))?;
     if n != ss.len() {
-        return Err(OpError::failed("exchange", format!("derived {n} bytes, expected {}", ss.len())));
+        return Err(OpError::failed(
+            "exchange",
+            format!("derived {n} bytes, expected {}", ss.len()),
+        ));
     }
     Ok(())
 }
@@ -102,7 +109,10 @@ impl Kex for P256 {
         check_len("keypair", "sk", sk.len(), 32)?;
         let k = EcKey::generate(&self.group).map_err(err("keypair"))?;
         let mut ctx = BigNumContext::new().map_err(err("keypair"))?;
-        let p = k.public_key().to_bytes(&self.group, PointConversionForm::UNCOMPRESSED, &mut ctx).map_err(err("keypair"))?;
+        let p = k
+            .public_key()
+            .to_bytes(&self.group, PointConversionForm::UNCOMPRESSED, &mut ctx)
+            .map_err(err("keypair"))?;
         pk.copy_from_slice(&p);
         sk.copy_from_slice(&k.private_key().to_vec_padded(32).map_err(err("keypair"))?);
         Ok(())
@@ -115,7 +125,11 @@ impl Kex for P256 {
         q.mul_generator2(&self.group, &d, &mut ctx).map_err(err("exchange"))?;
         let key = EcKey::from_private_components(&self.group, &d, &q).map_err(err("exchange"))?;
         let own = PKey::from_ec_key(key).map_err(err("exchange"))?;
-        Ok(Box::new(P256Ex { own, group: &self.group, ctx }))
+        Ok(Box::new(P256Ex {
+            own,
+            group: &self.group,
+            ctx,
+        }))
     }
 }
 
@@ -164,7 +178,10 @@ impl Kex for Ffdhe2048 {
         if unsafe { shim::cs_ffdhe2048_keypair(pk.as_mut_ptr(), sk.as_mut_ptr()) } == 1 {
             Ok(())
         } else {
-            Err(OpError::failed("keypair", "OpenSSL could not generate an ffdhe2048 key"))
+            Err(OpError::failed(
+                "keypair",
+                "OpenSSL could not generate an ffdhe2048 key",
+            ))
         }
     }
 
@@ -205,7 +222,10 @@ impl Exchanger for FfdheEx {
         if unsafe { shim::cs_ffdhe2048_exchange(self.own, ss.as_mut_ptr(), peer_pk.as_ptr()) } == 1 {
             Ok(())
         } else {
-            Err(OpError::failed("exchange", "OpenSSL rejected the peer public value or derivation failed"))
+            Err(OpError::failed(
+                "exchange",
+                "OpenSSL rejected the peer public value or derivation failed",
+            ))
         }
     }
 }
@@ -213,16 +233,40 @@ impl Exchanger for FfdheEx {
 /// OpenSSL's subjects.
 pub fn subjects() -> Vec<Subject> {
     let mut v: Vec<Subject> = vec![Subject::Kex(Box::new(X25519 {
-        desc: descriptor("X25519", Sizes { public_key: 32, secret_key: 32, ciphertext: 0, shared_secret: 32 }),
+        desc: descriptor(
+            "X25519",
+            Sizes {
+                public_key: 32,
+                secret_key: 32,
+                ciphertext: 0,
+                shared_secret: 32,
+            },
+        ),
     }))];
     if let Ok(group) = EcGroup::from_curve_name(Nid::X9_62_PRIME256V1) {
         v.push(Subject::Kex(Box::new(P256 {
-            desc: descriptor("P-256", Sizes { public_key: 65, secret_key: 32, ciphertext: 0, shared_secret: 32 }),
+            desc: descriptor(
+                "P-256",
+                Sizes {
+                    public_key: 65,
+                    secret_key: 32,
+                    ciphertext: 0,
+                    shared_secret: 32,
+                },
+            ),
             group,
         })));
     }
     v.push(Subject::Kex(Box::new(Ffdhe2048 {
-        desc: descriptor("FFDHE-2048", Sizes { public_key: FFDHE_BYTES, secret_key: FFDHE_BYTES, ciphertext: 0, shared_secret: FFDHE_BYTES }),
+        desc: descriptor(
+            "FFDHE-2048",
+            Sizes {
+                public_key: FFDHE_BYTES,
+                secret_key: FFDHE_BYTES,
+                ciphertext: 0,
+                shared_secret: FFDHE_BYTES,
+            },
+        ),
     })));
     v
 }

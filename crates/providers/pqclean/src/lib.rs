@@ -11,7 +11,9 @@
 //! This provider must never share a process image with liboqs: both define the same
 //! `PQCLEAN_*` symbols for Classic McEliece and HQC. It runs in its own worker binary.
 
-use cryptoscope_catalogue::descriptor::{require_cpu, Availability, Descriptor, Family, KatPrngKind, KatRef, Randomness, Sizes};
+use cryptoscope_catalogue::descriptor::{
+    require_cpu, Availability, Descriptor, Family, KatPrngKind, KatRef, Randomness, Sizes,
+};
 use cryptoscope_catalogue::names;
 use cryptoscope_catalogue::traits::{check_len, Decapsulator, Kem, OpError, Subject};
 use libc::c_int;
@@ -72,12 +74,17 @@ impl Kem for PqKem {
         check_len("encaps", "ss", ss.len(), s.shared_secret)?;
         check_len("encaps", "pk", pk.len(), s.public_key)?;
         // SAFETY: as above.
-        rc("encaps", unsafe { (self.enc)(ct.as_mut_ptr(), ss.as_mut_ptr(), pk.as_ptr()) })
+        rc("encaps", unsafe {
+            (self.enc)(ct.as_mut_ptr(), ss.as_mut_ptr(), pk.as_ptr())
+        })
     }
 
     fn decapsulator<'a>(&'a self, sk: &[u8]) -> Result<Box<dyn Decapsulator + 'a>, OpError> {
         check_len("decaps", "sk", sk.len(), self.desc.sizes.secret_key)?;
-        Ok(Box::new(PqDecaps { kem: self, sk: sk.to_vec() }))
+        Ok(Box::new(PqDecaps {
+            kem: self,
+            sk: sk.to_vec(),
+        }))
     }
 }
 
@@ -92,7 +99,9 @@ impl Decapsulator for PqDecaps<'_> {
         check_len("decaps", "ss", ss.len(), s.shared_secret)?;
         check_len("decaps", "ct", ct.len(), s.ciphertext)?;
         // SAFETY: as above.
-        rc("decaps", unsafe { (self.kem.dec)(ss.as_mut_ptr(), ct.as_ptr(), self.sk.as_ptr()) })
+        rc("decaps", unsafe {
+            (self.kem.dec)(ss.as_mut_ptr(), ct.as_ptr(), self.sk.as_ptr())
+        })
     }
 }
 
@@ -100,9 +109,17 @@ impl Decapsulator for PqDecaps<'_> {
 fn kat_for(alg: &str) -> KatRef {
     if alg.starts_with("HQC") {
         // pqcrypto-hqc 0.2 = the HQC of liboqs 0.13 (SHAKE PRNG, domain byte 1).
-        KatRef { file: "liboqs-0.13.0-kats.json".into(), name: alg.into(), prng: KatPrngKind::Shake256 { domain: 1 } }
+        KatRef {
+            file: "liboqs-0.13.0-kats.json".into(),
+            name: alg.into(),
+            prng: KatPrngKind::Shake256 { domain: 1 },
+        }
     } else {
-        KatRef { file: "liboqs-kats.json".into(), name: alg.into(), prng: KatPrngKind::AesCtrDrbg }
+        KatRef {
+            file: "liboqs-kats.json".into(),
+            name: alg.into(),
+            prng: KatPrngKind::AesCtrDrbg,
+        }
     }
 }
 
@@ -158,15 +175,36 @@ fn entries() -> Vec<Entry> {
     both!(v, "Classic-McEliece-460896", pqcrypto_classicmceliece, MCELIECE460896);
     both!(v, "Classic-McEliece-460896f", pqcrypto_classicmceliece, MCELIECE460896F);
     both!(v, "Classic-McEliece-6688128", pqcrypto_classicmceliece, MCELIECE6688128);
-    both!(v, "Classic-McEliece-6688128f", pqcrypto_classicmceliece, MCELIECE6688128F);
+    both!(
+        v,
+        "Classic-McEliece-6688128f",
+        pqcrypto_classicmceliece,
+        MCELIECE6688128F
+    );
     both!(v, "Classic-McEliece-6960119", pqcrypto_classicmceliece, MCELIECE6960119);
-    both!(v, "Classic-McEliece-6960119f", pqcrypto_classicmceliece, MCELIECE6960119F);
+    both!(
+        v,
+        "Classic-McEliece-6960119f",
+        pqcrypto_classicmceliece,
+        MCELIECE6960119F
+    );
     both!(v, "Classic-McEliece-8192128", pqcrypto_classicmceliece, MCELIECE8192128);
-    both!(v, "Classic-McEliece-8192128f", pqcrypto_classicmceliece, MCELIECE8192128F);
+    both!(
+        v,
+        "Classic-McEliece-8192128f",
+        pqcrypto_classicmceliece,
+        MCELIECE8192128F
+    );
     both!(v, "NTRU-HPS-2048-509", pqcrypto_ntru, NTRUHPS2048509);
     both!(v, "NTRU-HPS-2048-677", pqcrypto_ntru, NTRUHPS2048677);
     both!(v, "NTRU-HPS-4096-821", pqcrypto_ntru, NTRUHPS4096821);
-    entry!(v, "NTRU-HPS-4096-1229", "clean", pqcrypto_ntru, PQCLEAN_NTRUHPS40961229_CLEAN);
+    entry!(
+        v,
+        "NTRU-HPS-4096-1229",
+        "clean",
+        pqcrypto_ntru,
+        PQCLEAN_NTRUHPS40961229_CLEAN
+    );
     both!(v, "NTRU-HRSS-701", pqcrypto_ntru, NTRUHRSS701);
     entry!(v, "NTRU-HRSS-1373", "clean", pqcrypto_ntru, PQCLEAN_NTRUHRSS1373_CLEAN);
     entry!(v, "HQC-128", "clean", pqcrypto_hqc, PQCLEAN_HQC128_CLEAN);

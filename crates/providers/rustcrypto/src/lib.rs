@@ -28,7 +28,11 @@ fn descriptor(alg: &str, family: Family, crate_name: &str, sizes: Sizes, kat: Op
         provider: PROVIDER.into(),
         provider_version: version,
         implementation: "default".into(),
-        algorithm_version: if family == Family::Kem { "FIPS 203".into() } else { "-".into() },
+        algorithm_version: if family == Family::Kem {
+            "FIPS 203".into()
+        } else {
+            "-".into()
+        },
         build: format!(
             "{} opt-level={} (generic x86_64 target, run-time feature detection)",
             cryptoscope_worker::build_info::RUSTC,
@@ -89,7 +93,10 @@ macro_rules! ml_kem_subject {
                 let bytes = array("decaps", "secret key", sk)?;
                 let dk = ml_kem::DecapsulationKey::<$param>::from_expanded_bytes(&bytes)
                     .map_err(|_| OpError::failed("decaps", "secret key rejected"))?;
-                Ok(Box::new($dec { dk, ss_len: self.desc.sizes.shared_secret }))
+                Ok(Box::new($dec {
+                    dk,
+                    ss_len: self.desc.sizes.shared_secret,
+                }))
             }
         }
 
@@ -134,8 +141,15 @@ impl Kex for X25519 {
     }
 
     fn exchanger<'a>(&'a self, sk: &[u8]) -> Result<Box<dyn Exchanger + 'a>, OpError> {
-        let raw: [u8; 32] = sk.try_into().map_err(|_| OpError::BadLength { op: "exchange", buffer: "sk", got: sk.len(), expected: 32 })?;
-        Ok(Box::new(X25519Ex { secret: x25519_dalek::StaticSecret::from(raw) }))
+        let raw: [u8; 32] = sk.try_into().map_err(|_| OpError::BadLength {
+            op: "exchange",
+            buffer: "sk",
+            got: sk.len(),
+            expected: 32,
+        })?;
+        Ok(Box::new(X25519Ex {
+            secret: x25519_dalek::StaticSecret::from(raw),
+        }))
     }
 }
 
@@ -146,7 +160,12 @@ struct X25519Ex {
 impl Exchanger for X25519Ex {
     fn exchange(&mut self, ss: &mut [u8], peer_pk: &[u8]) -> Result<(), OpError> {
         check_len("exchange", "ss", ss.len(), 32)?;
-        let peer: [u8; 32] = peer_pk.try_into().map_err(|_| OpError::BadLength { op: "exchange", buffer: "peer_pk", got: peer_pk.len(), expected: 32 })?;
+        let peer: [u8; 32] = peer_pk.try_into().map_err(|_| OpError::BadLength {
+            op: "exchange",
+            buffer: "peer_pk",
+            got: peer_pk.len(),
+            expected: 32,
+        })?;
         let shared = self.secret.diffie_hellman(&x25519_dalek::PublicKey::from(peer));
         ss.copy_from_slice(shared.as_bytes());
         Ok(())
@@ -179,7 +198,8 @@ impl Kex for P256 {
     }
 
     fn exchanger<'a>(&'a self, sk: &[u8]) -> Result<Box<dyn Exchanger + 'a>, OpError> {
-        let secret = p256::SecretKey::from_slice(sk).map_err(|_| OpError::failed("exchange", "private scalar rejected"))?;
+        let secret =
+            p256::SecretKey::from_slice(sk).map_err(|_| OpError::failed("exchange", "private scalar rejected"))?;
         Ok(Box::new(P256Ex { secret }))
     }
 }
@@ -191,7 +211,8 @@ struct P256Ex {
 impl Exchanger for P256Ex {
     fn exchange(&mut self, ss: &mut [u8], peer_pk: &[u8]) -> Result<(), OpError> {
         check_len("exchange", "ss", ss.len(), 32)?;
-        let peer = p256::PublicKey::from_sec1_bytes(peer_pk).map_err(|_| OpError::failed("exchange", "peer public key rejected"))?;
+        let peer = p256::PublicKey::from_sec1_bytes(peer_pk)
+            .map_err(|_| OpError::failed("exchange", "peer public key rejected"))?;
         let shared = p256::ecdh::diffie_hellman(self.secret.to_nonzero_scalar(), peer.as_affine());
         ss.copy_from_slice(shared.raw_secret_bytes());
         Ok(())
@@ -200,18 +221,75 @@ impl Exchanger for P256Ex {
 
 /// RustCrypto's subjects.
 pub fn subjects() -> Vec<Subject> {
-    let kat = |name: &str| Some(KatRef { file: "liboqs-kats.json".into(), name: name.into(), prng: KatPrngKind::AesCtrDrbg });
+    let kat = |name: &str| {
+        Some(KatRef {
+            file: "liboqs-kats.json".into(),
+            name: name.into(),
+            prng: KatPrngKind::AesCtrDrbg,
+        })
+    };
     // FIPS 203 Table 3 sizes; the gate's canaries and length checks hold the crate to them.
-    let s = |pk, sk, ct| Sizes { public_key: pk, secret_key: sk, ciphertext: ct, shared_secret: 32 };
+    let s = |pk, sk, ct| Sizes {
+        public_key: pk,
+        secret_key: sk,
+        ciphertext: ct,
+        shared_secret: 32,
+    };
     vec![
-        Subject::Kem(Box::new(MlKem512 { desc: descriptor("ML-KEM-512", Family::Kem, "ml-kem", s(800, 1632, 768), kat("ML-KEM-512")) })),
-        Subject::Kem(Box::new(MlKem768 { desc: descriptor("ML-KEM-768", Family::Kem, "ml-kem", s(1184, 2400, 1088), kat("ML-KEM-768")) })),
-        Subject::Kem(Box::new(MlKem1024 { desc: descriptor("ML-KEM-1024", Family::Kem, "ml-kem", s(1568, 3168, 1568), kat("ML-KEM-1024")) })),
+        Subject::Kem(Box::new(MlKem512 {
+            desc: descriptor(
+                "ML-KEM-512",
+                Family::Kem,
+                "ml-kem",
+                s(800, 1632, 768),
+                kat("ML-KEM-512"),
+            ),
+        })),
+        Subject::Kem(Box::new(MlKem768 {
+            desc: descriptor(
+                "ML-KEM-768",
+                Family::Kem,
+                "ml-kem",
+                s(1184, 2400, 1088),
+                kat("ML-KEM-768"),
+            ),
+        })),
+        Subject::Kem(Box::new(MlKem1024 {
+            desc: descriptor(
+                "ML-KEM-1024",
+                Family::Kem,
+                "ml-kem",
+                s(1568, 3168, 1568),
+                kat("ML-KEM-1024"),
+            ),
+        })),
         Subject::Kex(Box::new(X25519 {
-            desc: descriptor("X25519", Family::Kex, "x25519-dalek", Sizes { public_key: 32, secret_key: 32, ciphertext: 0, shared_secret: 32 }, None),
+            desc: descriptor(
+                "X25519",
+                Family::Kex,
+                "x25519-dalek",
+                Sizes {
+                    public_key: 32,
+                    secret_key: 32,
+                    ciphertext: 0,
+                    shared_secret: 32,
+                },
+                None,
+            ),
         })),
         Subject::Kex(Box::new(P256 {
-            desc: descriptor("P-256", Family::Kex, "p256", Sizes { public_key: 65, secret_key: 32, ciphertext: 0, shared_secret: 32 }, None),
+            desc: descriptor(
+                "P-256",
+                Family::Kex,
+                "p256",
+                Sizes {
+                    public_key: 65,
+                    secret_key: 32,
+                    ciphertext: 0,
+                    shared_secret: 32,
+                },
+                None,
+            ),
         })),
     ]
 }

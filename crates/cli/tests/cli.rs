@@ -1,0 +1,308 @@
+//! The `cryptoscope` binary, driven as a user would: usage errors, the catalogue, the gate
+//! end to end (including a gate that must fail), and a short measured run.
+
+mod common;
+
+use common::*;
+use predicates_shim::*;
+
+mod predicates_shim {
+    pub fn stderr_of(o: &std::process::Output) -> String {
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    }
+    pub fn stdout_of(o: &std::process::Output) -> String {
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    }
+}
+
+#[test]
+fn help_teaches_the_commands() {
+    let o = cryptoscope().arg("--help").output().unwrap();
+    assert!(o.status.success());
+    let s = stdout_of(&o);
+    for w in ["list", "verify", "run", "Exit codes"] {
+        assert!(s.contains(w), "--help lacks {w}");
+    }
+    let o = cryptoscope().args(["run", "--help"]).output().unwrap();
+    for w in [
+        "--quick",
+        "--samples",
+        "--time-budget",
+        "--cpu",
+        "--json",
+        "--alg",
+        "--provider",
+        "--suite",
+    ] {
+        assert!(stdout_of(&o).contains(w), "run --help lacks {w}");
+    }
+}
+
+#[test]
+fn usage_errors_exit_2_with_one_line() {
+    for args in [
+        vec!["run", "--bogus-flag"],
+        vec!["verify", "--alg", "ML-KEM-786"],
+        vec!["run", "--provider", "libqos", "--quick"],
+        vec!["run", "--suite", "hashes"],
+        vec!["run", "--quick", "--samples", "0"],
+        vec!["run", "--quick", "--time-budget", "-1"],
+        vec!["run", "--quick", "--cpu", "4096"],
+        vec!["list", "--alg", "X25519", "--provider", "liboqs"],
+    ] {
+        let o = cryptoscope().args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr_of(&o));
+        assert!(!stderr_of(&o).contains("panicked"), "{args:?}");
+    }
+    let o = cryptoscope().args(["verify", "--alg", "ML-KEM-786"]).output().unwrap();
+    let e = stderr_of(&o);
+    assert!(e.contains("did you mean `ML-KEM-768`"), "{e}");
+    assert_eq!(e.trim().lines().count(), 1, "one line: {e}");
+    let o = cryptoscope().args(["run", "--provider", "libqos"]).output().unwrap();
+    assert!(stderr_of(&o).contains("did you mean `liboqs`"));
+}
+
+#[test]
+fn list_json_holds_the_whole_catalogue() {
+    let o = cryptoscope().args(["list", "--json"]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr_of(&o));
+    let subjects: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    let has = |alg: &str, provider: &str, imp: &str| {
+        subjects.iter().any(|s| {
+            s["algorithm"] == alg && s["provider"] == provider && (imp.is_empty() || s["implementation"] == imp)
+        })
+    };
+    // The catalogue the foundation issue asks for.
+    for alg in ["ML-KEM-512", "ML-KEM-768", "ML-KEM-1024"] {
+        for (p, i) in [
+            ("liboqs", ""),
+            ("pqclean", "clean"),
+            ("pqclean", "avx2"),
+            ("aws-lc", ""),
+            ("rustcrypto", ""),
+        ] {
+            assert!(has(alg, p, i), "{alg} {p} {i}");
+        }
+    }
+    for alg in [
+        "Classic-McEliece-348864",
+        "Classic-McEliece-6960119",
+        "Classic-McEliece-6960119f",
+        "Classic-McEliece-8192128",
+        "Classic-McEliece-8192128f",
+    ] {
+        for (p, i) in [("liboqs", ""), ("pqclean", "clean"), ("pqclean", "avx2")] {
+            assert!(has(alg, p, i), "{alg} {p} {i}");
+        }
+    }
+    for alg in ["NTRU-HRSS-701", "NTRU-HPS-4096-821"] {
+        assert!(has(alg, "pqclean", "clean") && has(alg, "pqclean", "avx2"), "{alg}");
+    }
+    for alg in ["HQC-128", "BIKE-L1", "FrodoKEM-640-AES", "sntrup761"] {
+        assert!(has(alg, "liboqs", ""), "{alg}");
+    }
+    for p in ["aws-lc", "rustcrypto", "openssl"] {
+        assert!(has("X25519", p, "") && has("P-256", p, ""), "{p}");
+    }
+    assert!(has("FFDHE-2048", "openssl", ""));
+    let o = cryptoscope().arg("list").output().unwrap();
+    assert!(stdout_of(&o).contains("subjects; sizes in bytes"));
+}
+
+#[test]
+fn verify_passes_and_cross_checks_aws_lc() {
+    let o = cryptoscope()
+        .args([
+            "verify",
+            "--alg",
+            "ML-KEM-768",
+            "--alg",
+            "X25519",
+            "--kat",
+            "single",
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    let out = stdout_of(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{}", stderr_of(&o));
+    assert!(out.contains("0 failed"), "{out}");
+    let aws = out
+        .lines()
+        .find(|l| l.starts_with("ML-KEM-768") && l.contains("aws-lc"))
+        .unwrap();
+    assert!(
+        aws.contains("PASS") && aws.contains("decapsulate correctly with"),
+        "{aws}"
+    );
+}
+
+#[test]
+fn a_wrong_published_digest_fails_the_gate_with_exit_1() {
+    // Copy the vectors and corrupt one published digest: the implementation is now "wrong"
+    // relative to the data and must be reported FAILED and never measured.
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = |sub: &str| {
+        std::fs::create_dir_all(tmp.path().join(sub)).unwrap();
+        for e in std::fs::read_dir(vectors().join(sub)).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), tmp.path().join(sub).join(e.file_name())).unwrap();
+        }
+    };
+    copy("kem");
+    copy("kex");
+    let path = tmp.path().join("kem/liboqs-kats.json");
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let d = v["NTRU-HRSS-701"]["single"].as_str().unwrap().to_string();
+    let flipped = format!("{}{}", if d.starts_with('0') { '1' } else { '0' }, &d[1..]);
+    v["NTRU-HRSS-701"]["single"] = serde_json::Value::String(flipped);
+    std::fs::write(&path, serde_json::to_string(&v).unwrap()).unwrap();
+    let json = tmp.path().join("run.json");
+    let o = cryptoscope()
+        .args([
+            "run",
+            "--quick",
+            "--quiet",
+            "--alg",
+            "NTRU-HRSS-701",
+            "--impl",
+            "clean",
+            "--vectors",
+        ])
+        .arg(tmp.path())
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stdout_of(&o));
+    assert!(
+        stdout_of(&o).contains("FAIL: kat: KAT digest mismatch"),
+        "{}",
+        stdout_of(&o)
+    );
+    let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    for r in run["results"].as_array().unwrap() {
+        assert_eq!(r["gate"], "fail");
+        assert!(
+            r["median_cycles"].is_null() && r["samples"] == 0,
+            "a failed subject gets no number"
+        );
+    }
+    // A malformed vector file is bad input: exit 2, one line.
+    std::fs::write(tmp.path().join("kex/p256-ecdh.json"), "{ \"tests\": [ {").unwrap();
+    let o = cryptoscope()
+        .args(["verify", "--alg", "P-256", "--vectors"])
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr_of(&o).contains("malformed vector file"), "{}", stderr_of(&o));
+}
+
+#[test]
+fn quick_run_writes_the_documented_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("out/run.json");
+    let o = cryptoscope()
+        .args([
+            "run",
+            "--quick",
+            "--alg",
+            "ML-KEM-768",
+            "--alg",
+            "X25519",
+            "--provider",
+            "pqclean",
+            "--provider",
+            "openssl",
+            "--json",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}\n{}", stdout_of(&o), stderr_of(&o));
+    let out = stdout_of(&o);
+    assert!(out.contains("median cycles") && out.contains("Results:"), "{out}");
+    assert!(
+        stderr_of(&o).contains("[1/"),
+        "progress lines when stderr is not a terminal"
+    );
+    let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(run["schema"], "cryptoscope.run/1");
+    assert!(run["run_id"].is_string() && run["started_at"].as_str().unwrap().ends_with('Z'));
+    let env = &run["environment"];
+    for k in [
+        "cpu_model",
+        "logical_cpus",
+        "kernel",
+        "perf_core_cycles",
+        "compilers",
+        "libraries",
+        "cpu_flags",
+    ] {
+        assert!(!env[k].is_null(), "environment.{k}");
+    }
+    let results = run["results"].as_array().unwrap();
+    // ML-KEM-768 pqclean clean+avx2 (3 ops each) + X25519 openssl (2 ops).
+    assert_eq!(results.len(), 8, "{results:?}");
+    for r in results {
+        for k in [
+            "algorithm",
+            "provider",
+            "implementation",
+            "build",
+            "operation",
+            "gate",
+            "gate_detail",
+            "samples",
+            "median_cycles",
+            "median_ns",
+            "ci95_low_cycles",
+            "ci95_high_cycles",
+            "mean_cycles",
+            "stddev_cycles",
+            "min_cycles",
+            "max_cycles",
+            "p95_cycles",
+            "outliers",
+            "cycle_source",
+            "overhead_cycles",
+            "sizes",
+            "raw_cycles",
+        ] {
+            assert!(r.get(k).is_some(), "result lacks {k}");
+        }
+        assert_eq!(r["gate"], "pass");
+        let n = r["samples"].as_u64().unwrap();
+        assert!(n >= 3);
+        assert_eq!(r["raw_cycles"].as_array().unwrap().len() as u64, n);
+        let med = r["median_cycles"].as_f64().unwrap();
+        assert!(med > 0.0);
+        assert!(r["ci95_low_cycles"].as_f64().unwrap() <= med && med <= r["ci95_high_cycles"].as_f64().unwrap());
+        assert!(r["min_cycles"].as_f64().unwrap() <= med && med <= r["max_cycles"].as_f64().unwrap());
+        assert!(["tsc-reference-cycles", "perf-core-cycles"].contains(&r["cycle_source"].as_str().unwrap()));
+    }
+    let sizes = &results.iter().find(|r| r["algorithm"] == "ML-KEM-768").unwrap()["sizes"];
+    // FIPS 203, Table 3.
+    assert_eq!(
+        (sizes["public_key"].as_u64(), sizes["ciphertext"].as_u64()),
+        (Some(1184), Some(1088))
+    );
+}
+
+#[test]
+fn unwritable_results_path_is_refused_before_measuring() {
+    let o = cryptoscope()
+        .args([
+            "run",
+            "--quick",
+            "--alg",
+            "X25519",
+            "--json",
+            "/proc/cryptoscope/nope.json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr_of(&o).contains("cannot"), "{}", stderr_of(&o));
+}

@@ -1,0 +1,59 @@
+//! Helpers shared by the integration tests: the built binaries and the vectors.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The `cryptoscope` binary under test.
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_cryptoscope"))
+}
+
+/// A provider's worker binary (built by `cargo build --workspace` next to `cryptoscope`).
+pub fn worker(provider: &str) -> PathBuf {
+    let p = bin()
+        .parent()
+        .unwrap()
+        .join(format!("cryptoscope-worker-{}", provider.replace('-', "")));
+    assert!(
+        p.is_file(),
+        "{} is missing: run `cargo build --release --workspace` first",
+        p.display()
+    );
+    p
+}
+
+/// The repository's known-answer data.
+pub fn vectors() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors"))
+}
+
+/// `cryptoscope` with the repository's vectors.
+pub fn cryptoscope() -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::new(bin());
+    c.env("CRYPTOSCOPE_VECTORS", vectors());
+    c
+}
+
+/// Runs a worker and returns its JSON events and exit status.
+pub fn worker_events(provider: &str, args: &[&str]) -> (Vec<serde_json::Value>, std::process::Output) {
+    let out = Command::new(worker(provider)).args(args).output().expect("worker runs");
+    let events = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad JSON line {l}: {e}")))
+        .collect();
+    (events, out)
+}
+
+/// The descriptors a worker offers.
+pub fn describe(provider: &str) -> Vec<serde_json::Value> {
+    let (ev, out) = worker_events(provider, &["describe"]);
+    assert!(out.status.success());
+    ev.into_iter()
+        .find(|e| e["type"] == "describe")
+        .expect("describe event")["subjects"]
+        .as_array()
+        .unwrap()
+        .clone()
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# One command for a fresh Debian/Ubuntu machine: install what is missing, build cryptoscope
+# in release mode, and run the default suite (gate + measure, summary table, JSON results).
+#
+#   bash scripts/setup.sh            # install, build, run the default suite (~20 min)
+#   bash scripts/setup.sh --quick    # same with `run --quick` (~2 min)
+#   bash scripts/setup.sh --no-run   # install and build only
+#
+# Extra arguments after the flags above are passed to `cryptoscope run`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+run_mode=full
+if [[ "${1:-}" == "--quick" ]]; then run_mode=quick; shift; fi
+if [[ "${1:-}" == "--no-run" ]]; then run_mode=none; shift; fi
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+# Debian packages the build and the tests need: a C toolchain, CMake and libclang for
+# liboqs (bindgen), OpenSSL headers, pkg-config, valgrind (instruction counts in tests).
+packages=(build-essential cmake libclang-dev clang libssl-dev pkg-config valgrind git ca-certificates)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  say "installing missing packages: ${missing[*]}"
+  if [[ $EUID -eq 0 ]]; then SUDO=(); elif command -v sudo >/dev/null; then SUDO=(sudo); else
+    echo "error: need root (or sudo) to install: ${missing[*]}" >&2; exit 2; fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${SUDO[@]}" apt-get update -qq
+  "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Rust: rust-version in Cargo.toml is 1.85; Debian 12's packaged cargo is too old.
+if ! command -v cargo >/dev/null; then
+  [[ -x "$HOME/.cargo/bin/cargo" ]] && export PATH="$HOME/.cargo/bin:$PATH"
+fi
+if ! command -v cargo >/dev/null; then
+  echo "error: no Rust toolchain; install one with rustup (https://rustup.rs), Rust >= 1.85" >&2
+  exit 2
+fi
+ver=$(rustc -V | awk '{print $2}')
+if [[ "$(printf '%s\n1.85.0\n' "$ver" | sort -V | head -1)" != "1.85.0" ]]; then
+  echo "error: Rust $ver is too old; cryptoscope needs >= 1.85 (rustup update)" >&2
+  exit 2
+fi
+
+say "building (release; liboqs and AWS-LC take several minutes the first time)"
+cargo build --release --workspace --locked
+
+bin=target/release/cryptoscope
+[[ -n "${CARGO_TARGET_DIR:-}" ]] && bin="$CARGO_TARGET_DIR/release/cryptoscope"
+case "$run_mode" in
+  full)  say "running the default suite"; exec "$bin" run "$@" ;;
+  quick) say "running the default suite (quick)"; exec "$bin" run --quick "$@" ;;
+  none)  say "built: $bin" ;;
+esac
