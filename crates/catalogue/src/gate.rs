@@ -618,6 +618,9 @@ mod tests {
         }
         fn encaps(&self, ct: &mut [u8], ss: &mut [u8], pk: &[u8]) -> Result<(), OpError> {
             crate::rng::fill(ss);
+            if self.fault == Fault::AcceptsModified {
+                ss[15] = 0;
+            }
             for i in 0..32 {
                 ct[i] = ss[i] ^ pk[i];
             }

@@ -71,6 +71,13 @@ pub fn worker_path(dir: &Path, provider: &str) -> Option<PathBuf> {
     p.is_file().then_some(p)
 }
 
+/// Kills a worker and reaps it. Workers stay in our process group, so Ctrl-C reaches them
+/// too; the reader threads are not joined here, so nothing can block on a pipe.
+fn kill_group(child: &mut std::process::Child) {
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 /// Runs `bin args...`, feeding events to `on_event`, killing it at `timeout`.
 pub fn call(bin: &Path, args: &[String], timeout: Duration, on_event: &mut dyn FnMut(Event)) -> Outcome {
     let mut child = match Command::new(bin)
@@ -110,9 +117,7 @@ pub fn call(bin: &Path, args: &[String], timeout: Duration, on_event: &mut dyn F
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            let _ = child.kill();
-            let _ = child.wait();
-            let _ = reader.join();
+            kill_group(&mut child);
             return Outcome::TimedOut(timeout);
         }
         match rx.recv_timeout(left.min(Duration::from_millis(200))) {
@@ -129,8 +134,7 @@ pub fn call(bin: &Path, args: &[String], timeout: Duration, on_event: &mut dyn F
             Ok(Some(s)) => break s,
             Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
             Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
+                kill_group(&mut child);
                 return Outcome::TimedOut(timeout);
             }
             Err(e) => return Outcome::Failed(e.to_string()),
@@ -174,7 +178,9 @@ mod tests {
     use super::*;
 
     fn script(body: &str) -> PathBuf {
-        let p = std::env::temp_dir().join(format!("cs-fake-worker-{}-{}.sh", std::process::id(), body.len()));
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let k = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let p = std::env::temp_dir().join(format!("cs-fake-worker-{}-{k}.sh", std::process::id()));
         std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
         std::fs::set_permissions(&p, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
         p
@@ -217,7 +223,7 @@ mod tests {
     #[test]
     fn hang_times_out() {
         let t = std::time::Instant::now();
-        let (o, _) = run("sleep 30", 300);
+        let (o, _) = run("exec sleep 30", 300);
         assert_eq!(o, Outcome::TimedOut(Duration::from_millis(300)));
         assert!(t.elapsed() < Duration::from_secs(10));
         assert_eq!(o.describe(), "timed out after 0 s");

@@ -53,7 +53,16 @@ fn instructions_per_op(provider: &str, subject: &str, op: &str, iterations: u64)
         let o = Command::new("valgrind")
             .args(["--tool=callgrind", &format!("--callgrind-out-file={}", out.display())])
             .arg(worker(provider))
-            .args(["loop", "--subject", subject, "--op", op, "--iterations", &n.to_string()])
+            .args([
+                "loop",
+                "--deterministic",
+                "--subject",
+                subject,
+                "--op",
+                op,
+                "--iterations",
+                &n.to_string(),
+            ])
             .output()
             .expect("valgrind is installed by scripts/setup.sh");
         let _ = std::fs::remove_file(&out);

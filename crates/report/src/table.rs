@@ -160,7 +160,7 @@ mod tests {
     fn columns_align() {
         let t = render(&["a", "bb"], &[vec!["xxx".into(), "1".into()]], &[false, true]);
         let lines: Vec<&str> = t.lines().collect();
-        assert_eq!(lines[0], "a     bb");
-        assert_eq!(lines[2], "xxx    1");
+        assert_eq!(lines[0], "a    bb");
+        assert_eq!(lines[2], "xxx   1");
     }
 }

@@ -68,6 +68,10 @@ enum Cmd {
         op: String,
         #[arg(long, default_value_t = 1)]
         iterations: u64,
+        /// Draw all randomness from a fixed-seed NIST DRBG (subjects with harness
+        /// randomness then execute exactly the same instructions on every run).
+        #[arg(long)]
+        deterministic: bool,
     },
     /// Measure the operations of one subject.
     Measure {
@@ -184,7 +188,11 @@ pub fn worker_main(subjects: fn() -> Vec<Subject>) -> ! {
             subject,
             op,
             iterations,
+            deterministic,
         } => {
+            let _guard = deterministic.then(|| {
+                cryptoscope_catalogue::rng::install_kat(Box::new(cryptoscope_catalogue::rng::CtrDrbg::new(&[0x5a; 48])))
+            });
             let op = cryptoscope_catalogue::Operation::parse(&op)
                 .unwrap_or_else(|| fail(format!("unknown operation `{op}`")));
             if let Err(e) = driver::run_loop(find(&subject), op, iterations) {
