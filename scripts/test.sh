@@ -16,4 +16,14 @@ fi
 export CRYPTOSCOPE_VECTORS="$PWD/vectors"
 
 bash scripts/setup.sh --no-run
-cargo test --release --workspace --locked -- --test-threads=1
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+set +e
+cargo test --release --workspace --locked -- --test-threads=1 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+# One closing line with the totals over every test binary (cargo prints one per binary,
+# the last often being an empty doc-test run).
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+     END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
+exit "$status"

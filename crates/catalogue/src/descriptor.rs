@@ -142,6 +142,40 @@ impl Descriptor {
         format!("{algorithm}/{provider}/{implementation}")
     }
 
+    /// A descriptor for a catalogued algorithm: family and claimed security come from
+    /// [`crate::names::ALGORITHMS`]; available, no KAT reference, algorithm version "-".
+    /// Providers then set what they know better (KAT, randomness, availability).
+    ///
+    /// # Panics
+    /// If `algorithm` is not a catalogue name (a programming error in a provider).
+    pub fn catalogued(
+        algorithm: &str,
+        provider: &str,
+        implementation: &str,
+        provider_version: String,
+        build: String,
+        sizes: Sizes,
+        randomness: Randomness,
+    ) -> Descriptor {
+        let info = crate::names::algorithm(algorithm).unwrap_or_else(|| panic!("{algorithm} is not in the catalogue"));
+        Descriptor {
+            id: Descriptor::make_id(info.name, provider, implementation),
+            algorithm: info.name.to_string(),
+            family: info.family,
+            provider: provider.into(),
+            provider_version,
+            implementation: implementation.into(),
+            algorithm_version: "-".into(),
+            build,
+            nist_level: info.nist_level,
+            classical_bits: info.classical_bits,
+            sizes,
+            availability: Availability::Available,
+            randomness,
+            kat: None,
+        }
+    }
+
     pub fn operations(&self) -> &'static [Operation] {
         Operation::of(self.family)
     }

@@ -12,8 +12,7 @@
 use aws_lc_rs::agreement::{self, PrivateKey, UnparsedPublicKey};
 use aws_lc_rs::encoding::{AsBigEndian, Curve25519SeedBin, EcPrivateKeyBin};
 use aws_lc_rs::kem::{self, Ciphertext, DecapsulationKey, EncapsulationKey};
-use cryptoscope_catalogue::descriptor::{Availability, Descriptor, Family, Randomness, Sizes};
-use cryptoscope_catalogue::names;
+use cryptoscope_catalogue::descriptor::{Descriptor, Family, Randomness, Sizes};
 use cryptoscope_catalogue::traits::{check_len, Decapsulator, Exchanger, Kem, Kex, OpError, Subject};
 
 /// Canonical provider name.
@@ -35,27 +34,11 @@ fn build() -> String {
 }
 
 fn descriptor(alg: &str, family: Family, sizes: Sizes, randomness: Randomness) -> Descriptor {
-    let info = names::algorithm(alg).expect("catalogue name");
-    Descriptor {
-        id: Descriptor::make_id(alg, PROVIDER, "default"),
-        algorithm: alg.into(),
-        family,
-        provider: PROVIDER.into(),
-        provider_version: version(),
-        implementation: "default".into(),
-        algorithm_version: if family == Family::Kem {
-            "FIPS 203".into()
-        } else {
-            "-".into()
-        },
-        build: build(),
-        nist_level: info.nist_level,
-        classical_bits: info.classical_bits,
-        sizes,
-        availability: Availability::Available,
-        randomness,
-        kat: None,
+    let mut d = Descriptor::catalogued(alg, PROVIDER, "default", version(), build(), sizes, randomness);
+    if family == Family::Kem {
+        d.algorithm_version = "FIPS 203".into();
     }
+    d
 }
 
 struct MlKem {

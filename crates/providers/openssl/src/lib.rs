@@ -5,8 +5,7 @@
 //! Own keys are prepared as EVP_PKEY objects outside timing; the peer's public key is
 //! parsed and validated inside the timed exchange, as a TLS server would.
 
-use cryptoscope_catalogue::descriptor::{Availability, Descriptor, Family, Randomness, Sizes};
-use cryptoscope_catalogue::names;
+use cryptoscope_catalogue::descriptor::{Descriptor, Randomness, Sizes};
 use cryptoscope_catalogue::traits::{check_len, Exchanger, Kex, OpError, Subject};
 use openssl::bn::{BigNum, BigNumContext};
 use openssl::derive::Deriver;
@@ -22,27 +21,9 @@ fn err(op: &'static str) -> impl Fn(openssl::error::ErrorStack) -> OpError {
 }
 
 fn descriptor(alg: &str, sizes: Sizes) -> Descriptor {
-    let info = names::algorithm(alg).expect("catalogue name");
-    Descriptor {
-        id: Descriptor::make_id(alg, PROVIDER, "default"),
-        algorithm: alg.into(),
-        family: Family::Kex,
-        provider: PROVIDER.into(),
-        provider_version: openssl::version::version().to_string(),
-        implementation: "default".into(),
-        algorithm_version: "-".into(),
-        build: format!(
-            "system libcrypto ({}), {}",
-            openssl::version::version(),
-            openssl::version::built_on()
-        ),
-        nist_level: None,
-        classical_bits: info.classical_bits,
-        sizes,
-        availability: Availability::Available,
-        randomness: Randomness::Internal,
-        kat: None,
-    }
+    let version = openssl::version::version().to_string();
+    let build = format!("system libcrypto ({version}), {}", openssl::version::built_on());
+    Descriptor::catalogued(alg, PROVIDER, "default", version, build, sizes, Randomness::Internal)
 }
 
 fn derive(own: &PKey<Private>, peer: &PKey<openssl::pkey::Public>, ss: &mut [u8]) -> Result<(), OpError> {

@@ -12,9 +12,8 @@
 //! `PQCLEAN_*` symbols for Classic McEliece and HQC. It runs in its own worker binary.
 
 use cryptoscope_catalogue::descriptor::{
-    require_cpu, Availability, Descriptor, Family, KatPrngKind, KatRef, Randomness, Sizes,
+    require_cpu, Availability, Descriptor, KatPrngKind, KatRef, Randomness, Sizes,
 };
-use cryptoscope_catalogue::names;
 use cryptoscope_catalogue::traits::{check_len, Decapsulator, Kem, OpError, Subject};
 use libc::c_int;
 
@@ -165,6 +164,8 @@ macro_rules! both {
     };
 }
 
+// Pushes come from macros, some behind `cfg(target_arch)`, so a `vec![]` literal does not fit.
+#[allow(clippy::vec_init_then_push)]
 fn entries() -> Vec<Entry> {
     let mut v = Vec::new();
     both!(v, "ML-KEM-512", pqcrypto_mlkem, MLKEM512);
@@ -220,7 +221,6 @@ pub fn subjects() -> Vec<Subject> {
     entries()
         .into_iter()
         .map(|e| {
-            let info = names::algorithm(e.alg).expect("PQClean entries use catalogue names");
             let (availability, flags) = if e.imp == "avx2" {
                 (
                     require_cpu(&["avx2", "bmi1", "bmi2", "aes", "popcnt", "pclmulqdq"]),
@@ -232,20 +232,18 @@ pub fn subjects() -> Vec<Subject> {
             let version = cryptoscope_worker::build_info::crate_version(&e.crate_name.replace('_', "-"));
             Subject::Kem(Box::new(PqKem {
                 desc: Descriptor {
-                    id: Descriptor::make_id(e.alg, PROVIDER, e.imp),
-                    algorithm: e.alg.into(),
-                    family: Family::Kem,
-                    provider: PROVIDER.into(),
-                    provider_version: version.clone(),
-                    implementation: e.imp.into(),
-                    algorithm_version: format!("PQClean as vendored in {version}"),
-                    build: format!("cc crate: {cc} -O{opt}{flags}"),
-                    nist_level: info.nist_level,
-                    classical_bits: None,
-                    sizes: e.sizes,
                     availability,
-                    randomness: Randomness::Harness,
+                    algorithm_version: format!("PQClean as vendored in {version}"),
                     kat: Some(kat_for(e.alg)),
+                    ..Descriptor::catalogued(
+                        e.alg,
+                        PROVIDER,
+                        e.imp,
+                        version.clone(),
+                        format!("cc crate: {cc} -O{opt}{flags}"),
+                        e.sizes,
+                        Randomness::Harness,
+                    )
                 },
                 keypair: e.keypair,
                 enc: e.enc,

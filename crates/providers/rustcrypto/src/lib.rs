@@ -8,8 +8,7 @@
 
 #![allow(deprecated)] // ml-kem marks the expanded key encoding deprecated; KATs use it.
 
-use cryptoscope_catalogue::descriptor::{Availability, Descriptor, Family, KatPrngKind, KatRef, Randomness, Sizes};
-use cryptoscope_catalogue::names;
+use cryptoscope_catalogue::descriptor::{Descriptor, Family, KatPrngKind, KatRef, Randomness, Sizes};
 use cryptoscope_catalogue::rng;
 use cryptoscope_catalogue::traits::{check_len, Decapsulator, Exchanger, Kem, Kex, OpError, Subject};
 use ml_kem::array::Array;
@@ -19,32 +18,18 @@ use ml_kem::{Decapsulate, ExpandedKeyEncoding, KeyExport};
 pub const PROVIDER: &str = "rustcrypto";
 
 fn descriptor(alg: &str, family: Family, crate_name: &str, sizes: Sizes, kat: Option<KatRef>) -> Descriptor {
-    let info = names::algorithm(alg).expect("catalogue name");
+    let build = format!(
+        "{} opt-level={} (generic x86_64 target, run-time feature detection)",
+        cryptoscope_worker::build_info::RUSTC,
+        cryptoscope_worker::build_info::OPT_LEVEL
+    );
     let version = cryptoscope_worker::build_info::crate_version(crate_name);
-    Descriptor {
-        id: Descriptor::make_id(alg, PROVIDER, "default"),
-        algorithm: alg.into(),
-        family,
-        provider: PROVIDER.into(),
-        provider_version: version,
-        implementation: "default".into(),
-        algorithm_version: if family == Family::Kem {
-            "FIPS 203".into()
-        } else {
-            "-".into()
-        },
-        build: format!(
-            "{} opt-level={} (generic x86_64 target, run-time feature detection)",
-            cryptoscope_worker::build_info::RUSTC,
-            cryptoscope_worker::build_info::OPT_LEVEL
-        ),
-        nist_level: info.nist_level,
-        classical_bits: info.classical_bits,
-        sizes,
-        availability: Availability::Available,
-        randomness: Randomness::Harness,
-        kat,
+    let mut d = Descriptor::catalogued(alg, PROVIDER, "default", version, build, sizes, Randomness::Harness);
+    if family == Family::Kem {
+        d.algorithm_version = "FIPS 203".into();
     }
+    d.kat = kat;
+    d
 }
 
 fn array<N: ml_kem::array::ArraySize>(op: &'static str, what: &str, bytes: &[u8]) -> Result<Array<u8, N>, OpError> {
