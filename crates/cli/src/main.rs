@@ -140,7 +140,7 @@ struct RunArgs {
     /// Pin measurements to this logical CPU.
     #[arg(long, value_name = "N")]
     cpu: Option<usize>,
-    /// Where to write the JSON results (default: results/<run-id>.json).
+    /// Where to write the JSON results (default: results/RUN_ID.json).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
 }

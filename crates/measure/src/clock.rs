@@ -160,7 +160,7 @@ impl Clock {
         self.source
     }
 
-    /// "available" or "not supported: <kernel reason>" for the PMU.
+    /// "available" or "not supported: REASON" (the kernel's reason) for the PMU.
     pub fn perf_status(&self) -> &str {
         &self.perf_status
     }

@@ -31,7 +31,7 @@ pub struct Environment {
     pub governor: Option<String>,
     /// "on", "off" or None when the kernel does not expose it (typical in VMs).
     pub turbo: Option<String>,
-    /// "available" or "not supported: <kernel reason>".
+    /// "available" or "not supported: REASON" (the kernel's reason).
     pub perf_core_cycles: String,
     /// Compilers that built the tool and its providers (name → version line).
     pub compilers: BTreeMap<String, String>,

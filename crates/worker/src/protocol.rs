@@ -12,7 +12,7 @@ pub struct ClockInfo {
     pub tsc_hz: Option<f64>,
     pub overhead_cycles: f64,
     pub overhead_ns: f64,
-    /// "available" or "not supported: <kernel reason>".
+    /// "available" or "not supported: REASON" (the kernel's reason).
     pub perf_status: String,
 }
 
