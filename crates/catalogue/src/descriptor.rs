@@ -70,6 +70,30 @@ pub struct Sizes {
     pub shared_secret: usize,
 }
 
+impl Sizes {
+    /// Checks the buffers of `keypair` against these sizes.
+    pub fn check_keypair(&self, pk: &[u8], sk: &[u8]) -> Result<(), crate::OpError> {
+        use crate::traits::check_len;
+        check_len("keypair", "pk", pk.len(), self.public_key)?;
+        check_len("keypair", "sk", sk.len(), self.secret_key)
+    }
+
+    /// Checks the buffers of `encaps` against these sizes.
+    pub fn check_encaps(&self, ct: &[u8], ss: &[u8], pk: &[u8]) -> Result<(), crate::OpError> {
+        use crate::traits::check_len;
+        check_len("encaps", "ct", ct.len(), self.ciphertext)?;
+        check_len("encaps", "ss", ss.len(), self.shared_secret)?;
+        check_len("encaps", "pk", pk.len(), self.public_key)
+    }
+
+    /// Checks the buffers of `decaps` against these sizes.
+    pub fn check_decaps(&self, ss: &[u8], ct: &[u8]) -> Result<(), crate::OpError> {
+        use crate::traits::check_len;
+        check_len("decaps", "ss", ss.len(), self.shared_secret)?;
+        check_len("decaps", "ct", ct.len(), self.ciphertext)
+    }
+}
+
 /// Whether a subject can run on this machine.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "status", content = "reason", rename_all = "lowercase")]

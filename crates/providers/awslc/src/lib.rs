@@ -56,9 +56,7 @@ impl Kem for MlKem {
     }
 
     fn keypair(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), OpError> {
-        let s = &self.desc.sizes;
-        check_len("keypair", "pk", pk.len(), s.public_key)?;
-        check_len("keypair", "sk", sk.len(), s.secret_key)?;
+        self.desc.sizes.check_keypair(pk, sk)?;
         let dk = DecapsulationKey::generate(self.alg).map_err(unspecified("keypair"))?;
         let ek = dk.encapsulation_key().map_err(unspecified("keypair"))?;
         pk.copy_from_slice(ek.key_bytes().map_err(unspecified("keypair"))?.as_ref());
@@ -67,9 +65,7 @@ impl Kem for MlKem {
     }
 
     fn encaps(&self, ct: &mut [u8], ss: &mut [u8], pk: &[u8]) -> Result<(), OpError> {
-        let s = &self.desc.sizes;
-        check_len("encaps", "ct", ct.len(), s.ciphertext)?;
-        check_len("encaps", "ss", ss.len(), s.shared_secret)?;
+        self.desc.sizes.check_encaps(ct, ss, pk)?;
         let ek = EncapsulationKey::new(self.alg, pk)
             .map_err(|e| OpError::failed("encaps", format!("public key rejected: {e}")))?;
         let (c, k) = ek.encapsulate().map_err(unspecified("encaps"))?;
@@ -116,9 +112,7 @@ impl Kex for Ecdh {
     }
 
     fn keypair(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), OpError> {
-        let s = &self.desc.sizes;
-        check_len("keypair", "pk", pk.len(), s.public_key)?;
-        check_len("keypair", "sk", sk.len(), s.secret_key)?;
+        self.desc.sizes.check_keypair(pk, sk)?;
         let key = PrivateKey::generate(self.alg).map_err(unspecified("keypair"))?;
         pk.copy_from_slice(key.compute_public_key().map_err(unspecified("keypair"))?.as_ref());
         if self.desc.algorithm == "X25519" {

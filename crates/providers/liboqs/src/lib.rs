@@ -78,9 +78,7 @@ impl Kem for OqsKem {
     }
 
     fn keypair(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), OpError> {
-        let s = &self.desc.sizes;
-        check_len("keypair", "pk", pk.len(), s.public_key)?;
-        check_len("keypair", "sk", sk.len(), s.secret_key)?;
+        self.desc.sizes.check_keypair(pk, sk)?;
         let f = self
             .table()
             .keypair
@@ -90,10 +88,7 @@ impl Kem for OqsKem {
     }
 
     fn encaps(&self, ct: &mut [u8], ss: &mut [u8], pk: &[u8]) -> Result<(), OpError> {
-        let s = &self.desc.sizes;
-        check_len("encaps", "ct", ct.len(), s.ciphertext)?;
-        check_len("encaps", "ss", ss.len(), s.shared_secret)?;
-        check_len("encaps", "pk", pk.len(), s.public_key)?;
+        self.desc.sizes.check_encaps(ct, ss, pk)?;
         let f = self
             .table()
             .encaps
@@ -118,9 +113,7 @@ struct OqsDecaps<'a> {
 
 impl Decapsulator for OqsDecaps<'_> {
     fn decaps(&mut self, ss: &mut [u8], ct: &[u8]) -> Result<(), OpError> {
-        let s = &self.kem.desc.sizes;
-        check_len("decaps", "ss", ss.len(), s.shared_secret)?;
-        check_len("decaps", "ct", ct.len(), s.ciphertext)?;
+        self.kem.desc.sizes.check_decaps(ss, ct)?;
         let f = self
             .kem
             .table()

@@ -60,18 +60,13 @@ impl Kem for PqKem {
     }
 
     fn keypair(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), OpError> {
-        let s = &self.desc.sizes;
-        check_len("keypair", "pk", pk.len(), s.public_key)?;
-        check_len("keypair", "sk", sk.len(), s.secret_key)?;
+        self.desc.sizes.check_keypair(pk, sk)?;
         // SAFETY: lengths match the implementation's CRYPTO_* constants.
         rc("keypair", unsafe { (self.keypair)(pk.as_mut_ptr(), sk.as_mut_ptr()) })
     }
 
     fn encaps(&self, ct: &mut [u8], ss: &mut [u8], pk: &[u8]) -> Result<(), OpError> {
-        let s = &self.desc.sizes;
-        check_len("encaps", "ct", ct.len(), s.ciphertext)?;
-        check_len("encaps", "ss", ss.len(), s.shared_secret)?;
-        check_len("encaps", "pk", pk.len(), s.public_key)?;
+        self.desc.sizes.check_encaps(ct, ss, pk)?;
         // SAFETY: as above.
         rc("encaps", unsafe {
             (self.enc)(ct.as_mut_ptr(), ss.as_mut_ptr(), pk.as_ptr())
@@ -94,9 +89,7 @@ struct PqDecaps<'a> {
 
 impl Decapsulator for PqDecaps<'_> {
     fn decaps(&mut self, ss: &mut [u8], ct: &[u8]) -> Result<(), OpError> {
-        let s = &self.kem.desc.sizes;
-        check_len("decaps", "ss", ss.len(), s.shared_secret)?;
-        check_len("decaps", "ct", ct.len(), s.ciphertext)?;
+        self.kem.desc.sizes.check_decaps(ss, ct)?;
         // SAFETY: as above.
         rc("decaps", unsafe {
             (self.kem.dec)(ss.as_mut_ptr(), ct.as_ptr(), self.sk.as_ptr())

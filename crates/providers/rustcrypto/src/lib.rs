@@ -48,9 +48,7 @@ macro_rules! ml_kem_subject {
             }
 
             fn keypair(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), OpError> {
-                let s = &self.desc.sizes;
-                check_len("keypair", "pk", pk.len(), s.public_key)?;
-                check_len("keypair", "sk", sk.len(), s.secret_key)?;
+                self.desc.sizes.check_keypair(pk, sk)?;
                 let mut seed = [0u8; 64];
                 rng::fill(&mut seed);
                 let dk = ml_kem::DecapsulationKey::<$param>::from_seed(seed.into());
@@ -60,9 +58,7 @@ macro_rules! ml_kem_subject {
             }
 
             fn encaps(&self, ct: &mut [u8], ss: &mut [u8], pk: &[u8]) -> Result<(), OpError> {
-                let s = &self.desc.sizes;
-                check_len("encaps", "ct", ct.len(), s.ciphertext)?;
-                check_len("encaps", "ss", ss.len(), s.shared_secret)?;
+                self.desc.sizes.check_encaps(ct, ss, pk)?;
                 let key = array("encaps", "public key", pk)?;
                 let ek = ml_kem::EncapsulationKey::<$param>::new(&key)
                     .map_err(|_| OpError::failed("encaps", "public key rejected"))?;
