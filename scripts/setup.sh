@@ -32,17 +32,17 @@ if ((${#missing[@]})); then
   "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# Rust: rust-version in Cargo.toml is 1.85; Debian 12's packaged cargo is too old.
+# Rust: rust-version in Cargo.toml is 1.89; Debian 12's packaged cargo is too old.
 if ! command -v cargo >/dev/null; then
   [[ -x "$HOME/.cargo/bin/cargo" ]] && export PATH="$HOME/.cargo/bin:$PATH"
 fi
 if ! command -v cargo >/dev/null; then
-  echo "error: no Rust toolchain; install one with rustup (https://rustup.rs), Rust >= 1.85" >&2
+  echo "error: no Rust toolchain; install one with rustup (https://rustup.rs), Rust >= 1.89" >&2
   exit 2
 fi
 ver=$(rustc -V | awk '{print $2}')
-if [[ "$(printf '%s\n1.85.0\n' "$ver" | sort -V | head -1)" != "1.85.0" ]]; then
-  echo "error: Rust $ver is too old; cryptoscope needs >= 1.85 (rustup update)" >&2
+if [[ "$(printf '%s\n1.89.0\n' "$ver" | sort -V | head -1)" != "1.89.0" ]]; then
+  echo "error: Rust $ver is too old; cryptoscope needs >= 1.89 (rustup update)" >&2
   exit 2
 fi
 

@@ -73,8 +73,51 @@ enum Cmd {
         #[command(flatten)]
         gate: GateArgs,
     },
-    /// Gate, then measure, then print a summary and write the results file.
+    /// Gate, then measure, then print a summary and write the results file and database.
     Run(RunArgs),
+    /// List the runs in the results database.
+    Runs {
+        #[command(flatten)]
+        db: DbArg,
+    },
+    /// Print one stored run: environment and results (RUN: id, unique prefix or `latest`).
+    Show {
+        run: String,
+        #[command(flatten)]
+        db: DbArg,
+    },
+    /// Export a stored run as json, csv, markdown or github-benchmark.
+    Export {
+        run: String,
+        /// json (cryptoscope.run/1), csv, markdown, or github-benchmark (github-action-benchmark's customSmallerIsBetter).
+        #[arg(long, value_parser = ["json", "csv", "markdown", "github-benchmark"])]
+        format: String,
+        /// Write here instead of standard output.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        db: DbArg,
+    },
+    /// Compare runs side by side: ratio of medians with a 95% CI and a verdict per operation.
+    Compare {
+        /// Two or more runs (id, unique prefix or `latest`).
+        #[arg(num_args = 2.., required = true)]
+        runs: Vec<String>,
+        /// The reference run (default: the first given).
+        #[arg(long, value_name = "RUN")]
+        baseline: Option<String>,
+        /// Changes smaller than this fraction are never called faster or slower.
+        #[arg(long, default_value_t = 0.05, value_name = "FRACTION")]
+        threshold: f64,
+        /// Compare cycle counts instead of nanoseconds (same machine only).
+        #[arg(long)]
+        cycles: bool,
+        /// Also write the comparison as JSON.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        #[command(flatten)]
+        db: DbArg,
+    },
 }
 
 #[derive(Args, Clone)]
@@ -143,6 +186,32 @@ struct RunArgs {
     /// Where to write the JSON results (default: results/RUN_ID.json).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    #[command(flatten)]
+    db: DbArg,
+}
+
+#[derive(Args, Clone)]
+struct DbArg {
+    /// Results database (default: $CRYPTOSCOPE_DB or ~/.local/share/cryptoscope/results.db).
+    #[arg(long = "db", value_name = "PATH")]
+    db: Option<String>,
+}
+
+impl DbArg {
+    fn as_deref(&self) -> Option<&str> {
+        self.db.as_deref()
+    }
+}
+
+/// The SQLite file to use; PostgreSQL URLs are refused until the server store exists.
+fn store_path(flag: Option<&str>) -> Result<PathBuf> {
+    match flag {
+        Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => Err(usage(
+            "PostgreSQL stores are not supported yet; pass a SQLite file path to --db",
+        )),
+        Some(p) => Ok(PathBuf::from(p)),
+        None => Ok(cryptoscope_store::default_path()),
+    }
 }
 
 fn usage(msg: impl Into<String>) -> anyhow::Error {
@@ -372,6 +441,8 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
         .open(&out_file)
         .map_err(|e| usage(format!("cannot write {}: {e}", out_file.display())))?;
 
+    let db_path = store_path(a.db.as_deref())?;
+    let mut store = cryptoscope_store::Store::open(&db_path).map_err(|e| usage(e.to_string()))?;
     let cat = Catalogue::discover()?;
     warn_missing(&cat);
     let picked = selection.pick(&cat)?;
@@ -407,25 +478,6 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
         timeout: Duration::from_secs_f64(a.gate.timeout),
     };
 
-    let mut pb = Progress::new(2 * picked.len() as u64, quiet);
-    let verdicts = gating::gate_all(&cat, &picked, &gsettings, &mut |d, v| {
-        pb.step(&format!("gate {}", d.id), v.status.as_str())
-    });
-    let mut rows: Vec<ResultRow> = Vec::new();
-    for d in &picked {
-        let v = &verdicts[&d.id];
-        let measured = run::measure(&cat, d, v, &settings)?;
-        let note = if v.status == GateStatus::Pass {
-            let n = measured.iter().filter(|r| r.median_ns.is_some()).count();
-            format!("{n} of {} operations measured", measured.len())
-        } else {
-            format!("not measured ({})", v.status.as_str())
-        };
-        rows.extend(measured);
-        pb.step(&format!("measure {}", d.id), &note);
-    }
-    pb.finish();
-
     let mut env = cryptoscope_measure::env::capture(clock.tsc_hz(), clock.perf_status());
     env.compilers
         .insert("rustc".into(), cryptoscope_worker::build_info::RUSTC.into());
@@ -442,17 +494,47 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
         env.libraries
             .insert(provider, v.into_iter().collect::<Vec<_>>().join("; "));
     }
-    let run_file = RunFile {
+    let mut run_file = RunFile {
         schema: SCHEMA.into(),
         run_id: run_id.clone(),
         started_at,
-        finished_at: util::now_utc().0,
+        finished_at: String::new(),
         tool_version: env!("CARGO_PKG_VERSION").into(),
         command: std::env::args().collect(),
         config: run::config_echo(&selection, &settings, a.quick, &depth),
         environment: env,
-        results: rows,
+        results: Vec::new(),
     };
+    store.begin_run(&run_file).map_err(|e| usage(e.to_string()))?;
+    let mut store_error: Option<String> = None;
+
+    let mut pb = Progress::new(2 * picked.len() as u64, quiet);
+    let verdicts = gating::gate_all(&cat, &picked, &gsettings, &mut |d, v| {
+        pb.step(&format!("gate {}", d.id), v.status.as_str())
+    });
+    let mut rows: Vec<ResultRow> = Vec::new();
+    for d in &picked {
+        let v = &verdicts[&d.id];
+        let measured = run::measure(&cat, d, v, &settings, &mut |row| {
+            if let Err(e) = store.add_result(&run_id, row) {
+                store_error.get_or_insert(e.to_string());
+            }
+        })?;
+        let note = if v.status == GateStatus::Pass {
+            let n = measured.iter().filter(|r| r.median_ns.is_some()).count();
+            format!("{n} of {} operations measured", measured.len())
+        } else {
+            format!("not measured ({})", v.status.as_str())
+        };
+        rows.extend(measured);
+        pb.step(&format!("measure {}", d.id), &note);
+    }
+    pb.finish();
+    run_file.finished_at = util::now_utc().0;
+    run_file.results = rows;
+    if let Err(e) = store.finish_run(&run_id, &run_file.finished_at) {
+        store_error.get_or_insert(e.to_string());
+    }
     let text = serde_json::to_string(&run_file)?;
     std::fs::write(&out_file, text).with_context(|| format!("writing {}", out_file.display()))?;
 
@@ -487,7 +569,152 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
         e.perf_core_cycles
     );
     println!("Results: {}", out_file.display());
+    match store_error {
+        None => println!(
+            "Store:   {} (run {run_id}; `cryptoscope show {run_id}`)",
+            store.path().display()
+        ),
+        Some(e) => {
+            eprintln!(
+                "error: some results could not be stored in {}: {e} (all are in {})",
+                store.path().display(),
+                out_file.display()
+            );
+            return Ok(2);
+        }
+    }
     Ok(if failed.is_empty() { 0 } else { 1 })
+}
+
+/// Opens an existing results database for reading (a missing file is an input error).
+fn open_store(db: &DbArg) -> Result<cryptoscope_store::Store> {
+    let path = store_path(db.as_deref())?;
+    if !path.exists() {
+        return Err(usage(format!(
+            "no results database at {} (run `cryptoscope run` first, or pass --db)",
+            path.display()
+        )));
+    }
+    cryptoscope_store::Store::open(&path).map_err(|e| usage(e.to_string()))
+}
+
+fn cmd_runs(db: &DbArg) -> Result<i32> {
+    let store = open_store(db)?;
+    let runs = store.runs().map_err(|e| usage(e.to_string()))?;
+    let rows: Vec<Vec<String>> = runs
+        .iter()
+        .map(|r| {
+            vec![
+                r.id.clone(),
+                r.started_at.clone(),
+                format!("{} ({})", r.hostname, r.cpu_model),
+                r.suites.clone(),
+                r.measured.to_string(),
+                r.failed.to_string(),
+                r.total.to_string(),
+                if r.status == "running" {
+                    "incomplete".into()
+                } else {
+                    r.status.clone()
+                },
+            ]
+        })
+        .collect();
+    print!(
+        "{}",
+        table::render(
+            &["run", "started", "machine", "suites", "measured", "failed", "results", "status"],
+            &rows,
+            &[false, false, false, false, true, true, true, false]
+        )
+    );
+    println!("{} runs in {}", runs.len(), store.path().display());
+    Ok(0)
+}
+
+fn cmd_show(run: &str, db: &DbArg) -> Result<i32> {
+    let store = open_store(db)?;
+    let r = store.load_run(run).map_err(|e| usage(e.to_string()))?;
+    let e = &r.environment;
+    println!(
+        "run {}  started {}  finished {}",
+        r.run_id,
+        r.started_at,
+        if r.finished_at.is_empty() {
+            "(incomplete)"
+        } else {
+            &r.finished_at
+        }
+    );
+    println!(
+        "machine {} — {}, {} logical CPUs, {}; TSC {}; PMU: {}",
+        e.hostname.as_deref().unwrap_or("?"),
+        e.cpu_model.as_deref().unwrap_or("unknown CPU"),
+        e.logical_cpus,
+        e.kernel.as_deref().unwrap_or("?"),
+        e.tsc_hz
+            .map(|h| format!("{:.3} GHz", h / 1e9))
+            .unwrap_or_else(|| "n/a".into()),
+        e.perf_core_cycles
+    );
+    println!("command: {}\n", r.command.join(" "));
+    print!("{}", table::results(&r.results));
+    Ok(0)
+}
+
+fn cmd_export(run: &str, format: &str, out: Option<&std::path::Path>, db: &DbArg) -> Result<i32> {
+    let store = open_store(db)?;
+    let r = store.load_run(run).map_err(|e| usage(e.to_string()))?;
+    let text = match format {
+        "json" => serde_json::to_string_pretty(&r)?,
+        "csv" => cryptoscope_report::export::csv(&r),
+        "markdown" => cryptoscope_report::export::markdown(&r),
+        "github-benchmark" => cryptoscope_report::export::github_benchmark(&r),
+        f => return Err(usage(format!("unknown format `{f}`"))),
+    };
+    match out {
+        Some(p) => {
+            std::fs::write(p, text).map_err(|e| usage(format!("cannot write {}: {e}", p.display())))?;
+            eprintln!("wrote {}", p.display());
+        }
+        None => print!("{text}"),
+    }
+    Ok(0)
+}
+
+fn cmd_compare(
+    runs: &[String],
+    baseline: Option<&str>,
+    threshold: f64,
+    cycles: bool,
+    json: Option<&std::path::Path>,
+    db: &DbArg,
+) -> Result<i32> {
+    if !(0.0..1.0).contains(&threshold) {
+        return Err(usage("--threshold must be a fraction in [0, 1), e.g. 0.05"));
+    }
+    let store = open_store(db)?;
+    let mut loaded = Vec::new();
+    for r in runs {
+        loaded.push(store.load_run(r).map_err(|e| usage(e.to_string()))?);
+    }
+    let base = match baseline {
+        None => 0,
+        Some(b) => {
+            let id = store.resolve(b).map_err(|e| usage(e.to_string()))?;
+            loaded
+                .iter()
+                .position(|r| r.run_id == id)
+                .ok_or_else(|| usage(format!("--baseline {b} is not among the compared runs")))?
+        }
+    };
+    let c = cryptoscope_report::compare::compare(&loaded, base, threshold, cycles);
+    print!("{}", cryptoscope_report::compare::render(&c));
+    if let Some(p) = json {
+        std::fs::write(p, serde_json::to_string_pretty(&c)?)
+            .map_err(|e| usage(format!("cannot write {}: {e}", p.display())))?;
+    }
+    Ok(0)
 }
 
 fn main() {
@@ -503,6 +730,17 @@ fn main() {
         Cmd::List { sel, json } => cmd_list(sel, *json),
         Cmd::Verify { sel, gate } => cmd_verify(sel, gate, cli.quiet),
         Cmd::Run(a) => cmd_run(a, cli.quiet),
+        Cmd::Runs { db } => cmd_runs(db),
+        Cmd::Show { run, db } => cmd_show(run, db),
+        Cmd::Export { run, format, out, db } => cmd_export(run, format, out.as_deref(), db),
+        Cmd::Compare {
+            runs,
+            baseline,
+            threshold,
+            cycles,
+            json,
+            db,
+        } => cmd_compare(runs, baseline.as_deref(), *threshold, *cycles, json.as_deref(), db),
     };
     match r {
         Ok(code) => std::process::exit(code),

@@ -59,14 +59,24 @@ pub fn row_from(d: &Descriptor, verdict: &Verdict, m: OpMeasurement) -> ResultRo
     r
 }
 
-/// Measures one gated subject; returns one row per operation (measured or not).
-pub fn measure(cat: &Catalogue, d: &Descriptor, verdict: &Verdict, s: &MeasureSettings) -> Result<Vec<ResultRow>> {
+/// Measures one gated subject; returns one row per operation (measured or not). `sink`
+/// sees every row as soon as it exists (the store commits it then), so an interruption
+/// loses at most the operation being measured.
+pub fn measure(
+    cat: &Catalogue,
+    d: &Descriptor,
+    verdict: &Verdict,
+    s: &MeasureSettings,
+    sink: &mut dyn FnMut(&ResultRow),
+) -> Result<Vec<ResultRow>> {
     let ops = d.operations();
     if verdict.status != GateStatus::Pass {
-        return Ok(ops
+        let rows: Vec<ResultRow> = ops
             .iter()
             .map(|o| ResultRow::without_numbers(d, o.as_str(), verdict.status, verdict.detail.clone()))
-            .collect());
+            .collect();
+        rows.iter().for_each(&mut *sink);
+        return Ok(rows);
     }
     let bin = cat.worker(&d.provider).context("worker vanished")?;
     let plan = serde_json::to_string(&s.plan)?;
@@ -86,15 +96,19 @@ pub fn measure(cat: &Catalogue, d: &Descriptor, verdict: &Verdict, s: &MeasureSe
         args.extend(["--tsc-hz".into(), format!("{hz:.0}")]);
     }
     let mut rows: Vec<ResultRow> = Vec::new();
-    let outcome = workers::call(bin, &args, s.timeout, &mut |ev| match ev {
-        Event::Measured(m) => rows.push(row_from(d, verdict, m)),
-        Event::OpFailed { operation, error, .. } => rows.push(ResultRow::without_numbers(
-            d,
-            operation.as_str(),
-            GateStatus::Fail,
-            format!("failed while measuring: {error}"),
-        )),
-        _ => {}
+    let outcome = workers::call(bin, &args, s.timeout, &mut |ev| {
+        let row = match ev {
+            Event::Measured(m) => row_from(d, verdict, m),
+            Event::OpFailed { operation, error, .. } => ResultRow::without_numbers(
+                d,
+                operation.as_str(),
+                GateStatus::Fail,
+                format!("failed while measuring: {error}"),
+            ),
+            _ => return,
+        };
+        sink(&row);
+        rows.push(row);
     });
     if outcome != Outcome::Completed {
         let (status, detail) = match &outcome {
@@ -107,7 +121,9 @@ pub fn measure(cat: &Catalogue, d: &Descriptor, verdict: &Verdict, s: &MeasureSe
         };
         for o in ops {
             if !rows.iter().any(|r| r.operation == o.as_str()) {
-                rows.push(ResultRow::without_numbers(d, o.as_str(), status, detail.clone()));
+                let row = ResultRow::without_numbers(d, o.as_str(), status, detail.clone());
+                sink(&row);
+                rows.push(row);
             }
         }
     }

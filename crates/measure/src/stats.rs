@@ -130,6 +130,40 @@ fn median_unsorted(xs: &mut [f64]) -> f64 {
     }
 }
 
+/// Ratio of medians `median(other) / median(base)` with a percentile-bootstrap 95%
+/// interval: both sample sets are resampled independently `resamples` times (fixed seed).
+/// Returns `(ratio, low, high)`; NaNs if either set is empty or the base median is 0.
+pub fn ratio_of_medians(base: &[f64], other: &[f64], resamples: usize, seed: u64) -> (f64, f64, f64) {
+    if base.is_empty() || other.is_empty() {
+        return (f64::NAN, f64::NAN, f64::NAN);
+    }
+    let mut b = base.to_vec();
+    let mut o = other.to_vec();
+    let mb = median_unsorted(&mut b);
+    if mb <= 0.0 {
+        return (f64::NAN, f64::NAN, f64::NAN);
+    }
+    let ratio = median_unsorted(&mut o) / mb;
+    let mut rng = SplitMix64(seed);
+    let mut rb = vec![0.0; base.len()];
+    let mut ro = vec![0.0; other.len()];
+    let mut ratios = Vec::with_capacity(resamples);
+    for _ in 0..resamples {
+        for x in rb.iter_mut() {
+            *x = base[rng.below(base.len())];
+        }
+        for x in ro.iter_mut() {
+            *x = other[rng.below(other.len())];
+        }
+        let d = median_unsorted(&mut rb);
+        if d > 0.0 {
+            ratios.push(median_unsorted(&mut ro) / d);
+        }
+    }
+    ratios.sort_by(|a, b| a.total_cmp(b));
+    (ratio, quantile_sorted(&ratios, 0.025), quantile_sorted(&ratios, 0.975))
+}
+
 /// Full summary of raw samples. `samples` may be in any order; it is not modified.
 pub fn summarize(samples: &[f64]) -> Summary {
     let n = samples.len();
@@ -212,6 +246,19 @@ mod tests {
     fn bootstrap_is_reproducible() {
         let v: Vec<f64> = (0..500).map(|i| ((i * 7919) % 1000) as f64).collect();
         assert_eq!(bootstrap_median_ci(&v, 200, 1), bootstrap_median_ci(&v, 200, 1));
+    }
+
+    #[test]
+    fn ratio_of_medians_finds_a_slowdown_and_no_change() {
+        let base: Vec<f64> = (0..300).map(|i| 1000.0 + (i * 37 % 50) as f64).collect();
+        let slow: Vec<f64> = base.iter().map(|x| x * 1.25).collect();
+        let (r, lo, hi) = ratio_of_medians(&base, &slow, 500, 7);
+        assert!((r - 1.25).abs() < 1e-9, "{r}");
+        assert!(lo > 1.2 && hi < 1.3, "{lo} {hi}");
+        let (r, lo, hi) = ratio_of_medians(&base, &base, 500, 7);
+        assert_eq!(r, 1.0);
+        assert!(lo < 1.0 + 1e-9 && hi > 1.0 - 1e-9 && hi - lo < 0.05, "{lo} {hi}");
+        assert!(ratio_of_medians(&[], &base, 10, 1).0.is_nan());
     }
 
     proptest! {

@@ -5,6 +5,8 @@
 //! names (`median_cycles`, `median_ns`). The schema is documented in `docs/results-schema.md`;
 //! changing a field's meaning needs a new schema version.
 
+pub mod compare;
+pub mod export;
 pub mod table;
 
 use cryptoscope_catalogue::descriptor::{Descriptor, Sizes};

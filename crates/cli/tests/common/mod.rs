@@ -32,6 +32,11 @@ pub fn vectors() -> PathBuf {
 pub fn cryptoscope() -> assert_cmd::Command {
     let mut c = assert_cmd::Command::new(bin());
     c.env("CRYPTOSCOPE_VECTORS", vectors());
+    // Never write into the user's own results database.
+    c.env(
+        "CRYPTOSCOPE_DB",
+        std::env::temp_dir().join(format!("cryptoscope-test-{}.db", std::process::id())),
+    );
     c
 }
 

@@ -1,0 +1,103 @@
+//! The results store through the CLI: runs are committed, listed, shown, exported and
+//! compared; bad references and unsupported databases are usage errors.
+
+mod common;
+
+use common::*;
+
+fn out(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn err(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn runs_are_stored_listed_shown_exported_and_compared() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("results.db");
+    let db = db.to_str().unwrap();
+    let mut ids = Vec::new();
+    for i in 0..2 {
+        let json = tmp.path().join(format!("run{i}.json"));
+        let o = cryptoscope()
+            .args([
+                "run",
+                "--quick",
+                "--quiet",
+                "--alg",
+                "X25519",
+                "--provider",
+                "openssl",
+                "--db",
+                db,
+                "--json",
+            ])
+            .arg(&json)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+        assert!(out(&o).contains(&format!("Store:   {db}")), "{}", out(&o));
+        let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        ids.push(run["run_id"].as_str().unwrap().to_string());
+    }
+    let o = cryptoscope().args(["runs", "--db", db]).output().unwrap();
+    assert!(o.status.success());
+    for id in &ids {
+        assert!(out(&o).contains(id.as_str()), "{}", out(&o));
+    }
+    assert!(out(&o).contains("2 runs in"));
+
+    let o = cryptoscope().args(["show", "latest", "--db", db]).output().unwrap();
+    assert!(
+        o.status.success() && out(&o).contains(&ids[1]) && out(&o).contains("X25519"),
+        "{}",
+        out(&o)
+    );
+
+    // The exported JSON equals the file the run wrote (same contract, from the database).
+    let o = cryptoscope()
+        .args(["export", &ids[0], "--format", "json", "--db", db])
+        .output()
+        .unwrap();
+    let exported: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(tmp.path().join("run0.json")).unwrap()).unwrap();
+    assert_eq!(exported["results"], written["results"]);
+    assert_eq!(exported["environment"], written["environment"]);
+    for (format, needle) in [
+        ("csv", "algorithm,provider"),
+        ("markdown", "| X25519 | openssl |"),
+        ("github-benchmark", "\"unit\": \"ns\""),
+    ] {
+        let o = cryptoscope()
+            .args(["export", "latest", "--format", format, "--db", db])
+            .output()
+            .unwrap();
+        assert!(o.status.success() && out(&o).contains(needle), "{format}: {}", out(&o));
+    }
+
+    let o = cryptoscope()
+        .args(["compare", &ids[0], &ids[1], "--db", db])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", err(&o));
+    let text = out(&o);
+    assert!(
+        text.contains("(baseline)") && text.contains("Test: bootstrap 95% CI of the ratio of medians"),
+        "{text}"
+    );
+    assert!(text.contains("X25519/openssl/default"), "{text}");
+
+    for args in [
+        vec!["show", "nosuchrun", "--db", db],
+        vec!["compare", ids[0].as_str(), "nosuchrun", "--db", db],
+        vec!["export", "latest", "--format", "pdf", "--db", db],
+        vec!["runs", "--db", "/nonexistent/dir/x.db"],
+        vec!["run", "--quick", "--alg", "X25519", "--db", "postgresql://localhost/cs"],
+    ] {
+        let o = cryptoscope().args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", err(&o));
+    }
+}

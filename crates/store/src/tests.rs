@@ -1,0 +1,143 @@
+use super::*;
+use cryptoscope_catalogue::descriptor::{Descriptor, Randomness, Sizes};
+use cryptoscope_report::{GateStatus, RunConfig};
+
+fn run(id: &str, started: &str) -> RunFile {
+    RunFile {
+        schema: cryptoscope_report::SCHEMA.into(),
+        run_id: id.into(),
+        started_at: started.into(),
+        finished_at: String::new(),
+        tool_version: "0.1.0".into(),
+        command: vec!["cryptoscope".into(), "run".into()],
+        config: RunConfig {
+            suites: vec!["kem".into()],
+            quick: true,
+            ..Default::default()
+        },
+        environment: cryptoscope_measure::env::capture(Some(2.0e9), "not supported: test"),
+        results: Vec::new(),
+    }
+}
+
+fn row(alg: &str, op: &str, samples: &[f64]) -> ResultRow {
+    let d = Descriptor::catalogued(
+        alg,
+        "pqclean",
+        "clean",
+        "pqcrypto-mlkem 0.1.1".into(),
+        "cc -O3".into(),
+        Sizes {
+            public_key: 1184,
+            secret_key: 2400,
+            ciphertext: 1088,
+            shared_secret: 32,
+        },
+        Randomness::Harness,
+    );
+    let mut r = ResultRow::without_numbers(&d, op, GateStatus::Pass, "kat ok");
+    let s = cryptoscope_measure::summarize(samples);
+    r.samples = s.samples;
+    r.median_cycles = Some(s.median);
+    r.median_ns = Some(s.median / 2.0);
+    r.ci95_low_cycles = Some(s.ci95_low);
+    r.ci95_high_cycles = Some(s.ci95_high);
+    r.outliers = Some(s.outliers);
+    r.cycle_source = Some(cryptoscope_measure::CycleSource::TscReferenceCycles);
+    r.raw_cycles = samples.to_vec();
+    r.raw_ns = samples.iter().map(|x| x / 2.0).collect();
+    r
+}
+
+#[test]
+fn a_run_round_trips_with_raw_samples() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sub/results.db");
+    let mut st = Store::open(&path).unwrap();
+    assert_eq!(st.version().unwrap(), SCHEMA_VERSION);
+    st.begin_run(&run("20260101T000000Z-aaaa", "2026-01-01T00:00:00Z"))
+        .unwrap();
+    let rows = vec![
+        row("ML-KEM-768", "keypair", &[10.0, 12.0, 11.0]),
+        row("ML-KEM-768", "encaps", &[20.5, 21.25, 19.0, 22.0]),
+    ];
+    for r in &rows {
+        st.add_result("20260101T000000Z-aaaa", r).unwrap();
+    }
+    st.finish_run("20260101T000000Z-aaaa", "2026-01-01T00:01:00Z").unwrap();
+    drop(st);
+    let st = Store::open(&path).unwrap();
+    let back = st.load_run("20260101T000000Z-aaaa").unwrap();
+    assert_eq!(back.results.len(), 2);
+    for (a, b) in rows.iter().zip(&back.results) {
+        assert_eq!(serde_json::to_value(a).unwrap(), serde_json::to_value(b).unwrap());
+    }
+    assert_eq!(back.finished_at, "2026-01-01T00:01:00Z");
+    assert_eq!(back.config.suites, vec!["kem".to_string()]);
+    let runs = st.runs().unwrap();
+    assert_eq!(
+        (runs[0].status.as_str(), runs[0].measured, runs[0].total),
+        ("complete", 2, 2)
+    );
+}
+
+#[test]
+fn an_interrupted_run_keeps_what_it_committed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.db");
+    {
+        let mut st = Store::open(&path).unwrap();
+        st.begin_run(&run("r1", "2026-01-01T00:00:00Z")).unwrap();
+        st.add_result("r1", &row("ML-KEM-768", "keypair", &[1.0, 2.0, 3.0]))
+            .unwrap();
+        // No finish_run: the process "dies" here.
+    }
+    let st = Store::open(&path).unwrap();
+    let runs = st.runs().unwrap();
+    assert_eq!(runs[0].status, "running");
+    assert_eq!(st.load_run("r1").unwrap().results.len(), 1);
+}
+
+#[test]
+fn run_references_resolve() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut st = Store::open(&dir.path().join("r.db")).unwrap();
+    st.begin_run(&run("20260101T000000Z-aaaa", "2026-01-01T00:00:00Z"))
+        .unwrap();
+    st.begin_run(&run("20260102T000000Z-bbbb", "2026-01-02T00:00:00Z"))
+        .unwrap();
+    assert_eq!(st.resolve("latest").unwrap(), "20260102T000000Z-bbbb");
+    assert_eq!(st.resolve("20260101").unwrap(), "20260101T000000Z-aaaa");
+    assert!(matches!(st.resolve("2026010"), Err(StoreError::Ambiguous(..))));
+    assert!(matches!(st.resolve("nope"), Err(StoreError::NoSuchRun(_))));
+}
+
+#[test]
+fn schema_migrates_forward_and_refuses_the_future() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old.db");
+    Connection::open(&old)
+        .unwrap()
+        .execute_batch("CREATE TABLE unrelated (x INTEGER);")
+        .unwrap();
+    let st = Store::open(&old).unwrap();
+    assert_eq!(st.version().unwrap(), SCHEMA_VERSION);
+    assert!(st.runs().unwrap().is_empty());
+    let newer = dir.path().join("newer.db");
+    Connection::open(&newer)
+        .unwrap()
+        .pragma_update(None, "user_version", 99)
+        .unwrap();
+    let e = Store::open(&newer).err().unwrap();
+    assert!(e.to_string().contains("schema version 99"), "{e}");
+}
+
+#[test]
+fn unopenable_path_is_a_clear_error() {
+    let e = Store::open(Path::new("/proc/no/such/dir/results.db")).err().unwrap();
+    assert!(
+        e.to_string()
+            .starts_with("cannot open results database /proc/no/such/dir/results.db"),
+        "{e}"
+    );
+}
