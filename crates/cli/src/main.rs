@@ -75,6 +75,16 @@ enum Cmd {
     },
     /// Gate, then measure, then print a summary and write the results file and database.
     Run(RunArgs),
+    /// Write a self-contained HTML report (SVG plots, tables, environments) of stored runs.
+    Report {
+        /// Runs to include (id, unique prefix or `latest`; default: latest).
+        runs: Vec<String>,
+        /// Output file (default: results/report-RUN_ID.html).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        db: DbArg,
+    },
     /// List the runs in the results database.
     Runs {
         #[command(flatten)]
@@ -568,7 +578,13 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
             .unwrap_or_default(),
         e.perf_core_cycles
     );
+    let report_file = out_file.with_extension("html");
+    let report_note = match write_report(std::slice::from_ref(&run_file), &report_file) {
+        Ok(()) => report_file.display().to_string(),
+        Err(e) => format!("not written ({e})"),
+    };
     println!("Results: {}", out_file.display());
+    println!("Report:  {report_note}");
     match store_error {
         None => println!(
             "Store:   {} (run {run_id}; `cryptoscope show {run_id}`)",
@@ -596,6 +612,33 @@ fn open_store(db: &DbArg) -> Result<cryptoscope_store::Store> {
         )));
     }
     cryptoscope_store::Store::open(&path).map_err(|e| usage(e.to_string()))
+}
+
+fn write_report(runs: &[RunFile], out: &std::path::Path) -> Result<()> {
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| usage(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    std::fs::write(out, cryptoscope_report::html::render(runs))
+        .map_err(|e| usage(format!("cannot write {}: {e}", out.display())))
+}
+
+fn cmd_report(runs: &[String], out: Option<&std::path::Path>, db: &DbArg) -> Result<i32> {
+    let store = open_store(db)?;
+    let refs: Vec<String> = if runs.is_empty() {
+        vec!["latest".into()]
+    } else {
+        runs.to_vec()
+    };
+    let mut loaded = Vec::new();
+    for r in &refs {
+        loaded.push(store.load_run(r).map_err(|e| usage(e.to_string()))?);
+    }
+    let out = out
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(format!("results/report-{}.html", loaded[0].run_id)));
+    write_report(&loaded, &out)?;
+    println!("Report: {}", out.display());
+    Ok(0)
 }
 
 fn cmd_runs(db: &DbArg) -> Result<i32> {
@@ -731,6 +774,7 @@ fn main() {
         Cmd::Verify { sel, gate } => cmd_verify(sel, gate, cli.quiet),
         Cmd::Run(a) => cmd_run(a, cli.quiet),
         Cmd::Runs { db } => cmd_runs(db),
+        Cmd::Report { runs, out, db } => cmd_report(runs, out.as_deref(), db),
         Cmd::Show { run, db } => cmd_show(run, db),
         Cmd::Export { run, format, out, db } => cmd_export(run, format, out.as_deref(), db),
         Cmd::Compare {

@@ -7,6 +7,7 @@
 
 pub mod compare;
 pub mod export;
+pub mod html;
 pub mod table;
 
 use cryptoscope_catalogue::descriptor::{Descriptor, Sizes};
@@ -14,6 +15,9 @@ use cryptoscope_measure::env::Environment;
 use cryptoscope_measure::sampler::StopReason;
 use cryptoscope_measure::CycleSource;
 use serde::{Deserialize, Serialize};
+
+/// Provider display order (the catalogue's canonical order).
+pub const PROVIDER_ORDER: &[&str] = cryptoscope_catalogue::names::PROVIDERS;
 
 /// Schema identifier written at the top of every run file.
 pub const SCHEMA: &str = "cryptoscope.run/1";

@@ -1,0 +1,379 @@
+//! A self-contained HTML report (inline CSS and SVG, no scripts, no network) of one or more
+//! runs: environment, gate status of every subject, per-operation bar charts with 95%
+//! confidence intervals (log scale), key and ciphertext sizes, and every result in a table
+//! with its samples over time.
+//!
+//! Subjects that did not pass their gate are listed with the reason and never drawn as
+//! bars: a failed implementation is never ranked.
+
+use crate::{table, GateStatus, ResultRow, RunFile};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// Escapes text for HTML and SVG.
+pub fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+const PALETTE: &[&str] = &[
+    "#1b6ca8", "#d1495b", "#2e933c", "#edae49", "#7b4b94", "#00798c", "#6c757d",
+];
+
+fn provider_colour(provider: &str) -> &'static str {
+    let i = crate::PROVIDER_ORDER
+        .iter()
+        .position(|p| *p == provider)
+        .unwrap_or(PALETTE.len() - 1);
+    PALETTE[i.min(PALETTE.len() - 1)]
+}
+
+/// Log-scale axis from the data range, in whole decades.
+fn log_axis(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
+    for v in values.filter(|v| *v > 0.0) {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if !lo.is_finite() {
+        return (1.0, 10.0);
+    }
+    (
+        10f64.powf(lo.log10().floor()),
+        10f64.powf(hi.log10().ceil().max(lo.log10().floor() + 1.0)),
+    )
+}
+
+/// One bar: label, value, optional 95% interval, colour.
+type Bar = (String, f64, Option<(f64, f64)>, &'static str);
+
+/// A horizontal bar chart: one bar per (label, value, optional CI), log x axis.
+fn bar_chart(id: &str, title: &str, unit: &str, bars: &[Bar]) -> String {
+    let row_h = 18.0;
+    let label_w = 300.0;
+    let plot_w = 520.0;
+    let top = 28.0;
+    let h = top + row_h * bars.len() as f64 + 30.0;
+    let (lo, hi) = log_axis(bars.iter().flat_map(|b| [b.1, b.2.map(|c| c.1).unwrap_or(b.1)]));
+    let x = |v: f64| label_w + plot_w * ((v.max(lo)).log10() - lo.log10()) / (hi.log10() - lo.log10());
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg class="chart" id="{id}" xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" aria-label="{t}">"#,
+        w = label_w + plot_w + 20.0,
+        t = esc(title)
+    );
+    let _ = write!(
+        s,
+        r#"<text class="title" x="0" y="16">{} ({unit}, log scale)</text>"#,
+        esc(title)
+    );
+    let mut d = lo;
+    while d <= hi * 1.0001 {
+        let xd = x(d);
+        let _ = write!(
+            s,
+            r#"<line x1="{xd:.1}" y1="{top}" x2="{xd:.1}" y2="{y2:.1}" class="grid"/><text x="{xd:.1}" y="{ty:.1}" class="tick">{}</text>"#,
+            table::group(d),
+            y2 = h - 24.0,
+            ty = h - 10.0
+        );
+        d *= 10.0;
+    }
+    for (i, (label, v, ci, colour)) in bars.iter().enumerate() {
+        let y = top + row_h * i as f64;
+        let _ = write!(
+            s,
+            r#"<text x="{lx:.1}" y="{ty:.1}" class="label">{}</text><rect class="bar" x="{label_w}" y="{by:.1}" width="{bw:.1}" height="{bh:.1}" fill="{colour}"><title>{}: {} {unit}</title></rect>"#,
+            esc(label),
+            esc(label),
+            table::group(*v),
+            lx = label_w - 6.0,
+            ty = y + 13.0,
+            by = y + 3.0,
+            bw = (x(*v) - label_w).max(1.0),
+            bh = row_h - 6.0
+        );
+        if let Some((a, b)) = ci {
+            let _ = write!(
+                s,
+                r#"<line class="ci" x1="{:.1}" x2="{:.1}" y1="{cy:.1}" y2="{cy:.1}"/>"#,
+                x(*a),
+                x(*b),
+                cy = y + row_h / 2.0
+            );
+        }
+    }
+    s.push_str("</svg>");
+    s
+}
+
+/// A sparkline of samples in the order they were taken.
+fn sparkline(samples: &[f64]) -> String {
+    if samples.len() < 2 {
+        return String::new();
+    }
+    let (w, h) = (160.0, 24.0);
+    let lo = samples.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = samples.iter().copied().fold(0.0f64, f64::max);
+    let span = (hi - lo).max(1e-9);
+    let n = samples.len() as f64 - 1.0;
+    let pts: Vec<String> = samples
+        .iter()
+        .enumerate()
+        .map(|(i, v)| format!("{:.1},{:.1}", w * i as f64 / n, h - 2.0 - (h - 4.0) * (v - lo) / span))
+        .collect();
+    format!(
+        r#"<svg class="spark" width="{w}" height="{h}" viewBox="0 0 {w} {h}"><polyline points="{}"/></svg>"#,
+        pts.join(" ")
+    )
+}
+
+const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}\
+h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ccc}\
+table{border-collapse:collapse;font-size:12px}td,th{padding:2px 8px;border-bottom:1px solid #eee;text-align:left}\
+td.n{text-align:right;font-variant-numeric:tabular-nums}.fail{color:#b00020;font-weight:bold}.unavail{color:#888}\
+svg.chart{display:block;margin:12px 0}svg .title{font-size:13px;font-weight:bold}svg .label{font-size:11px;text-anchor:end}\
+svg .tick,svg .unit{font-size:10px;fill:#555;text-anchor:middle}svg .grid{stroke:#ddd}svg .ci{stroke:#000;stroke-width:1.5}\
+svg.spark polyline{fill:none;stroke:#1b6ca8;stroke-width:1}.legend span{display:inline-block;margin-right:12px}\
+.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}";
+
+fn env_table(run: &RunFile) -> String {
+    let e = &run.environment;
+    let rows: Vec<(&str, String)> = vec![
+        ("run", run.run_id.clone()),
+        ("started", run.started_at.clone()),
+        ("command", run.command.join(" ")),
+        ("host", e.hostname.clone().unwrap_or_default()),
+        (
+            "CPU",
+            format!(
+                "{} ({} logical, {} physical cores, SMT {})",
+                e.cpu_model.clone().unwrap_or_default(),
+                e.logical_cpus,
+                e.physical_cores.map(|p| p.to_string()).unwrap_or_else(|| "?".into()),
+                e.smt.map(|s| if s { "on" } else { "off" }).unwrap_or("?")
+            ),
+        ),
+        ("hypervisor", e.hypervisor.clone().unwrap_or_else(|| "none".into())),
+        (
+            "TSC",
+            e.tsc_hz
+                .map(|h| {
+                    format!(
+                        "{:.3} GHz (constant: {}, nonstop: {})",
+                        h / 1e9,
+                        e.tsc_constant,
+                        e.tsc_nonstop
+                    )
+                })
+                .unwrap_or_else(|| "n/a".into()),
+        ),
+        ("PMU core cycles", e.perf_core_cycles.clone()),
+        (
+            "kernel / OS",
+            format!(
+                "{} / {}",
+                e.kernel.clone().unwrap_or_default(),
+                e.os.clone().unwrap_or_default()
+            ),
+        ),
+        ("CPU flags", e.cpu_flags.join(" ")),
+        (
+            "compilers",
+            e.compilers
+                .iter()
+                .map(|(k, v)| format!("{k}: {v}"))
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+        (
+            "libraries",
+            e.libraries
+                .iter()
+                .map(|(k, v)| format!("{k}: {v}"))
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+    ];
+    let mut s = String::from("<table class=\"env\">");
+    for (k, v) in rows {
+        let _ = write!(s, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(&v));
+    }
+    s.push_str("</table>");
+    s
+}
+
+fn subject_label(r: &ResultRow) -> String {
+    format!("{} · {} {}", r.algorithm, r.provider, r.implementation)
+}
+
+/// Renders the report.
+pub fn render(runs: &[RunFile]) -> String {
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>cryptoscope report</title><style>{STYLE}</style></head><body>\
+         <h1>cryptoscope report</h1><p>{} run(s). Medians with 95% bootstrap confidence intervals (black lines); log scales. \
+         Only subjects that passed their correctness gate are drawn.</p>",
+        runs.len()
+    );
+    s.push_str("<p class=\"legend\">");
+    for p in crate::PROVIDER_ORDER {
+        let _ = write!(
+            s,
+            "<span><i style=\"background:{}\"></i>{}</span>",
+            provider_colour(p),
+            esc(p)
+        );
+    }
+    s.push_str("</p>");
+    for (ri, run) in runs.iter().enumerate() {
+        let _ = write!(
+            s,
+            "<section class=\"run\" id=\"run-{ri}\"><h2>Run {}</h2>",
+            esc(&run.run_id)
+        );
+        s.push_str(&env_table(run));
+        // Gate status of every subject.
+        let mut gate: BTreeMap<(String, String), (GateStatus, String)> = BTreeMap::new();
+        for r in &run.results {
+            gate.entry((r.subject.clone(), r.family.clone()))
+                .or_insert((r.gate, r.gate_detail.clone()));
+        }
+        let passed = gate.values().filter(|g| g.0 == GateStatus::Pass).count();
+        let _ = write!(
+            s,
+            "<h3>Correctness gate</h3><p>{passed} of {} subjects passed.</p>",
+            gate.len()
+        );
+        let not_passed: Vec<_> = gate.iter().filter(|(_, g)| g.0 != GateStatus::Pass).collect();
+        if !not_passed.is_empty() {
+            s.push_str("<table class=\"gate\"><tr><th>subject</th><th>gate</th><th>reason</th></tr>");
+            for ((subject, _), (g, detail)) in not_passed {
+                let class = if *g == GateStatus::Unavailable {
+                    "unavail"
+                } else {
+                    "fail"
+                };
+                let _ = write!(
+                    s,
+                    "<tr><td>{}</td><td class=\"{class}\">{}</td><td>{}</td></tr>",
+                    esc(subject),
+                    g.as_str().to_uppercase(),
+                    esc(detail)
+                );
+            }
+            s.push_str("</table>");
+        }
+        // One chart per (family, operation).
+        let mut groups: Vec<(String, String)> = Vec::new();
+        for r in &run.results {
+            let k = (r.family.clone(), r.operation.clone());
+            if !groups.contains(&k) {
+                groups.push(k);
+            }
+        }
+        s.push_str("<h3>Time per operation</h3>");
+        for (family, op) in &groups {
+            let bars: Vec<Bar> = run
+                .results
+                .iter()
+                .filter(|r| &r.family == family && &r.operation == op && r.gate == GateStatus::Pass)
+                .filter_map(|r| {
+                    let m = r.median_ns?;
+                    let ci = r.ci95_low_ns.zip(r.ci95_high_ns);
+                    Some((subject_label(r), m, ci, provider_colour(&r.provider)))
+                })
+                .collect();
+            if bars.is_empty() {
+                continue;
+            }
+            let title = format!("{} {op}: median time", family.to_uppercase());
+            s.push_str(&bar_chart(&format!("chart-{ri}-{family}-{op}"), &title, "ns", &bars));
+        }
+        // Sizes, once per algorithm.
+        let mut sizes: Vec<Bar> = Vec::new();
+        let mut seen = Vec::new();
+        for r in &run.results {
+            if seen.contains(&r.algorithm) {
+                continue;
+            }
+            seen.push(r.algorithm.clone());
+            sizes.push((
+                format!("{} public key", r.algorithm),
+                r.sizes.public_key as f64,
+                None,
+                PALETTE[0],
+            ));
+            if r.sizes.ciphertext > 0 {
+                sizes.push((
+                    format!("{} ciphertext", r.algorithm),
+                    r.sizes.ciphertext as f64,
+                    None,
+                    PALETTE[1],
+                ));
+            }
+        }
+        s.push_str("<h3>Sizes</h3>");
+        s.push_str(&bar_chart(
+            &format!("chart-{ri}-sizes"),
+            "Public key and ciphertext sizes",
+            "bytes",
+            &sizes,
+        ));
+        // Every result.
+        s.push_str("<h3>All results</h3><table class=\"results\"><tr><th>algorithm</th><th>provider</th><th>impl</th><th>op</th><th>gate</th><th>median cycles</th><th>95% CI</th><th>median time</th><th>n</th><th>outliers</th><th>source</th><th>samples over time</th></tr>");
+        for r in &run.results {
+            let (med, ci, t) = match (r.gate, r.median_cycles) {
+                (GateStatus::Pass, Some(m)) => (
+                    table::group(m),
+                    match (r.ci95_low_cycles, r.ci95_high_cycles) {
+                        (Some(a), Some(b)) => format!("{} – {}", table::group(a), table::group(b)),
+                        _ => String::new(),
+                    },
+                    r.median_ns.map(table::duration).unwrap_or_default(),
+                ),
+                _ => (String::new(), String::new(), String::new()),
+            };
+            let class = match r.gate {
+                GateStatus::Pass => "",
+                GateStatus::Unavailable => "unavail",
+                _ => "fail",
+            };
+            let _ = write!(
+                s,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{class}\">{}</td><td class=\"n\">{med}</td><td class=\"n\">{ci}</td><td class=\"n\">{t}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&r.algorithm),
+                esc(&r.provider),
+                esc(&r.implementation),
+                esc(&r.operation),
+                r.gate.as_str(),
+                r.samples,
+                r.outliers.map(|o| o.to_string()).unwrap_or_default(),
+                r.cycle_source.map(|c| c.label()).unwrap_or(""),
+                sparkline(&r.raw_ns)
+            );
+        }
+        s.push_str("</table></section>");
+    }
+    s.push_str("<p><small>Generated by cryptoscope. Cycles are labelled with their source; see docs/results-schema.md.</small></p></body></html>\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_and_axes() {
+        assert_eq!(esc("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
+        assert_eq!(log_axis([150.0, 20_000.0].into_iter()), (100.0, 100_000.0));
+        let c = bar_chart("x", "t", "ns", &[("a".into(), 1000.0, Some((900.0, 1100.0)), "#000")]);
+        assert!(c.contains("<rect class=\"bar\"") && c.contains("class=\"ci\""));
+        assert!(sparkline(&[1.0]).is_empty());
+        assert!(sparkline(&[1.0, 3.0, 2.0]).contains("polyline"));
+    }
+}
