@@ -198,6 +198,42 @@ struct RunArgs {
     json: Option<PathBuf>,
     #[command(flatten)]
     db: DbArg,
+    /// Run only slice K of N (1-based) of the selected subjects, e.g. 2/8: a deterministic
+    /// split for job arrays (Slurm, Kubernetes Jobs, CI matrices).
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
+    /// Run group shared by the shards of one sharded run (default: $CRYPTOSCOPE_RUN_GROUP,
+    /// then slurm-$SLURM_ARRAY_JOB_ID, else the run's own id). `report group:NAME` and
+    /// `compare group:A group:B` treat a group as one run.
+    #[arg(long, value_name = "NAME")]
+    group: Option<String>,
+}
+
+/// Parses `K/N` with 1 <= K <= N.
+fn parse_shard(s: &str) -> Result<(usize, usize)> {
+    let bad = || usage(format!("--shard {s}: expected K/N with 1 <= K <= N, e.g. 2/8"));
+    let (k, n) = s.split_once('/').ok_or_else(bad)?;
+    let (k, n): (usize, usize) = (
+        k.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if k == 0 || n == 0 || k > n {
+        return Err(bad());
+    }
+    Ok((k, n))
+}
+
+/// The run group: flag, environment, Slurm array job, or the run itself.
+fn run_group(flag: Option<&str>, run_id: &str) -> String {
+    flag.map(str::to_string)
+        .or_else(|| std::env::var("CRYPTOSCOPE_RUN_GROUP").ok().filter(|g| !g.is_empty()))
+        .or_else(|| {
+            std::env::var("SLURM_ARRAY_JOB_ID")
+                .ok()
+                .filter(|g| !g.is_empty())
+                .map(|j| format!("slurm-{j}"))
+        })
+        .unwrap_or_else(|| run_id.to_string())
 }
 
 #[derive(Args, Clone)]
@@ -451,11 +487,24 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
         .open(&out_file)
         .map_err(|e| usage(format!("cannot write {}: {e}", out_file.display())))?;
 
+    let shard = a.shard.as_deref().map(parse_shard).transpose()?;
     let db_path = store_path(a.db.as_deref())?;
     let mut store = cryptoscope_store::Store::open(&db_path).map_err(|e| usage(e.to_string()))?;
     let cat = Catalogue::discover()?;
     warn_missing(&cat);
-    let picked = selection.pick(&cat)?;
+    let mut picked = selection.pick(&cat)?;
+    if let Some((k, n)) = shard {
+        // Catalogue order is deterministic, so every shard computes the same split.
+        picked = picked
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % n == k - 1)
+            .map(|(_, d)| d)
+            .collect();
+        if picked.is_empty() {
+            return Err(usage(format!("--shard {k}/{n}: this slice of the selection is empty")));
+        }
+    }
     let clock = Clock::new(ClockChoice::Auto);
     let budget = Duration::from_secs_f64(a.time_budget.unwrap_or(if a.quick { 1.0 } else { 12.0 }));
     let mut plan = if a.quick {
@@ -515,7 +564,10 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
         environment: env,
         results: Vec::new(),
     };
-    store.begin_run(&run_file).map_err(|e| usage(e.to_string()))?;
+    let group = run_group(a.group.as_deref(), &run_id);
+    store
+        .begin_run_in_group(&run_file, &group)
+        .map_err(|e| usage(e.to_string()))?;
     let mut store_error: Option<String> = None;
 
     let mut pb = Progress::new(2 * picked.len() as u64, quiet);
@@ -586,6 +638,10 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
     println!("Results: {}", out_file.display());
     println!("Report:  {report_note}");
     match store_error {
+        None if group != run_id => println!(
+            "Store:   {} (run {run_id}, group {group}; `cryptoscope report group:{group}`)",
+            store.path().display()
+        ),
         None => println!(
             "Store:   {} (run {run_id}; `cryptoscope show {run_id}`)",
             store.path().display()
@@ -631,7 +687,7 @@ fn cmd_report(runs: &[String], out: Option<&std::path::Path>, db: &DbArg) -> Res
     };
     let mut loaded = Vec::new();
     for r in &refs {
-        loaded.push(store.load_run(r).map_err(|e| usage(e.to_string()))?);
+        loaded.push(store.load(r).map_err(|e| usage(e.to_string()))?);
     }
     let out = out
         .map(PathBuf::from)
@@ -649,6 +705,7 @@ fn cmd_runs(db: &DbArg) -> Result<i32> {
         .map(|r| {
             vec![
                 r.id.clone(),
+                if r.group == r.id { "-".into() } else { r.group.clone() },
                 r.started_at.clone(),
                 format!("{} ({})", r.hostname, r.cpu_model),
                 r.suites.clone(),
@@ -666,9 +723,9 @@ fn cmd_runs(db: &DbArg) -> Result<i32> {
     print!(
         "{}",
         table::render(
-            &["run", "started", "machine", "suites", "measured", "failed", "results", "status"],
+            &["run", "group", "started", "machine", "suites", "measured", "failed", "results", "status"],
             &rows,
-            &[false, false, false, false, true, true, true, false]
+            &[false, false, false, false, false, true, true, true, false]
         )
     );
     println!("{} runs in {}", runs.len(), store.path().display());
@@ -677,7 +734,7 @@ fn cmd_runs(db: &DbArg) -> Result<i32> {
 
 fn cmd_show(run: &str, db: &DbArg) -> Result<i32> {
     let store = open_store(db)?;
-    let r = store.load_run(run).map_err(|e| usage(e.to_string()))?;
+    let r = store.load(run).map_err(|e| usage(e.to_string()))?;
     let e = &r.environment;
     println!(
         "run {}  started {}  finished {}",
@@ -707,7 +764,7 @@ fn cmd_show(run: &str, db: &DbArg) -> Result<i32> {
 
 fn cmd_export(run: &str, format: &str, out: Option<&std::path::Path>, db: &DbArg) -> Result<i32> {
     let store = open_store(db)?;
-    let r = store.load_run(run).map_err(|e| usage(e.to_string()))?;
+    let r = store.load(run).map_err(|e| usage(e.to_string()))?;
     let text = match format {
         "json" => serde_json::to_string_pretty(&r)?,
         "csv" => cryptoscope_report::export::csv(&r),
@@ -739,12 +796,16 @@ fn cmd_compare(
     let store = open_store(db)?;
     let mut loaded = Vec::new();
     for r in runs {
-        loaded.push(store.load_run(r).map_err(|e| usage(e.to_string()))?);
+        loaded.push(store.load(r).map_err(|e| usage(e.to_string()))?);
     }
     let base = match baseline {
         None => 0,
         Some(b) => {
-            let id = store.resolve(b).map_err(|e| usage(e.to_string()))?;
+            let id = if b.starts_with("group:") {
+                b.to_string()
+            } else {
+                store.resolve(b).map_err(|e| usage(e.to_string()))?
+            };
             loaded
                 .iter()
                 .position(|r| r.run_id == id)

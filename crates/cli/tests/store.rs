@@ -101,3 +101,67 @@ fn runs_are_stored_listed_shown_exported_and_compared() {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", err(&o));
     }
 }
+
+#[test]
+fn shards_split_the_selection_and_reassemble_as_a_group() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("shards.db");
+    let mut seen: Vec<String> = Vec::new();
+    for k in 1..=3 {
+        let json = tmp.path().join(format!("s{k}.json"));
+        let o = cryptoscope()
+            .args([
+                "run",
+                "--quick",
+                "--quiet",
+                "--alg",
+                "ML-KEM-768",
+                "--alg",
+                "X25519",
+                "--shard",
+                &format!("{k}/3"),
+                "--group",
+                "job7",
+                "--db",
+            ])
+            .arg(&db)
+            .arg("--json")
+            .arg(&json)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+        let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        for r in run["results"].as_array().unwrap() {
+            let key = format!(
+                "{} {}",
+                r["subject"].as_str().unwrap(),
+                r["operation"].as_str().unwrap()
+            );
+            assert!(!seen.contains(&key), "{key} measured by two shards");
+            seen.push(key);
+        }
+    }
+    // ML-KEM-768: 5 subjects x 3 operations; X25519: 3 subjects x 2 operations.
+    assert_eq!(seen.len(), 21);
+    let o = cryptoscope()
+        .args(["export", "group:job7", "--format", "json", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", err(&o));
+    let merged: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(merged["results"].as_array().unwrap().len(), 21);
+    let o = cryptoscope()
+        .args(["report", "group:job7", "--db"])
+        .arg(&db)
+        .arg("--out")
+        .arg(tmp.path().join("g.html"))
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let o = cryptoscope()
+        .args(["run", "--quick", "--shard", "0/3"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}

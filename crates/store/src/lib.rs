@@ -11,8 +11,9 @@
 //!   algorithm_version, build_id, nist_level, classical_bits, public_key, secret_key,
 //!   ciphertext, shared_secret)`
 //! - `runs(id, started_at, finished_at, status, tool_version, command, config,
-//!   environment_id)` — status `running` until the run finishes (an interrupted run stays
-//!   `running` and keeps what it committed)
+//!   environment_id, run_group)` — status `running` until the run finishes (an interrupted
+//!   run stays `running` and keeps what it committed); shards of one sharded run share a
+//!   `run_group` (schema version 2; a version-1 database gets each run as its own group)
 //! - `results(run_id, subject_id, operation, gate, gate_detail, samples, stop_reason,
 //!   median_cycles, …, cycle_source, overhead_cycles, tsc_hz, cpu)` — one row per
 //!   (subject, operation), committed as soon as it is measured
@@ -28,7 +29,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// Current schema version.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// A store operation failed.
 #[derive(Debug, Error)]
@@ -54,7 +55,8 @@ pub enum StoreError {
 }
 
 /// Forward migrations; entry `i` brings a database from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE environments (
     id INTEGER PRIMARY KEY,
     hostname TEXT,
@@ -118,7 +120,13 @@ CREATE TABLE samples (
     PRIMARY KEY (run_id, subject_id, operation)
 );
 CREATE INDEX results_by_subject ON results(subject_id, operation);
-"#];
+"#,
+    r#"
+ALTER TABLE runs ADD COLUMN run_group TEXT;
+UPDATE runs SET run_group = id WHERE run_group IS NULL;
+CREATE INDEX runs_by_group ON runs(run_group);
+"#,
+];
 
 /// Result columns stored as they are named in [`ResultRow`] (beyond the key columns).
 const RESULT_COLUMNS: &[&str] = &[
@@ -154,6 +162,7 @@ const RESULT_COLUMNS: &[&str] = &[
 #[derive(Debug, Clone)]
 pub struct RunSummary {
     pub id: String,
+    pub group: String,
     pub started_at: String,
     pub status: String,
     pub hostname: String,
@@ -235,6 +244,9 @@ impl Store {
             std::fs::create_dir_all(dir).map_err(|e| err(e.to_string()))?;
         }
         let conn = Connection::open(path).map_err(|e| err(e.to_string()))?;
+        // Shards of one run may write at the same time: wait for the lock instead of failing.
+        conn.busy_timeout(std::time::Duration::from_secs(60))
+            .map_err(|e| err(e.to_string()))?;
         // WAL keeps committed results safe if the process is killed mid-run.
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(|e| err(e.to_string()))?;
@@ -278,6 +290,11 @@ impl Store {
     /// Records the start of a run (status `running`). `run.results` is ignored: results are
     /// added one by one with [`Store::add_result`].
     pub fn begin_run(&mut self, run: &RunFile) -> Result<(), StoreError> {
+        self.begin_run_in_group(run, &run.run_id)
+    }
+
+    /// Like [`Store::begin_run`], as one shard of the run group `group`.
+    pub fn begin_run_in_group(&mut self, run: &RunFile, group: &str) -> Result<(), StoreError> {
         let env_json = serde_json::to_string(&run.environment).map_err(|e| StoreError::Decode(e.to_string()))?;
         let tx = self.conn.transaction()?;
         tx.execute(
@@ -286,15 +303,16 @@ impl Store {
         )?;
         let env_id: i64 = tx.query_row("SELECT id FROM environments WHERE json = ?1", [&env_json], |r| r.get(0))?;
         tx.execute(
-            "INSERT INTO runs (id, started_at, finished_at, status, tool_version, command, config, environment_id)
-             VALUES (?1, ?2, NULL, 'running', ?3, ?4, ?5, ?6)",
+            "INSERT INTO runs (id, started_at, finished_at, status, tool_version, command, config, environment_id, run_group)
+             VALUES (?1, ?2, NULL, 'running', ?3, ?4, ?5, ?6, ?7)",
             params![
                 run.run_id,
                 run.started_at,
                 run.tool_version,
                 serde_json::to_string(&run.command).unwrap_or_default(),
                 serde_json::to_string(&run.config).unwrap_or_default(),
-                env_id
+                env_id,
+                group
             ],
         )?;
         tx.commit()?;
@@ -374,7 +392,7 @@ impl Store {
     /// Every stored run, newest first.
     pub fn runs(&self) -> Result<Vec<RunSummary>, StoreError> {
         let mut st = self.conn.prepare(
-            "SELECT r.id, r.started_at, r.status, COALESCE(e.hostname, '?'), COALESCE(e.cpu_model, '?'), r.config,
+            "SELECT r.id, r.started_at, r.status, COALESCE(e.hostname, '?'), COALESCE(e.cpu_model, '?'), r.config, r.run_group,
                     (SELECT COUNT(*) FROM results x WHERE x.run_id = r.id AND x.median_ns IS NOT NULL),
                     (SELECT COUNT(*) FROM results x WHERE x.run_id = r.id AND x.gate IN ('fail', 'crashed', 'timeout')),
                     (SELECT COUNT(*) FROM results x WHERE x.run_id = r.id)
@@ -399,9 +417,10 @@ impl Store {
                 hostname: r.get(3)?,
                 cpu_model: r.get(4)?,
                 suites,
-                measured: r.get::<_, i64>(6)? as usize,
-                failed: r.get::<_, i64>(7)? as usize,
-                total: r.get::<_, i64>(8)? as usize,
+                group: r.get::<_, Option<String>>(6)?.unwrap_or_default(),
+                measured: r.get::<_, i64>(7)? as usize,
+                failed: r.get::<_, i64>(8)? as usize,
+                total: r.get::<_, i64>(9)? as usize,
             })
         })?;
         Ok(rows.collect::<Result<Vec<_>, _>>()?)
@@ -430,6 +449,28 @@ impl Store {
             _ if ids.iter().any(|i| i == reference) => Ok(reference.into()),
             _ => Err(StoreError::Ambiguous(reference.into(), ids.join(", "))),
         }
+    }
+
+    /// Loads a run reference as one `cryptoscope.run/1` structure: a run (id, prefix,
+    /// `latest`) or a run group (`group:NAME`), whose shards are merged in start order
+    /// (results concatenated; environment, configuration and command of the first shard).
+    pub fn load(&self, reference: &str) -> Result<RunFile, StoreError> {
+        let Some(group) = reference.strip_prefix("group:") else {
+            return self.load_run(reference);
+        };
+        let mut st = self
+            .conn
+            .prepare("SELECT id FROM runs WHERE run_group = ?1 ORDER BY started_at, id")?;
+        let ids: Vec<String> = st.query_map([group], |r| r.get(0))?.collect::<Result<_, _>>()?;
+        let mut shards = ids.iter().map(|id| self.load_run(id));
+        let mut merged = shards.next().ok_or_else(|| StoreError::NoSuchRun(reference.into()))??;
+        for shard in shards {
+            let shard = shard?;
+            merged.results.extend(shard.results);
+            merged.finished_at = merged.finished_at.max(shard.finished_at);
+        }
+        merged.run_id = reference.to_string();
+        Ok(merged)
     }
 
     /// Loads a whole run as the `cryptoscope.run/1` structure.

@@ -141,3 +141,46 @@ fn unopenable_path_is_a_clear_error() {
         "{e}"
     );
 }
+
+#[test]
+fn shards_of_a_group_load_as_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut st = Store::open(&dir.path().join("r.db")).unwrap();
+    st.begin_run_in_group(&run("s1", "2026-01-01T00:00:00Z"), "job42")
+        .unwrap();
+    st.add_result("s1", &row("ML-KEM-768", "keypair", &[1.0, 2.0])).unwrap();
+    st.begin_run_in_group(&run("s2", "2026-01-01T00:00:01Z"), "job42")
+        .unwrap();
+    st.add_result("s2", &row("ML-KEM-512", "keypair", &[3.0, 4.0])).unwrap();
+    st.begin_run(&run("other", "2026-01-01T00:00:02Z")).unwrap();
+    let g = st.load("group:job42").unwrap();
+    assert_eq!(g.run_id, "group:job42");
+    assert_eq!(g.results.len(), 2);
+    assert!(matches!(st.load("group:nope"), Err(StoreError::NoSuchRun(_))));
+    assert_eq!(st.runs().unwrap().iter().filter(|r| r.group == "job42").count(), 2);
+}
+
+#[test]
+fn a_version_1_database_migrates_to_groups() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v1.db");
+    {
+        let c = Connection::open(&path).unwrap();
+        c.execute_batch(MIGRATIONS[0]).unwrap();
+        c.execute(
+            "INSERT INTO environments (hostname, cpu_model, json) VALUES ('h', 'c', '{}')",
+            [],
+        )
+        .unwrap();
+        c.execute(
+            "INSERT INTO runs (id, started_at, status, tool_version, command, config, environment_id) VALUES ('old', 't', 'complete', '0', '[]', '{}', 1)",
+            [],
+        )
+        .unwrap();
+        c.pragma_update(None, "user_version", 1).unwrap();
+    }
+    let st = Store::open(&path).unwrap();
+    assert_eq!(st.version().unwrap(), 2);
+    let runs = st.runs().unwrap();
+    assert_eq!((runs[0].id.as_str(), runs[0].group.as_str()), ("old", "old"));
+}
