@@ -18,8 +18,9 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
 # Debian packages the build and the tests need: a C toolchain, CMake and libclang for
 # liboqs (bindgen), OpenSSL headers, pkg-config, valgrind (instruction counts in tests).
-# chromium renders the HTML report in the test suite.
-packages=(build-essential cmake libclang-dev clang libssl-dev pkg-config valgrind git ca-certificates chromium)
+# chromium renders the HTML report in the test suite; postgresql is the team store's
+# server, started on loopback by the tests.
+packages=(build-essential cmake libclang-dev clang libssl-dev pkg-config valgrind git ca-certificates chromium postgresql)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -249,15 +249,11 @@ impl DbArg {
     }
 }
 
-/// The SQLite file to use; PostgreSQL URLs are refused until the server store exists.
-fn store_path(flag: Option<&str>) -> Result<PathBuf> {
-    match flag {
-        Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => Err(usage(
-            "PostgreSQL stores are not supported yet; pass a SQLite file path to --db",
-        )),
-        Some(p) => Ok(PathBuf::from(p)),
-        None => Ok(cryptoscope_store::default_path()),
-    }
+/// The database to use: `--db` (a SQLite path or a postgresql:// URL), `$CRYPTOSCOPE_DB`,
+/// or the per-user default file.
+fn store_location(flag: Option<&str>) -> String {
+    flag.map(str::to_string)
+        .unwrap_or_else(|| cryptoscope_store::default_path().display().to_string())
 }
 
 fn usage(msg: impl Into<String>) -> anyhow::Error {
@@ -488,8 +484,8 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
         .map_err(|e| usage(format!("cannot write {}: {e}", out_file.display())))?;
 
     let shard = a.shard.as_deref().map(parse_shard).transpose()?;
-    let db_path = store_path(a.db.as_deref())?;
-    let mut store = cryptoscope_store::Store::open(&db_path).map_err(|e| usage(e.to_string()))?;
+    let mut store =
+        cryptoscope_store::Store::open_any(&store_location(a.db.as_deref())).map_err(|e| usage(e.to_string()))?;
     let cat = Catalogue::discover()?;
     warn_missing(&cat);
     let mut picked = selection.pick(&cat)?;
@@ -640,16 +636,16 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
     match store_error {
         None if group != run_id => println!(
             "Store:   {} (run {run_id}, group {group}; `cryptoscope report group:{group}`)",
-            store.path().display()
+            store.location()
         ),
         None => println!(
             "Store:   {} (run {run_id}; `cryptoscope show {run_id}`)",
-            store.path().display()
+            store.location()
         ),
         Some(e) => {
             eprintln!(
                 "error: some results could not be stored in {}: {e} (all are in {})",
-                store.path().display(),
+                store.location(),
                 out_file.display()
             );
             return Ok(2);
@@ -660,7 +656,11 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
 
 /// Opens an existing results database for reading (a missing file is an input error).
 fn open_store(db: &DbArg) -> Result<cryptoscope_store::Store> {
-    let path = store_path(db.as_deref())?;
+    let location = store_location(db.as_deref());
+    if cryptoscope_store::is_server_url(&location) {
+        return cryptoscope_store::Store::open_any(&location).map_err(|e| usage(e.to_string()));
+    }
+    let path = PathBuf::from(&location);
     if !path.exists() {
         return Err(usage(format!(
             "no results database at {} (run `cryptoscope run` first, or pass --db)",
@@ -679,7 +679,7 @@ fn write_report(runs: &[RunFile], out: &std::path::Path) -> Result<()> {
 }
 
 fn cmd_report(runs: &[String], out: Option<&std::path::Path>, db: &DbArg) -> Result<i32> {
-    let store = open_store(db)?;
+    let mut store = open_store(db)?;
     let refs: Vec<String> = if runs.is_empty() {
         vec!["latest".into()]
     } else {
@@ -698,7 +698,7 @@ fn cmd_report(runs: &[String], out: Option<&std::path::Path>, db: &DbArg) -> Res
 }
 
 fn cmd_runs(db: &DbArg) -> Result<i32> {
-    let store = open_store(db)?;
+    let mut store = open_store(db)?;
     let runs = store.runs().map_err(|e| usage(e.to_string()))?;
     let rows: Vec<Vec<String>> = runs
         .iter()
@@ -728,12 +728,12 @@ fn cmd_runs(db: &DbArg) -> Result<i32> {
             &[false, false, false, false, false, true, true, true, false]
         )
     );
-    println!("{} runs in {}", runs.len(), store.path().display());
+    println!("{} runs in {}", runs.len(), store.location());
     Ok(0)
 }
 
 fn cmd_show(run: &str, db: &DbArg) -> Result<i32> {
-    let store = open_store(db)?;
+    let mut store = open_store(db)?;
     let r = store.load(run).map_err(|e| usage(e.to_string()))?;
     let e = &r.environment;
     println!(
@@ -763,7 +763,7 @@ fn cmd_show(run: &str, db: &DbArg) -> Result<i32> {
 }
 
 fn cmd_export(run: &str, format: &str, out: Option<&std::path::Path>, db: &DbArg) -> Result<i32> {
-    let store = open_store(db)?;
+    let mut store = open_store(db)?;
     let r = store.load(run).map_err(|e| usage(e.to_string()))?;
     let text = match format {
         "json" => serde_json::to_string_pretty(&r)?,
@@ -793,7 +793,7 @@ fn cmd_compare(
     if !(0.0..1.0).contains(&threshold) {
         return Err(usage("--threshold must be a fraction in [0, 1), e.g. 0.05"));
     }
-    let store = open_store(db)?;
+    let mut store = open_store(db)?;
     let mut loaded = Vec::new();
     for r in runs {
         loaded.push(store.load(r).map_err(|e| usage(e.to_string()))?);

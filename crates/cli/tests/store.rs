@@ -95,7 +95,6 @@ fn runs_are_stored_listed_shown_exported_and_compared() {
         vec!["compare", ids[0].as_str(), "nosuchrun", "--db", db],
         vec!["export", "latest", "--format", "pdf", "--db", db],
         vec!["runs", "--db", "/nonexistent/dir/x.db"],
-        vec!["run", "--quick", "--alg", "X25519", "--db", "postgresql://localhost/cs"],
     ] {
         let o = cryptoscope().args(&args).output().unwrap();
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", err(&o));

@@ -1,10 +1,11 @@
-//! The results store: an embedded SQLite database (`rusqlite`, SQLite compiled in) that
-//! keeps every run — its environment, subjects, builds, per-operation statistics and raw
+//! The results store: an embedded SQLite database (`rusqlite`, SQLite compiled in), or a
+//! PostgreSQL server for a team or a fleet (`--db postgresql://...`), that keeps every run — its environment, subjects, builds, per-operation statistics and raw
 //! samples — so results can be listed, shown, exported and compared later, across runs and
 //! machines.
 //!
-//! Schema (version [`SCHEMA_VERSION`], in `PRAGMA user_version`; older databases are
-//! migrated forward in a transaction, newer ones are refused):
+//! Schema (version [`SCHEMA_VERSION`], in `PRAGMA user_version` for SQLite and the table
+//! `cryptoscope_schema` for PostgreSQL; older databases are migrated forward in a
+//! transaction, newer ones are refused):
 //! - `environments(id, hostname, cpu_model, json)` — one row per distinct machine state
 //! - `builds(id, description)` — compiler and flags of an implementation
 //! - `subjects(id, subject, algorithm, family, provider, provider_version, implementation,
@@ -22,8 +23,10 @@
 //!
 //! The store never measures and never prints.
 
+mod db;
+
 use cryptoscope_report::{ResultRow, RunFile};
-use rusqlite::{params, Connection, OptionalExtension};
+use db::{Db, Param};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -43,6 +46,9 @@ pub enum StoreError {
     /// A query failed.
     #[error("results database error: {0}")]
     Sql(#[from] rusqlite::Error),
+    /// The PostgreSQL server failed or could not be reached.
+    #[error("PostgreSQL: {0}")]
+    Server(String),
     /// Stored data could not be decoded.
     #[error("results database holds undecodable data: {0}")]
     Decode(String),
@@ -128,6 +134,43 @@ CREATE INDEX runs_by_group ON runs(run_group);
 "#,
 ];
 
+/// The same schema for PostgreSQL (identity keys, BYTEA, DOUBLE PRECISION, an explicit
+/// insertion sequence); entry `i` brings version `i` to `i + 1`, like [`MIGRATIONS`].
+const PG_MIGRATIONS: &[&str] = &[
+    r#"
+CREATE TABLE environments (id BIGSERIAL PRIMARY KEY, hostname TEXT, cpu_model TEXT, json TEXT NOT NULL UNIQUE);
+CREATE TABLE builds (id BIGSERIAL PRIMARY KEY, description TEXT NOT NULL UNIQUE);
+CREATE TABLE subjects (
+    id BIGSERIAL PRIMARY KEY, subject TEXT NOT NULL, algorithm TEXT NOT NULL, family TEXT NOT NULL,
+    provider TEXT NOT NULL, provider_version TEXT NOT NULL, implementation TEXT NOT NULL,
+    algorithm_version TEXT NOT NULL, build_id BIGINT NOT NULL REFERENCES builds(id), nist_level BIGINT,
+    classical_bits BIGINT, public_key BIGINT NOT NULL, secret_key BIGINT NOT NULL, ciphertext BIGINT NOT NULL,
+    shared_secret BIGINT NOT NULL, UNIQUE (subject, provider_version, algorithm_version, build_id));
+CREATE TABLE runs (
+    id TEXT PRIMARY KEY, started_at TEXT NOT NULL, finished_at TEXT, status TEXT NOT NULL, tool_version TEXT NOT NULL,
+    command TEXT NOT NULL, config TEXT NOT NULL, environment_id BIGINT NOT NULL REFERENCES environments(id));
+CREATE TABLE results (
+    seq BIGSERIAL, run_id TEXT NOT NULL REFERENCES runs(id), subject_id BIGINT NOT NULL REFERENCES subjects(id),
+    operation TEXT NOT NULL, gate TEXT NOT NULL, gate_detail TEXT NOT NULL, samples BIGINT NOT NULL, stop_reason TEXT,
+    median_cycles DOUBLE PRECISION, median_ns DOUBLE PRECISION, ci95_low_cycles DOUBLE PRECISION,
+    ci95_high_cycles DOUBLE PRECISION, ci95_low_ns DOUBLE PRECISION, ci95_high_ns DOUBLE PRECISION,
+    mean_cycles DOUBLE PRECISION, mean_ns DOUBLE PRECISION, stddev_cycles DOUBLE PRECISION, min_cycles DOUBLE PRECISION,
+    max_cycles DOUBLE PRECISION, p5_cycles DOUBLE PRECISION, p95_cycles DOUBLE PRECISION, p99_cycles DOUBLE PRECISION,
+    mad_cycles DOUBLE PRECISION, outliers BIGINT, severe_outliers BIGINT, cycle_source TEXT,
+    overhead_cycles DOUBLE PRECISION, overhead_ns DOUBLE PRECISION, tsc_hz DOUBLE PRECISION, cpu BIGINT,
+    PRIMARY KEY (run_id, subject_id, operation));
+CREATE TABLE samples (
+    run_id TEXT NOT NULL, subject_id BIGINT NOT NULL, operation TEXT NOT NULL, cycles BYTEA NOT NULL, ns BYTEA NOT NULL,
+    PRIMARY KEY (run_id, subject_id, operation));
+CREATE INDEX results_by_subject ON results(subject_id, operation);
+"#,
+    r#"
+ALTER TABLE runs ADD COLUMN run_group TEXT;
+UPDATE runs SET run_group = id WHERE run_group IS NULL;
+CREATE INDEX runs_by_group ON runs(run_group);
+"#,
+];
+
 /// Result columns stored as they are named in [`ResultRow`] (beyond the key columns).
 const RESULT_COLUMNS: &[&str] = &[
     "gate",
@@ -173,12 +216,6 @@ pub struct RunSummary {
     pub total: usize,
 }
 
-/// An open results database.
-pub struct Store {
-    conn: Connection,
-    path: PathBuf,
-}
-
 /// The default database: `$CRYPTOSCOPE_DB`, else `$XDG_DATA_HOME/cryptoscope/results.db`,
 /// else `~/.local/share/cryptoscope/results.db`.
 pub fn default_path() -> PathBuf {
@@ -206,35 +243,85 @@ fn from_blob(b: &[u8]) -> Result<Vec<f64>, StoreError> {
         .collect())
 }
 
-fn sql_value(v: &Value) -> rusqlite::types::Value {
-    use rusqlite::types::Value as V;
+fn param_of(v: &Value) -> Param {
     match v {
-        Value::Null => V::Null,
-        Value::Bool(b) => V::Integer(i64::from(*b)),
+        Value::Null => Param::Null,
+        Value::Bool(b) => Param::Int(i64::from(*b)),
         Value::Number(n) => n
             .as_i64()
-            .map(V::Integer)
-            .unwrap_or_else(|| V::Real(n.as_f64().unwrap_or(f64::NAN))),
-        Value::String(s) => V::Text(s.clone()),
-        other => V::Text(other.to_string()),
+            .map(Param::Int)
+            .unwrap_or_else(|| Param::Real(n.as_f64().unwrap_or(f64::NAN))),
+        Value::String(s) => Param::Text(s.clone()),
+        other => Param::Text(other.to_string()),
     }
 }
 
-fn json_value(v: rusqlite::types::ValueRef<'_>) -> Value {
-    use rusqlite::types::ValueRef as V;
-    match v {
-        V::Null => Value::Null,
-        V::Integer(i) => Value::from(i),
-        V::Real(f) => serde_json::Number::from_f64(f)
+fn value_of(p: &Param) -> Value {
+    match p {
+        Param::Null | Param::Blob(_) => Value::Null,
+        Param::Int(i) => Value::from(*i),
+        Param::Real(f) => serde_json::Number::from_f64(*f)
             .map(Value::Number)
             .unwrap_or(Value::Null),
-        V::Text(t) => Value::String(String::from_utf8_lossy(t).into_owned()),
-        V::Blob(_) => Value::Null,
+        Param::Text(t) => Value::String(t.clone()),
+    }
+}
+
+fn one(rows: Vec<Vec<Param>>, what: &str) -> Result<Vec<Param>, StoreError> {
+    rows.into_iter()
+        .next()
+        .ok_or_else(|| StoreError::Decode(format!("{what}: no row")))
+}
+
+/// An open results database.
+pub struct Store {
+    db: Db,
+    /// A file path, or the PostgreSQL URL with any password removed.
+    location: String,
+    path: PathBuf,
+}
+
+/// Whether a `--db` value names a PostgreSQL server.
+pub fn is_server_url(s: &str) -> bool {
+    s.starts_with("postgres://") || s.starts_with("postgresql://")
+}
+
+fn redact(url: &str) -> String {
+    // postgresql://user:secret@host/db -> postgresql://user:***@host/db
+    match (url.find("://"), url.rfind('@')) {
+        (Some(a), Some(at)) if at > a => {
+            let cred = &url[a + 3..at];
+            match cred.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..a + 3], &url[at..]),
+                None => url.to_string(),
+            }
+        }
+        _ => url.to_string(),
     }
 }
 
 impl Store {
-    /// Opens (creating if needed) and migrates the database at `path`.
+    /// Opens a SQLite file or, for `postgres://` / `postgresql://` URLs, a PostgreSQL
+    /// server; creates and migrates the schema as needed.
+    pub fn open_any(location: &str) -> Result<Store, StoreError> {
+        if !is_server_url(location) {
+            return Store::open(Path::new(location));
+        }
+        let shown = redact(location);
+        let client = postgres::Client::connect(location, postgres::NoTls).map_err(|e| StoreError::Open {
+            path: PathBuf::from(&shown),
+            detail: e.to_string(),
+        })?;
+        let mut store = Store {
+            db: Db::Pg(Box::new(client)),
+            location: shown.clone(),
+            path: PathBuf::from(shown),
+        };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    /// Opens (creating if needed) and migrates the SQLite database at `path`.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let err = |detail: String| StoreError::Open {
             path: path.to_path_buf(),
@@ -243,7 +330,7 @@ impl Store {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| err(e.to_string()))?;
         }
-        let conn = Connection::open(path).map_err(|e| err(e.to_string()))?;
+        let conn = rusqlite::Connection::open(path).map_err(|e| err(e.to_string()))?;
         // Shards of one run may write at the same time: wait for the lock instead of failing.
         conn.busy_timeout(std::time::Duration::from_secs(60))
             .map_err(|e| err(e.to_string()))?;
@@ -253,21 +340,37 @@ impl Store {
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(|e| err(e.to_string()))?;
         let mut store = Store {
-            conn,
+            db: Db::Lite(conn),
+            location: path.display().to_string(),
             path: path.to_path_buf(),
         };
         store.migrate()?;
         Ok(store)
     }
 
-    /// Where this database lives.
+    /// Where this database lives (a path, or a URL without password).
     pub fn path(&self) -> &Path {
         &self.path
     }
 
+    /// Where this database lives, for messages.
+    pub fn location(&self) -> &str {
+        &self.location
+    }
+
     /// The schema version of the open database.
-    pub fn version(&self) -> Result<i64, StoreError> {
-        Ok(self.conn.pragma_query_value(None, "user_version", |r| r.get(0))?)
+    pub fn version(&mut self) -> Result<i64, StoreError> {
+        match &mut self.db {
+            Db::Lite(c) => Ok(c.pragma_query_value(None, "user_version", |r| r.get(0))?),
+            Db::Pg(_) => {
+                self.db
+                    .batch("CREATE TABLE IF NOT EXISTS cryptoscope_schema (version BIGINT NOT NULL)")?;
+                let rows = self
+                    .db
+                    .query("SELECT COALESCE(MAX(version), 0) FROM cryptoscope_schema", &[])?;
+                Ok(one(rows, "schema version")?[0].int().unwrap_or(0))
+            }
+        }
     }
 
     fn migrate(&mut self) -> Result<(), StoreError> {
@@ -278,11 +381,16 @@ impl Store {
                 found: v,
             });
         }
-        for (i, m) in MIGRATIONS.iter().enumerate().skip(v as usize) {
-            let tx = self.conn.transaction()?;
-            tx.execute_batch(m)?;
-            tx.pragma_update(None, "user_version", (i + 1) as i64)?;
-            tx.commit()?;
+        let steps = if self.db.is_pg() { PG_MIGRATIONS } else { MIGRATIONS };
+        for (i, m) in steps.iter().enumerate().skip(v as usize) {
+            let next = (i + 1) as i64;
+            self.db.transaction(|db| {
+                db.batch(m)?;
+                match db {
+                    Db::Lite(c) => Ok(c.pragma_update(None, "user_version", next)?),
+                    Db::Pg(_) => db.execute("INSERT INTO cryptoscope_schema (version) VALUES (?1)", &[next.into()]),
+                }
+            })?;
         }
         Ok(())
     }
@@ -296,153 +404,147 @@ impl Store {
     /// Like [`Store::begin_run`], as one shard of the run group `group`.
     pub fn begin_run_in_group(&mut self, run: &RunFile, group: &str) -> Result<(), StoreError> {
         let env_json = serde_json::to_string(&run.environment).map_err(|e| StoreError::Decode(e.to_string()))?;
-        let tx = self.conn.transaction()?;
-        tx.execute(
-            "INSERT OR IGNORE INTO environments (hostname, cpu_model, json) VALUES (?1, ?2, ?3)",
-            params![run.environment.hostname, run.environment.cpu_model, env_json],
-        )?;
-        let env_id: i64 = tx.query_row("SELECT id FROM environments WHERE json = ?1", [&env_json], |r| r.get(0))?;
-        tx.execute(
-            "INSERT INTO runs (id, started_at, finished_at, status, tool_version, command, config, environment_id, run_group)
-             VALUES (?1, ?2, NULL, 'running', ?3, ?4, ?5, ?6, ?7)",
-            params![
-                run.run_id,
-                run.started_at,
-                run.tool_version,
-                serde_json::to_string(&run.command).unwrap_or_default(),
-                serde_json::to_string(&run.config).unwrap_or_default(),
-                env_id,
-                group
-            ],
-        )?;
-        tx.commit()?;
-        Ok(())
+        self.db.transaction(|db| {
+            db.execute(
+                "INSERT INTO environments (hostname, cpu_model, json) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
+                &[run.environment.hostname.clone().into(), run.environment.cpu_model.clone().into(), env_json.clone().into()],
+            )?;
+            let env_id = one(db.query("SELECT id FROM environments WHERE json = ?1", &[env_json.clone().into()])?, "environment")?[0].clone();
+            db.execute(
+                "INSERT INTO runs (id, started_at, finished_at, status, tool_version, command, config, environment_id, run_group)
+                 VALUES (?1, ?2, NULL, 'running', ?3, ?4, ?5, ?6, ?7)",
+                &[
+                    run.run_id.as_str().into(),
+                    run.started_at.as_str().into(),
+                    run.tool_version.as_str().into(),
+                    serde_json::to_string(&run.command).unwrap_or_default().into(),
+                    serde_json::to_string(&run.config).unwrap_or_default().into(),
+                    env_id,
+                    group.into(),
+                ],
+            )
+        })
     }
 
     /// Stores one (subject, operation) result with its raw samples, in one transaction.
     pub fn add_result(&mut self, run_id: &str, row: &ResultRow) -> Result<(), StoreError> {
-        let tx = self.conn.transaction()?;
-        tx.execute("INSERT OR IGNORE INTO builds (description) VALUES (?1)", [&row.build])?;
-        let build_id: i64 = tx.query_row("SELECT id FROM builds WHERE description = ?1", [&row.build], |r| {
-            r.get(0)
-        })?;
-        tx.execute(
-            "INSERT OR IGNORE INTO subjects (subject, algorithm, family, provider, provider_version, implementation,
-               algorithm_version, build_id, nist_level, classical_bits, public_key, secret_key, ciphertext, shared_secret)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-            params![
-                row.subject,
-                row.algorithm,
-                row.family,
-                row.provider,
-                row.provider_version,
-                row.implementation,
-                row.algorithm_version,
-                build_id,
-                row.nist_level,
-                row.classical_bits,
-                row.sizes.public_key as i64,
-                row.sizes.secret_key as i64,
-                row.sizes.ciphertext as i64,
-                row.sizes.shared_secret as i64
-            ],
-        )?;
-        let subject_id: i64 = tx.query_row(
-            "SELECT id FROM subjects WHERE subject = ?1 AND provider_version = ?2 AND algorithm_version = ?3 AND build_id = ?4",
-            params![row.subject, row.provider_version, row.algorithm_version, build_id],
-            |r| r.get(0),
-        )?;
         let v = serde_json::to_value(row).map_err(|e| StoreError::Decode(e.to_string()))?;
-        let mut values: Vec<rusqlite::types::Value> = vec![
-            rusqlite::types::Value::Text(run_id.to_string()),
-            rusqlite::types::Value::Integer(subject_id),
-            rusqlite::types::Value::Text(row.operation.clone()),
-        ];
-        values.extend(RESULT_COLUMNS.iter().map(|c| sql_value(&v[*c])));
-        let placeholders: Vec<String> = (1..=values.len()).map(|i| format!("?{i}")).collect();
-        let sql = format!(
-            "INSERT OR REPLACE INTO results (run_id, subject_id, operation, {}) VALUES ({})",
-            RESULT_COLUMNS.join(", "),
-            placeholders.join(", ")
-        );
-        tx.execute(&sql, rusqlite::params_from_iter(values))?;
-        tx.execute(
-            "INSERT OR REPLACE INTO samples (run_id, subject_id, operation, cycles, ns) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![
-                run_id,
-                subject_id,
-                row.operation,
-                to_blob(&row.raw_cycles),
-                to_blob(&row.raw_ns)
-            ],
-        )?;
-        tx.commit()?;
-        Ok(())
+        self.db.transaction(|db| {
+            db.execute("INSERT INTO builds (description) VALUES (?1) ON CONFLICT DO NOTHING", &[row.build.as_str().into()])?;
+            let build_id = one(db.query("SELECT id FROM builds WHERE description = ?1", &[row.build.as_str().into()])?, "build")?[0].clone();
+            db.execute(
+                "INSERT INTO subjects (subject, algorithm, family, provider, provider_version, implementation,
+                   algorithm_version, build_id, nist_level, classical_bits, public_key, secret_key, ciphertext, shared_secret)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) ON CONFLICT DO NOTHING",
+                &[
+                    row.subject.as_str().into(),
+                    row.algorithm.as_str().into(),
+                    row.family.as_str().into(),
+                    row.provider.as_str().into(),
+                    row.provider_version.as_str().into(),
+                    row.implementation.as_str().into(),
+                    row.algorithm_version.as_str().into(),
+                    build_id.clone(),
+                    row.nist_level.map(i64::from).into(),
+                    row.classical_bits.map(i64::from).into(),
+                    (row.sizes.public_key as i64).into(),
+                    (row.sizes.secret_key as i64).into(),
+                    (row.sizes.ciphertext as i64).into(),
+                    (row.sizes.shared_secret as i64).into(),
+                ],
+            )?;
+            let subject_id = one(
+                db.query(
+                    "SELECT id FROM subjects WHERE subject = ?1 AND provider_version = ?2 AND algorithm_version = ?3 AND build_id = ?4",
+                    &[row.subject.as_str().into(), row.provider_version.as_str().into(), row.algorithm_version.as_str().into(), build_id],
+                )?,
+                "subject",
+            )?[0]
+                .clone();
+            let mut values: Vec<Param> = vec![run_id.into(), subject_id.clone(), row.operation.as_str().into()];
+            values.extend(RESULT_COLUMNS.iter().map(|c| param_of(&v[*c])));
+            let placeholders: Vec<String> = (1..=values.len()).map(|i| format!("?{i}")).collect();
+            let updates: Vec<String> = RESULT_COLUMNS.iter().map(|c| format!("{c} = excluded.{c}")).collect();
+            let sql = format!(
+                "INSERT INTO results (run_id, subject_id, operation, {}) VALUES ({})
+                 ON CONFLICT (run_id, subject_id, operation) DO UPDATE SET {}",
+                RESULT_COLUMNS.join(", "),
+                placeholders.join(", "),
+                updates.join(", ")
+            );
+            db.execute(&sql, &values)?;
+            db.execute(
+                "INSERT INTO samples (run_id, subject_id, operation, cycles, ns) VALUES (?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT (run_id, subject_id, operation) DO UPDATE SET cycles = excluded.cycles, ns = excluded.ns",
+                &[run_id.into(), subject_id, row.operation.as_str().into(), to_blob(&row.raw_cycles).into(), to_blob(&row.raw_ns).into()],
+            )
+        })
     }
 
     /// Marks a run complete.
     pub fn finish_run(&mut self, run_id: &str, finished_at: &str) -> Result<(), StoreError> {
-        self.conn.execute(
+        self.db.execute(
             "UPDATE runs SET status = 'complete', finished_at = ?2 WHERE id = ?1",
-            params![run_id, finished_at],
-        )?;
-        Ok(())
+            &[run_id.into(), finished_at.into()],
+        )
     }
 
     /// Every stored run, newest first.
-    pub fn runs(&self) -> Result<Vec<RunSummary>, StoreError> {
-        let mut st = self.conn.prepare(
+    pub fn runs(&mut self) -> Result<Vec<RunSummary>, StoreError> {
+        let rows = self.db.query(
             "SELECT r.id, r.started_at, r.status, COALESCE(e.hostname, '?'), COALESCE(e.cpu_model, '?'), r.config, r.run_group,
                     (SELECT COUNT(*) FROM results x WHERE x.run_id = r.id AND x.median_ns IS NOT NULL),
                     (SELECT COUNT(*) FROM results x WHERE x.run_id = r.id AND x.gate IN ('fail', 'crashed', 'timeout')),
                     (SELECT COUNT(*) FROM results x WHERE x.run_id = r.id)
              FROM runs r JOIN environments e ON e.id = r.environment_id
              ORDER BY r.started_at DESC, r.id DESC",
+            &[],
         )?;
-        let rows = st.query_map([], |r| {
-            let config: String = r.get(5)?;
-            let suites = serde_json::from_str::<Value>(&config)
-                .ok()
-                .and_then(|c| {
-                    c["suites"]
-                        .as_array()
-                        .map(|a| a.iter().filter_map(|s| s.as_str()).collect::<Vec<_>>().join(","))
-                })
-                .filter(|s| !s.is_empty())
-                .unwrap_or_else(|| "kem,kex".into());
-            Ok(RunSummary {
-                id: r.get(0)?,
-                started_at: r.get(1)?,
-                status: r.get(2)?,
-                hostname: r.get(3)?,
-                cpu_model: r.get(4)?,
-                suites,
-                group: r.get::<_, Option<String>>(6)?.unwrap_or_default(),
-                measured: r.get::<_, i64>(7)? as usize,
-                failed: r.get::<_, i64>(8)? as usize,
-                total: r.get::<_, i64>(9)? as usize,
+        Ok(rows
+            .into_iter()
+            .map(|r| {
+                let config = r[5].text().unwrap_or_default();
+                let suites = serde_json::from_str::<Value>(&config)
+                    .ok()
+                    .and_then(|c| {
+                        c["suites"]
+                            .as_array()
+                            .map(|a| a.iter().filter_map(|s| s.as_str()).collect::<Vec<_>>().join(","))
+                    })
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or_else(|| "kem,kex".into());
+                RunSummary {
+                    id: r[0].text().unwrap_or_default(),
+                    started_at: r[1].text().unwrap_or_default(),
+                    status: r[2].text().unwrap_or_default(),
+                    hostname: r[3].text().unwrap_or_default(),
+                    cpu_model: r[4].text().unwrap_or_default(),
+                    suites,
+                    group: r[6].text().unwrap_or_default(),
+                    measured: r[7].int().unwrap_or(0) as usize,
+                    failed: r[8].int().unwrap_or(0) as usize,
+                    total: r[9].int().unwrap_or(0) as usize,
+                }
             })
-        })?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+            .collect())
     }
 
     /// Resolves a run reference: a full id, a unique prefix, or `latest`.
-    pub fn resolve(&self, reference: &str) -> Result<String, StoreError> {
+    pub fn resolve(&mut self, reference: &str) -> Result<String, StoreError> {
         if reference == "latest" || reference == "last" {
-            return self
-                .conn
-                .query_row(
-                    "SELECT id FROM runs ORDER BY started_at DESC, id DESC LIMIT 1",
-                    [],
-                    |r| r.get(0),
-                )
-                .optional()?
+            let rows = self
+                .db
+                .query("SELECT id FROM runs ORDER BY started_at DESC, id DESC LIMIT 1", &[])?;
+            return rows
+                .first()
+                .and_then(|r| r[0].text())
                 .ok_or_else(|| StoreError::NoSuchRun(reference.into()));
         }
-        let mut st = self
-            .conn
-            .prepare("SELECT id FROM runs WHERE id = ?1 OR id LIKE ?1 || '%' ORDER BY id")?;
-        let ids: Vec<String> = st.query_map([reference], |r| r.get(0))?.collect::<Result<_, _>>()?;
+        let rows = self.db.query(
+            "SELECT id FROM runs WHERE id = ?1 OR id LIKE ?1 || '%' ORDER BY id",
+            &[reference.into()],
+        )?;
+        let ids: Vec<String> = rows.iter().filter_map(|r| r[0].text()).collect();
         match ids.len() {
             0 => Err(StoreError::NoSuchRun(reference.into())),
             1 => Ok(ids.into_iter().next().expect("one")),
@@ -454,59 +556,60 @@ impl Store {
     /// Loads a run reference as one `cryptoscope.run/1` structure: a run (id, prefix,
     /// `latest`) or a run group (`group:NAME`), whose shards are merged in start order
     /// (results concatenated; environment, configuration and command of the first shard).
-    pub fn load(&self, reference: &str) -> Result<RunFile, StoreError> {
+    pub fn load(&mut self, reference: &str) -> Result<RunFile, StoreError> {
         let Some(group) = reference.strip_prefix("group:") else {
             return self.load_run(reference);
         };
-        let mut st = self
-            .conn
-            .prepare("SELECT id FROM runs WHERE run_group = ?1 ORDER BY started_at, id")?;
-        let ids: Vec<String> = st.query_map([group], |r| r.get(0))?.collect::<Result<_, _>>()?;
-        let mut shards = ids.iter().map(|id| self.load_run(id));
-        let mut merged = shards.next().ok_or_else(|| StoreError::NoSuchRun(reference.into()))??;
-        for shard in shards {
-            let shard = shard?;
-            merged.results.extend(shard.results);
-            merged.finished_at = merged.finished_at.max(shard.finished_at);
+        let rows = self.db.query(
+            "SELECT id FROM runs WHERE run_group = ?1 ORDER BY started_at, id",
+            &[group.into()],
+        )?;
+        let ids: Vec<String> = rows.iter().filter_map(|r| r[0].text()).collect();
+        let mut merged: Option<RunFile> = None;
+        for id in ids {
+            let shard = self.load_run(&id)?;
+            match merged.as_mut() {
+                None => merged = Some(shard),
+                Some(m) => {
+                    m.results.extend(shard.results);
+                    m.finished_at = m.finished_at.clone().max(shard.finished_at);
+                }
+            }
         }
+        let mut merged = merged.ok_or_else(|| StoreError::NoSuchRun(reference.into()))?;
         merged.run_id = reference.to_string();
         Ok(merged)
     }
 
     /// Loads a whole run as the `cryptoscope.run/1` structure.
-    pub fn load_run(&self, reference: &str) -> Result<RunFile, StoreError> {
+    pub fn load_run(&mut self, reference: &str) -> Result<RunFile, StoreError> {
         let id = self.resolve(reference)?;
         let dec = |e: serde_json::Error| StoreError::Decode(e.to_string());
-        let (started_at, finished_at, tool_version, command, config, env): (
-            String,
-            Option<String>,
-            String,
-            String,
-            String,
-            String,
-        ) = self.conn.query_row(
-            "SELECT r.started_at, r.finished_at, r.tool_version, r.command, r.config, e.json
+        let head = one(
+            self.db.query(
+                "SELECT r.started_at, r.finished_at, r.tool_version, r.command, r.config, e.json
                  FROM runs r JOIN environments e ON e.id = r.environment_id WHERE r.id = ?1",
-            [&id],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
+                &[id.as_str().into()],
+            )?,
+            "run",
         )?;
         let cols = RESULT_COLUMNS
             .iter()
             .map(|c| format!("x.{c}"))
             .collect::<Vec<_>>()
             .join(", ");
+        let order = if self.db.is_pg() { "x.seq" } else { "x.rowid" };
         let sql = format!(
             "SELECT s.subject, s.algorithm, s.family, s.provider, s.provider_version, s.implementation, s.algorithm_version,
                     b.description, s.nist_level, s.classical_bits, s.public_key, s.secret_key, s.ciphertext, s.shared_secret,
                     x.operation, m.cycles, m.ns, {cols}
              FROM results x JOIN subjects s ON s.id = x.subject_id JOIN builds b ON b.id = s.build_id
              LEFT JOIN samples m ON m.run_id = x.run_id AND m.subject_id = x.subject_id AND m.operation = x.operation
-             WHERE x.run_id = ?1 ORDER BY x.rowid"
+             WHERE x.run_id = ?1 ORDER BY {order}"
         );
-        let mut st = self.conn.prepare(&sql)?;
-        let mut rows = st.query([&id])?;
+        let rows = self.db.query(&sql, &[id.as_str().into()])?;
         let mut results = Vec::new();
-        while let Some(r) = rows.next()? {
+        for r in rows {
             let mut m = Map::new();
             for (i, k) in [
                 "subject",
@@ -521,33 +624,27 @@ impl Store {
             .iter()
             .enumerate()
             {
-                m.insert(k.to_string(), json_value(r.get_ref(i)?));
+                m.insert(k.to_string(), value_of(&r[i]));
             }
-            m.insert("nist_level".into(), json_value(r.get_ref(8)?));
-            m.insert("classical_bits".into(), json_value(r.get_ref(9)?));
+            m.insert("nist_level".into(), value_of(&r[8]));
+            m.insert("classical_bits".into(), value_of(&r[9]));
             let mut sizes = Map::new();
             for (i, k) in ["public_key", "secret_key", "ciphertext", "shared_secret"]
                 .iter()
                 .enumerate()
             {
-                sizes.insert(k.to_string(), json_value(r.get_ref(10 + i)?));
+                sizes.insert(k.to_string(), value_of(&r[10 + i]));
             }
             m.insert("sizes".into(), Value::Object(sizes));
-            m.insert("operation".into(), json_value(r.get_ref(14)?));
-            let cycles = r
-                .get::<_, Option<Vec<u8>>>(15)?
-                .map(|b| from_blob(&b))
-                .transpose()?
-                .unwrap_or_default();
-            let ns = r
-                .get::<_, Option<Vec<u8>>>(16)?
-                .map(|b| from_blob(&b))
-                .transpose()?
-                .unwrap_or_default();
-            m.insert("raw_cycles".into(), serde_json::to_value(cycles).map_err(dec)?);
-            m.insert("raw_ns".into(), serde_json::to_value(ns).map_err(dec)?);
+            m.insert("operation".into(), value_of(&r[14]));
+            let blob = |p: &Param| match p {
+                Param::Blob(b) => from_blob(b),
+                _ => Ok(Vec::new()),
+            };
+            m.insert("raw_cycles".into(), serde_json::to_value(blob(&r[15])?).map_err(dec)?);
+            m.insert("raw_ns".into(), serde_json::to_value(blob(&r[16])?).map_err(dec)?);
             for (i, c) in RESULT_COLUMNS.iter().enumerate() {
-                m.insert(c.to_string(), json_value(r.get_ref(17 + i)?));
+                m.insert(c.to_string(), value_of(&r[17 + i]));
             }
             results.push(serde_json::from_value::<ResultRow>(Value::Object(m)).map_err(dec)?);
         }
@@ -567,12 +664,12 @@ impl Store {
         Ok(RunFile {
             schema: cryptoscope_report::SCHEMA.into(),
             run_id: id,
-            started_at,
-            finished_at: finished_at.unwrap_or_default(),
-            tool_version,
-            command: serde_json::from_str(&command).map_err(dec)?,
-            config: serde_json::from_str(&config).map_err(dec)?,
-            environment: serde_json::from_str(&env).map_err(dec)?,
+            started_at: head[0].text().unwrap_or_default(),
+            finished_at: head[1].text().unwrap_or_default(),
+            tool_version: head[2].text().unwrap_or_default(),
+            command: serde_json::from_str(&head[3].text().unwrap_or_default()).map_err(dec)?,
+            config: serde_json::from_str(&head[4].text().unwrap_or_default()).map_err(dec)?,
+            environment: serde_json::from_str(&head[5].text().unwrap_or_default()).map_err(dec)?,
             results,
         })
     }

@@ -1,6 +1,7 @@
 use super::*;
 use cryptoscope_catalogue::descriptor::{Descriptor, Randomness, Sizes};
 use cryptoscope_report::{GateStatus, RunConfig};
+use rusqlite::Connection;
 
 fn run(id: &str, started: &str) -> RunFile {
     RunFile {
@@ -66,7 +67,7 @@ fn a_run_round_trips_with_raw_samples() {
     }
     st.finish_run("20260101T000000Z-aaaa", "2026-01-01T00:01:00Z").unwrap();
     drop(st);
-    let st = Store::open(&path).unwrap();
+    let mut st = Store::open(&path).unwrap();
     let back = st.load_run("20260101T000000Z-aaaa").unwrap();
     assert_eq!(back.results.len(), 2);
     for (a, b) in rows.iter().zip(&back.results) {
@@ -92,7 +93,7 @@ fn an_interrupted_run_keeps_what_it_committed() {
             .unwrap();
         // No finish_run: the process "dies" here.
     }
-    let st = Store::open(&path).unwrap();
+    let mut st = Store::open(&path).unwrap();
     let runs = st.runs().unwrap();
     assert_eq!(runs[0].status, "running");
     assert_eq!(st.load_run("r1").unwrap().results.len(), 1);
@@ -120,7 +121,7 @@ fn schema_migrates_forward_and_refuses_the_future() {
         .unwrap()
         .execute_batch("CREATE TABLE unrelated (x INTEGER);")
         .unwrap();
-    let st = Store::open(&old).unwrap();
+    let mut st = Store::open(&old).unwrap();
     assert_eq!(st.version().unwrap(), SCHEMA_VERSION);
     assert!(st.runs().unwrap().is_empty());
     let newer = dir.path().join("newer.db");
@@ -179,7 +180,7 @@ fn a_version_1_database_migrates_to_groups() {
         .unwrap();
         c.pragma_update(None, "user_version", 1).unwrap();
     }
-    let st = Store::open(&path).unwrap();
+    let mut st = Store::open(&path).unwrap();
     assert_eq!(st.version().unwrap(), 2);
     let runs = st.runs().unwrap();
     assert_eq!((runs[0].id.as_str(), runs[0].group.as_str()), ("old", "old"));
