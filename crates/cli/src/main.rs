@@ -626,6 +626,18 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
             .unwrap_or_default(),
         e.perf_core_cycles
     );
+    let shifted = run_file
+        .results
+        .iter()
+        .filter(|r| {
+            !cryptoscope_measure::shifts::level_shifts(&r.raw_ns, cryptoscope_report::html::SHIFT_RATIO).is_empty()
+        })
+        .count();
+    if shifted > 0 {
+        println!(
+            "Note: {shifted} operations changed speed by 10% or more while being measured (a noisy machine); the report marks where."
+        );
+    }
     let report_file = out_file.with_extension("html");
     let report_note = match write_report(std::slice::from_ref(&run_file), &report_file) {
         Ok(()) => report_file.display().to_string(),

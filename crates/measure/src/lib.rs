@@ -9,6 +9,7 @@ pub mod clock;
 pub mod env;
 pub mod perf;
 pub mod sampler;
+pub mod shifts;
 pub mod stats;
 
 pub use clock::{Clock, CycleSource};

@@ -110,7 +110,25 @@ fn bar_chart(id: &str, title: &str, unit: &str, bars: &[Bar]) -> String {
     s
 }
 
-/// A sparkline of samples in the order they were taken.
+/// Relative level change that counts as a shift in reports.
+pub const SHIFT_RATIO: f64 = 0.10;
+
+/// "2 (largest ×1.52)" or "" for the shifts in a sample series.
+fn shift_note(samples: &[f64]) -> String {
+    let shifts = cryptoscope_measure::shifts::level_shifts(samples, SHIFT_RATIO);
+    let worst = shifts
+        .iter()
+        .map(|s| (s.after / s.before).max(s.before / s.after))
+        .fold(1.0f64, f64::max);
+    if shifts.is_empty() {
+        String::new()
+    } else {
+        format!("{} (largest ×{worst:.2})", shifts.len())
+    }
+}
+
+/// A sparkline of samples in the order they were taken, detected level shifts marked by
+/// red vertical lines.
 fn sparkline(samples: &[f64]) -> String {
     if samples.len() < 2 {
         return String::new();
@@ -125,8 +143,18 @@ fn sparkline(samples: &[f64]) -> String {
         .enumerate()
         .map(|(i, v)| format!("{:.1},{:.1}", w * i as f64 / n, h - 2.0 - (h - 4.0) * (v - lo) / span))
         .collect();
+    let marks: String = cryptoscope_measure::shifts::level_shifts(samples, SHIFT_RATIO)
+        .iter()
+        .map(|sh| {
+            let x = w * sh.at as f64 / n;
+            format!(
+                r#"<line class="shift" x1="{x:.1}" x2="{x:.1}" y1="0" y2="{h}"><title>level shift at sample {}: {:.0} → {:.0}</title></line>"#,
+                sh.at, sh.before, sh.after
+            )
+        })
+        .collect();
     format!(
-        r#"<svg class="spark" width="{w}" height="{h}" viewBox="0 0 {w} {h}"><polyline points="{}"/></svg>"#,
+        r#"<svg class="spark" width="{w}" height="{h}" viewBox="0 0 {w} {h}"><polyline points="{}"/>{marks}</svg>"#,
         pts.join(" ")
     )
 }
@@ -137,7 +165,7 @@ table{border-collapse:collapse;font-size:12px}td,th{padding:2px 8px;border-botto
 td.n{text-align:right;font-variant-numeric:tabular-nums}.fail{color:#b00020;font-weight:bold}.unavail{color:#888}\
 svg.chart{display:block;margin:12px 0}svg .title{font-size:13px;font-weight:bold}svg .label{font-size:11px;text-anchor:end}\
 svg .tick,svg .unit{font-size:10px;fill:#555;text-anchor:middle}svg .grid{stroke:#ddd}svg .ci{stroke:#000;stroke-width:1.5}\
-svg.spark polyline{fill:none;stroke:#1b6ca8;stroke-width:1}.legend span{display:inline-block;margin-right:12px}\
+svg.spark polyline{fill:none;stroke:#1b6ca8;stroke-width:1}svg.spark .shift{stroke:#d1495b;stroke-width:1.5}.legend span{display:inline-block;margin-right:12px}\
 .legend i{display:inline-block;width:10px;height:10px;margin-right:4px}";
 
 fn env_table(run: &RunFile) -> String {
@@ -217,7 +245,8 @@ pub fn render(runs: &[RunFile]) -> String {
         s,
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>cryptoscope report</title><style>{STYLE}</style></head><body>\
          <h1>cryptoscope report</h1><p>{} run(s). Medians with 95% bootstrap confidence intervals (black lines); log scales. \
-         Only subjects that passed their correctness gate are drawn.</p>",
+         Only subjects that passed their correctness gate are drawn. Red marks on a sample trace: its level changed by 10% or more \
+         while it was measured (the machine, not the code, changed speed).</p>",
         runs.len()
     );
     s.push_str("<p class=\"legend\">");
@@ -325,7 +354,7 @@ pub fn render(runs: &[RunFile]) -> String {
             &sizes,
         ));
         // Every result.
-        s.push_str("<h3>All results</h3><table class=\"results\"><tr><th>algorithm</th><th>provider</th><th>impl</th><th>op</th><th>gate</th><th>median cycles</th><th>95% CI</th><th>median time</th><th>n</th><th>outliers</th><th>source</th><th>samples over time</th></tr>");
+        s.push_str("<h3>All results</h3><table class=\"results\"><tr><th>algorithm</th><th>provider</th><th>impl</th><th>op</th><th>gate</th><th>median cycles</th><th>95% CI</th><th>median time</th><th>n</th><th>outliers</th><th>source</th><th>samples over time</th><th>level shifts ≥10%</th></tr>");
         for r in &run.results {
             let (med, ci, t) = match (r.gate, r.median_cycles) {
                 (GateStatus::Pass, Some(m)) => (
@@ -345,7 +374,7 @@ pub fn render(runs: &[RunFile]) -> String {
             };
             let _ = write!(
                 s,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{class}\">{}</td><td class=\"n\">{med}</td><td class=\"n\">{ci}</td><td class=\"n\">{t}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{class}\">{}</td><td class=\"n\">{med}</td><td class=\"n\">{ci}</td><td class=\"n\">{t}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 esc(&r.algorithm),
                 esc(&r.provider),
                 esc(&r.implementation),
@@ -354,7 +383,8 @@ pub fn render(runs: &[RunFile]) -> String {
                 r.samples,
                 r.outliers.map(|o| o.to_string()).unwrap_or_default(),
                 r.cycle_source.map(|c| c.label()).unwrap_or(""),
-                sparkline(&r.raw_ns)
+                sparkline(&r.raw_ns),
+                shift_note(&r.raw_ns)
             );
         }
         s.push_str("</table></section>");
