@@ -17,17 +17,17 @@ fn civil(days: i64) -> (i64, u32, u32) {
     (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
-/// (RFC 3339 timestamp, compact form for ids) of now, UTC.
+/// (RFC 3339 timestamp with milliseconds, compact form for ids) of now, UTC.
 pub fn now_utc() -> (String, String) {
-    let secs = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0);
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = now.as_secs() as i64;
+    let ms = now.subsec_millis();
     let (y, mo, d) = civil(secs.div_euclid(86_400));
     let t = secs.rem_euclid(86_400);
     let (h, mi, s) = (t / 3600, t % 3600 / 60, t % 60);
     (
-        format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z"),
+        // Milliseconds, so runs started within one second still order by time.
+        format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{ms:03}Z"),
         format!("{y:04}{mo:02}{d:02}T{h:02}{mi:02}{s:02}Z"),
     )
 }
