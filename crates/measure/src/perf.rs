@@ -146,11 +146,12 @@ mod tests {
             .expect("task-clock is available on Linux");
         let a = c.read();
         let t = std::time::Instant::now();
-        while t.elapsed() < std::time::Duration::from_millis(5) {
+        while t.elapsed() < std::time::Duration::from_millis(20) {
             std::hint::spin_loop();
         }
         let b = c.read();
-        // task-clock counts nanoseconds of this thread's CPU time.
-        assert!(b - a >= 3_000_000, "{a} -> {b}");
+        // task-clock counts nanoseconds of this thread's CPU time; on a loaded machine the
+        // thread may not run the whole 20 ms, but it runs for more than 1 ms of it.
+        assert!(b - a >= 1_000_000, "{a} -> {b}");
     }
 }
