@@ -142,21 +142,7 @@ fn a_wrong_published_digest_fails_the_gate_with_exit_1() {
     // Copy the vectors and corrupt one published digest: the implementation is now "wrong"
     // relative to the data and must be reported FAILED and never measured.
     let tmp = tempfile::tempdir().unwrap();
-    let copy = |sub: &str| {
-        std::fs::create_dir_all(tmp.path().join(sub)).unwrap();
-        for e in std::fs::read_dir(vectors().join(sub)).unwrap() {
-            let e = e.unwrap();
-            std::fs::copy(e.path(), tmp.path().join(sub).join(e.file_name())).unwrap();
-        }
-    };
-    copy("kem");
-    copy("kex");
-    let path = tmp.path().join("kem/liboqs-kats.json");
-    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let d = v["NTRU-HRSS-701"]["single"].as_str().unwrap().to_string();
-    let flipped = format!("{}{}", if d.starts_with('0') { '1' } else { '0' }, &d[1..]);
-    v["NTRU-HRSS-701"]["single"] = serde_json::Value::String(flipped);
-    std::fs::write(&path, serde_json::to_string(&v).unwrap()).unwrap();
+    vectors_with_wrong_digest(tmp.path(), "NTRU-HRSS-701");
     let json = tmp.path().join("run.json");
     let o = cryptoscope()
         .args([

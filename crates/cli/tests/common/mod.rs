@@ -62,3 +62,21 @@ pub fn describe(provider: &str) -> Vec<serde_json::Value> {
         .unwrap()
         .clone()
 }
+
+/// A copy of the repository's vectors in `dir` with the published `single` digest of
+/// `algorithm` in `liboqs-kats.json` altered: implementations of it must now fail the gate.
+pub fn vectors_with_wrong_digest(dir: &std::path::Path, algorithm: &str) {
+    for sub in ["kem", "kex"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+        for e in std::fs::read_dir(vectors().join(sub)).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), dir.join(sub).join(e.file_name())).unwrap();
+        }
+    }
+    let path = dir.join("kem/liboqs-kats.json");
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let d = v[algorithm]["single"].as_str().unwrap().to_string();
+    let flipped = format!("{}{}", if d.starts_with('0') { '1' } else { '0' }, &d[1..]);
+    v[algorithm]["single"] = serde_json::Value::String(flipped);
+    std::fs::write(&path, serde_json::to_string(&v).unwrap()).unwrap();
+}
