@@ -190,6 +190,11 @@ struct RunArgs {
     /// Time budget per subject in seconds (default 12; 1 with --quick).
     #[arg(long, value_name = "SECONDS")]
     time_budget: Option<f64>,
+    /// Measure in R rounds: every subject is visited R times spread over the whole run
+    /// (budget and sample counts split between visits) and its samples merged, so that all
+    /// subjects see the same mixture of machine states. Default 1 (one visit).
+    #[arg(long, value_name = "R", default_value_t = 1)]
+    rounds: usize,
     /// Pin measurements to this logical CPU.
     #[arg(long, value_name = "N")]
     cpu: Option<usize>,
@@ -287,6 +292,11 @@ impl Progress {
         if self.lines {
             eprintln!("[{}/{}] {what}: {outcome}", self.done, self.total);
         }
+    }
+
+    /// Advances the bar without a log line (intermediate rounds).
+    fn step_quiet(&mut self) {
+        self.bar.inc(0);
     }
 
     fn finish(&self) {
@@ -458,6 +468,9 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
     if !(a.gate.timeout > 0.0 && a.gate.timeout.is_finite()) {
         return Err(usage("--timeout must be a positive number of seconds"));
     }
+    if a.rounds == 0 {
+        return Err(usage("--rounds must be at least 1"));
+    }
     if let Some(c) = a.cpu {
         let n = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
         if c >= n {
@@ -571,7 +584,59 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
         pb.step(&format!("gate {}", d.id), v.status.as_str())
     });
     let mut rows: Vec<ResultRow> = Vec::new();
-    for d in &picked {
+    if a.rounds > 1 {
+        // Every round but the last only collects; the last merges and commits.
+        let r = a.rounds;
+        let mut visit = run::MeasureSettings {
+            plan: settings.plan.clone(),
+            budget: settings.budget / r as u32,
+            ..settings
+        };
+        visit.plan.min_samples = visit.plan.min_samples.div_ceil(r);
+        visit.plan.max_samples = visit.plan.max_samples.div_ceil(r);
+        visit.plan.floor_samples = visit.plan.floor_samples.div_ceil(r).max(1);
+        visit.plan.warmup /= r as u32;
+        let mut acc: std::collections::BTreeMap<(String, String), ResultRow> = Default::default();
+        for round in 0..r {
+            for d in picked.iter().filter(|d| verdicts[&d.id].status == GateStatus::Pass) {
+                let measured = run::measure(&cat, d, &verdicts[&d.id], &visit, &mut |_| {})?;
+                for row in measured {
+                    match acc.entry((row.subject.clone(), row.operation.clone())) {
+                        std::collections::btree_map::Entry::Vacant(e) => {
+                            e.insert(row);
+                        }
+                        std::collections::btree_map::Entry::Occupied(mut e) => run::merge_visit(e.get_mut(), row),
+                    }
+                }
+                if round + 1 < r {
+                    pb.step_quiet();
+                }
+            }
+        }
+        for d in &picked {
+            let v = &verdicts[&d.id];
+            let measured: Vec<ResultRow> = if v.status == GateStatus::Pass {
+                d.operations()
+                    .iter()
+                    .filter_map(|o| acc.remove(&(d.id.clone(), o.as_str().to_string())))
+                    .collect()
+            } else {
+                run::measure(&cat, d, v, &settings, &mut |_| {})?
+            };
+            for row in &measured {
+                if let Err(e) = store.add_result(&run_id, row) {
+                    store_error.get_or_insert(e.to_string());
+                }
+            }
+            let n = measured.iter().filter(|r| r.median_ns.is_some()).count();
+            rows.extend(measured);
+            pb.step(
+                &format!("measure {} ({r} rounds)", d.id),
+                &format!("{n} operations measured"),
+            );
+        }
+    }
+    for d in picked.iter().filter(|_| a.rounds <= 1) {
         let v = &verdicts[&d.id];
         let measured = run::measure(&cat, d, v, &settings, &mut |row| {
             if let Err(e) = store.add_result(&run_id, row) {

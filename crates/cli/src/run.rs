@@ -26,12 +26,25 @@ pub struct MeasureSettings {
 /// A result row from a measured operation.
 pub fn row_from(d: &Descriptor, verdict: &Verdict, m: OpMeasurement) -> ResultRow {
     let mut r = ResultRow::without_numbers(d, m.operation.as_str(), GateStatus::Pass, verdict.detail.clone());
-    let c = summarize(&m.samples.cycles);
-    let t = summarize(&m.samples.ns);
-    let have_cycles = m.clock.cycle_source != cryptoscope_measure::CycleSource::MonotonicNs;
+    r.stop_reason = Some(m.samples.stop);
+    r.cycle_source = Some(m.clock.cycle_source);
+    r.overhead_cycles = Some(m.clock.overhead_cycles);
+    r.overhead_ns = Some(m.clock.overhead_ns);
+    r.tsc_hz = m.clock.tsc_hz;
+    r.cpu = m.cpu;
+    r.raw_cycles = m.samples.cycles;
+    r.raw_ns = m.samples.ns;
+    fill_statistics(&mut r);
+    r
+}
+
+/// (Re)computes every statistic of a row from its raw samples.
+pub fn fill_statistics(r: &mut ResultRow) {
+    let c = summarize(&r.raw_cycles);
+    let t = summarize(&r.raw_ns);
+    let have_cycles = r.cycle_source != Some(cryptoscope_measure::CycleSource::MonotonicNs);
     let cyc = |x: f64| have_cycles.then_some(x);
     r.samples = c.samples;
-    r.stop_reason = Some(m.samples.stop);
     r.median_cycles = cyc(c.median);
     r.median_ns = Some(t.median);
     r.ci95_low_cycles = cyc(c.ci95_low);
@@ -49,14 +62,23 @@ pub fn row_from(d: &Descriptor, verdict: &Verdict, m: OpMeasurement) -> ResultRo
     r.mad_cycles = cyc(c.mad);
     r.outliers = Some(c.outliers);
     r.severe_outliers = Some(c.severe_outliers);
-    r.cycle_source = Some(m.clock.cycle_source);
-    r.overhead_cycles = Some(m.clock.overhead_cycles);
-    r.overhead_ns = Some(m.clock.overhead_ns);
-    r.tsc_hz = m.clock.tsc_hz;
-    r.cpu = m.cpu;
-    r.raw_cycles = m.samples.cycles;
-    r.raw_ns = m.samples.ns;
-    r
+}
+
+/// Adds a later visit's row of the same (subject, operation) to `acc`: samples are
+/// appended in time order and statistics recomputed; a failure in any visit makes the
+/// whole row a failure (it never gets a number).
+pub fn merge_visit(acc: &mut ResultRow, visit: ResultRow) {
+    if acc.gate != GateStatus::Pass {
+        return;
+    }
+    if visit.gate != GateStatus::Pass || visit.median_ns.is_none() {
+        *acc = visit;
+        return;
+    }
+    acc.raw_cycles.extend(visit.raw_cycles);
+    acc.raw_ns.extend(visit.raw_ns);
+    acc.stop_reason = visit.stop_reason;
+    fill_statistics(acc);
 }
 
 /// Measures one gated subject; returns one row per operation (measured or not). `sink`

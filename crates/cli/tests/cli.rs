@@ -292,3 +292,42 @@ fn unwritable_results_path_is_refused_before_measuring() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr_of(&o).contains("cannot"), "{}", stderr_of(&o));
 }
+
+#[test]
+fn rounds_spread_and_merge_the_samples() {
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("r.json");
+    let o = cryptoscope()
+        .args([
+            "run",
+            "--quiet",
+            "--rounds",
+            "3",
+            "--samples",
+            "9",
+            "--alg",
+            "X25519",
+            "--provider",
+            "openssl",
+            "--json",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let results = run["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    for r in results {
+        // Three visits of 3 samples each, merged in time order.
+        assert_eq!(r["samples"], 9, "{r}");
+        assert_eq!(r["raw_ns"].as_array().unwrap().len(), 9);
+        let med = r["median_cycles"].as_f64().unwrap();
+        assert!(r["min_cycles"].as_f64().unwrap() <= med && med <= r["max_cycles"].as_f64().unwrap());
+    }
+    let o = cryptoscope()
+        .args(["run", "--quick", "--rounds", "0", "--alg", "X25519"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}
