@@ -122,6 +122,10 @@ enum Cmd {
         /// Compare cycle counts instead of nanoseconds (same machine only).
         #[arg(long)]
         cycles: bool,
+        /// What to compare: median (typical cost), p5 or min (the machine's fast level;
+        /// steadier on noisy shared machines, best with `run --rounds`).
+        #[arg(long, default_value = "median", value_parser = ["median", "p5", "min"])]
+        statistic: String,
         /// Also write the comparison as JSON.
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
@@ -864,6 +868,7 @@ fn cmd_compare(
     baseline: Option<&str>,
     threshold: f64,
     cycles: bool,
+    statistic: &str,
     json: Option<&std::path::Path>,
     db: &DbArg,
 ) -> Result<i32> {
@@ -889,7 +894,9 @@ fn cmd_compare(
                 .ok_or_else(|| usage(format!("--baseline {b} is not among the compared runs")))?
         }
     };
-    let c = cryptoscope_report::compare::compare(&loaded, base, threshold, cycles);
+    let statistic = cryptoscope_report::compare::Statistic::parse(statistic)
+        .ok_or_else(|| usage(format!("unknown statistic `{statistic}`")))?;
+    let c = cryptoscope_report::compare::compare(&loaded, base, threshold, cycles, statistic);
     print!("{}", cryptoscope_report::compare::render(&c));
     if let Some(p) = json {
         std::fs::write(p, serde_json::to_string_pretty(&c)?)
@@ -920,9 +927,18 @@ fn main() {
             baseline,
             threshold,
             cycles,
+            statistic,
             json,
             db,
-        } => cmd_compare(runs, baseline.as_deref(), *threshold, *cycles, json.as_deref(), db),
+        } => cmd_compare(
+            runs,
+            baseline.as_deref(),
+            *threshold,
+            *cycles,
+            statistic,
+            json.as_deref(),
+            db,
+        ),
     };
     match r {
         Ok(code) => std::process::exit(code),

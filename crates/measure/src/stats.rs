@@ -134,9 +134,32 @@ fn median_unsorted(xs: &mut [f64]) -> f64 {
 /// interval: both sample sets are resampled independently `resamples` times (fixed seed).
 /// Returns `(ratio, low, high)`; NaNs if either set is empty or the base median is 0.
 pub fn ratio_of_medians(base: &[f64], other: &[f64], resamples: usize, seed: u64) -> (f64, f64, f64) {
+    ratio_of(base, other, resamples, seed, median_unsorted)
+}
+
+/// The 5th percentile (type 7) of `xs`, reordering it.
+pub fn p5_unsorted(xs: &mut [f64]) -> f64 {
+    xs.sort_by(|a, b| a.total_cmp(b));
+    quantile_sorted(xs, 0.05)
+}
+
+/// The minimum of `xs`.
+pub fn min_of(xs: &mut [f64]) -> f64 {
+    xs.iter().copied().fold(f64::INFINITY, f64::min)
+}
+
+/// Like [`ratio_of_medians`] for any location statistic `stat` (median, p5, minimum).
+pub fn ratio_of(
+    base: &[f64],
+    other: &[f64],
+    resamples: usize,
+    seed: u64,
+    stat: fn(&mut [f64]) -> f64,
+) -> (f64, f64, f64) {
     if base.is_empty() || other.is_empty() {
         return (f64::NAN, f64::NAN, f64::NAN);
     }
+    let median_unsorted = stat;
     let mut b = base.to_vec();
     let mut o = other.to_vec();
     let mb = median_unsorted(&mut b);

@@ -10,8 +10,46 @@
 //! correctly; `cycles` compares cycle counts (same machine only).
 
 use crate::{table, GateStatus, RunFile};
-use cryptoscope_measure::stats::ratio_of_medians;
+use cryptoscope_measure::stats::{median, min_of, p5_unsorted, ratio_of};
 use serde::Serialize;
+
+/// Which location statistic `compare` compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Statistic {
+    /// The median: the typical cost (default).
+    Median,
+    /// The 5th percentile: the cost when the machine is at its fast level.
+    P5,
+    /// The minimum: the least disturbed call (Chen & Revels 2016, "Robust benchmarking in
+    /// noisy environments").
+    Min,
+}
+
+impl Statistic {
+    pub fn parse(s: &str) -> Option<Statistic> {
+        match s {
+            "median" => Some(Statistic::Median),
+            "p5" => Some(Statistic::P5),
+            "min" => Some(Statistic::Min),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Statistic::Median => "median",
+            Statistic::P5 => "5th percentile",
+            Statistic::Min => "minimum",
+        }
+    }
+    fn function(self) -> fn(&mut [f64]) -> f64 {
+        match self {
+            Statistic::Median => median,
+            Statistic::P5 => p5_unsorted,
+            Statistic::Min => min_of,
+        }
+    }
+}
 
 /// Outcome for one (subject, operation) in one run against the baseline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -61,15 +99,20 @@ pub struct Comparison {
     pub machines: Vec<String>,
     pub baseline: usize,
     pub unit: String,
+    pub statistic: Statistic,
     pub threshold: f64,
     pub test: String,
     pub rows: Vec<CompareRow>,
 }
 
 /// Compares `runs` against `runs[baseline]`.
-pub fn compare(runs: &[RunFile], baseline: usize, threshold: f64, cycles: bool) -> Comparison {
+pub fn compare(runs: &[RunFile], baseline: usize, threshold: f64, cycles: bool, statistic: Statistic) -> Comparison {
     let raw = |r: &crate::ResultRow| if cycles { r.raw_cycles.clone() } else { r.raw_ns.clone() };
-    let median = |r: &crate::ResultRow| if cycles { r.median_cycles } else { r.median_ns };
+    let stat = statistic.function();
+    let median = |r: &crate::ResultRow| {
+        let mut v = raw(r);
+        (!v.is_empty()).then(|| stat(&mut v))
+    };
     let mut keys: Vec<(String, String)> = Vec::new();
     for run in runs {
         for r in &run.results {
@@ -102,7 +145,7 @@ pub fn compare(runs: &[RunFile], baseline: usize, threshold: f64, cycles: bool) 
                             verdict: Verdict::NoSignificantChange,
                         },
                         (Some(b), Some(t)) => {
-                            let (ratio, lo, hi) = ratio_of_medians(&raw(b), &raw(t), 1_000, 0xc0_ffee);
+                            let (ratio, lo, hi) = ratio_of(&raw(b), &raw(t), 1_000, 0xc0_ffee, stat);
                             let verdict = if lo > 1.0 + threshold {
                                 Verdict::Slower
                             } else if hi < 1.0 - threshold {
@@ -143,9 +186,11 @@ pub fn compare(runs: &[RunFile], baseline: usize, threshold: f64, cycles: bool) 
             .collect(),
         baseline,
         unit: if cycles { "cycles".into() } else { "ns".into() },
+        statistic,
         threshold,
         test: format!(
-            "bootstrap 95% CI of the ratio of medians (1,000 resamples); a change is called only if the whole interval lies beyond ±{:.0}%",
+            "bootstrap 95% CI of the ratio of {}s (1,000 resamples); a change is called only if the whole interval lies beyond ±{:.0}%",
+            statistic.name(),
             threshold * 100.0
         ),
         rows,
@@ -277,7 +322,7 @@ mod tests {
         let base = run("a", vec![("keypair", samples(1.0)), ("exchange", samples(1.0))]);
         let same = run("b", vec![("keypair", samples(1.0)), ("exchange", samples(1.02))]);
         let slowed = run("c", vec![("keypair", samples(1.3)), ("exchange", samples(0.7))]);
-        let c = compare(&[base, same, slowed], 0, 0.05, false);
+        let c = compare(&[base, same, slowed], 0, 0.05, false, Statistic::Median);
         let cell = |op: &str, i: usize| c.rows.iter().find(|r| r.operation == op).unwrap().cells[i].verdict;
         assert_eq!(cell("keypair", 1), Verdict::NoSignificantChange);
         assert_eq!(
@@ -299,7 +344,7 @@ mod tests {
     fn missing_and_baseline_choice() {
         let a = run("a", vec![("keypair", samples(1.0))]);
         let b = run("b", vec![("keypair", samples(2.0)), ("exchange", samples(1.0))]);
-        let c = compare(&[a, b], 1, 0.05, true);
+        let c = compare(&[a, b], 1, 0.05, true, Statistic::Min);
         let kp = c.rows.iter().find(|r| r.operation == "keypair").unwrap();
         assert_eq!(
             kp.cells[0].verdict,
