@@ -49,8 +49,7 @@ impl Kex for X25519 {
     }
 
     fn keypair(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), OpError> {
-        check_len("keypair", "pk", pk.len(), 32)?;
-        check_len("keypair", "sk", sk.len(), 32)?;
+        self.desc.sizes.check_keypair(pk, sk)?;
         let k = PKey::generate_x25519().map_err(err("keypair"))?;
         pk.copy_from_slice(&k.raw_public_key().map_err(err("keypair"))?);
         sk.copy_from_slice(&k.raw_private_key().map_err(err("keypair"))?);
@@ -86,8 +85,7 @@ impl Kex for P256 {
     }
 
     fn keypair(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), OpError> {
-        check_len("keypair", "pk", pk.len(), 65)?;
-        check_len("keypair", "sk", sk.len(), 32)?;
+        self.desc.sizes.check_keypair(pk, sk)?;
         let k = EcKey::generate(&self.group).map_err(err("keypair"))?;
         let mut ctx = BigNumContext::new().map_err(err("keypair"))?;
         let p = k
@@ -153,8 +151,7 @@ impl Kex for Ffdhe2048 {
     }
 
     fn keypair(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), OpError> {
-        check_len("keypair", "pk", pk.len(), FFDHE_BYTES)?;
-        check_len("keypair", "sk", sk.len(), FFDHE_BYTES)?;
+        self.desc.sizes.check_keypair(pk, sk)?;
         // SAFETY: both buffers hold FFDHE_BYTES bytes, as the shim requires.
         if unsafe { shim::cs_ffdhe2048_keypair(pk.as_mut_ptr(), sk.as_mut_ptr()) } == 1 {
             Ok(())

@@ -111,8 +111,7 @@ impl Kex for X25519 {
     }
 
     fn keypair(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), OpError> {
-        check_len("keypair", "pk", pk.len(), 32)?;
-        check_len("keypair", "sk", sk.len(), 32)?;
+        self.desc.sizes.check_keypair(pk, sk)?;
         let mut raw = [0u8; 32];
         rng::fill(&mut raw);
         let secret = x25519_dalek::StaticSecret::from(raw);
@@ -163,8 +162,7 @@ impl Kex for P256 {
     }
 
     fn keypair(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), OpError> {
-        check_len("keypair", "pk", pk.len(), 65)?;
-        check_len("keypair", "sk", sk.len(), 32)?;
+        self.desc.sizes.check_keypair(pk, sk)?;
         // Rejection sampling: a uniformly random scalar in [1, n).
         let secret = loop {
             let mut raw = [0u8; 32];
