@@ -22,6 +22,10 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// Visits per subject in `run` unless `--rounds` says otherwise: enough for `compare` to
+/// see how much the machine's speed moves between moments of a run.
+const DEFAULT_ROUNDS: usize = 5;
+
 use catalog::{Catalogue, Selection};
 
 /// A usage or input error: exit code 2.
@@ -123,7 +127,7 @@ enum Cmd {
         #[arg(long)]
         cycles: bool,
         /// What to compare: median (typical cost), p5 or min (the machine's fast level;
-        /// steadier on noisy shared machines, best with `run --rounds`).
+        /// steadier on noisy shared machines).
         #[arg(long, default_value = "median", value_parser = ["median", "p5", "min"])]
         statistic: String,
         /// Also write the comparison as JSON.
@@ -196,8 +200,9 @@ struct RunArgs {
     time_budget: Option<f64>,
     /// Measure in R rounds: every subject is visited R times spread over the whole run
     /// (budget and sample counts split between visits) and its samples merged, so that all
-    /// subjects see the same mixture of machine states. Default 1 (one visit).
-    #[arg(long, value_name = "R", default_value_t = 1)]
+    /// subjects see the same mixture of machine states, and `compare` can tell the
+    /// machine's drift between visits from a real change. 1 measures each subject once.
+    #[arg(long, value_name = "R", default_value_t = DEFAULT_ROUNDS)]
     rounds: usize,
     /// Pin measurements to this logical CPU.
     #[arg(long, value_name = "N")]
@@ -573,7 +578,13 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
         finished_at: String::new(),
         tool_version: env!("CARGO_PKG_VERSION").into(),
         command: std::env::args().collect(),
-        config: run::config_echo(&selection, &settings, a.quick, &depth),
+        config: run::config_echo(
+            &selection,
+            &settings,
+            a.quick,
+            &depth,
+            a.samples.map_or(a.rounds, |n| a.rounds.min(n)),
+        ),
         environment: env,
         results: Vec::new(),
     };
@@ -588,28 +599,43 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
         pb.step(&format!("gate {}", d.id), v.status.as_str())
     });
     let mut rows: Vec<ResultRow> = Vec::new();
-    if a.rounds > 1 {
-        // Every round but the last only collects; the last merges and commits.
-        let r = a.rounds;
+    // With --samples N, never more visits than samples.
+    let rounds = a.samples.map_or(a.rounds, |n| a.rounds.min(n));
+    if rounds > 1 {
+        // Every visit's samples are merged into the subject's rows and stored at once.
+        let r = rounds;
         let mut visit = run::MeasureSettings {
             plan: settings.plan.clone(),
             budget: settings.budget / r as u32,
             ..settings
         };
-        visit.plan.min_samples = visit.plan.min_samples.div_ceil(r);
         visit.plan.max_samples = visit.plan.max_samples.div_ceil(r);
+        // At least 10 samples per visit (when the plan allows that many), so every visit
+        // has a median of its own.
+        visit.plan.min_samples = visit.plan.min_samples.div_ceil(r).max(10).min(visit.plan.max_samples);
         visit.plan.floor_samples = visit.plan.floor_samples.div_ceil(r).max(1);
         visit.plan.warmup /= r as u32;
         let mut acc: std::collections::BTreeMap<(String, String), ResultRow> = Default::default();
         for round in 0..r {
+            if let Some(n) = a.samples {
+                // Exactly N in total: the first N mod R visits take one more.
+                let per = n / r + usize::from(round < n % r);
+                (visit.plan.min_samples, visit.plan.max_samples, visit.plan.floor_samples) = (per, per, per);
+            }
             for d in picked.iter().filter(|d| verdicts[&d.id].status == GateStatus::Pass) {
                 let measured = run::measure(&cat, d, &verdicts[&d.id], &visit, &mut |_| {})?;
                 for row in measured {
-                    match acc.entry((row.subject.clone(), row.operation.clone())) {
-                        std::collections::btree_map::Entry::Vacant(e) => {
-                            e.insert(row);
+                    let merged = match acc.entry((row.subject.clone(), row.operation.clone())) {
+                        std::collections::btree_map::Entry::Vacant(e) => e.insert(row),
+                        std::collections::btree_map::Entry::Occupied(e) => {
+                            let m = e.into_mut();
+                            run::merge_visit(m, row);
+                            m
                         }
-                        std::collections::btree_map::Entry::Occupied(mut e) => run::merge_visit(e.get_mut(), row),
+                    };
+                    // Stored after every visit, so an interrupted run keeps what it measured.
+                    if let Err(e) = store.add_result(&run_id, merged) {
+                        store_error.get_or_insert(e.to_string());
                     }
                 }
                 if round + 1 < r {
@@ -625,13 +651,12 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
                     .filter_map(|o| acc.remove(&(d.id.clone(), o.as_str().to_string())))
                     .collect()
             } else {
-                run::measure(&cat, d, v, &settings, &mut |_| {})?
+                run::measure(&cat, d, v, &settings, &mut |row| {
+                    if let Err(e) = store.add_result(&run_id, row) {
+                        store_error.get_or_insert(e.to_string());
+                    }
+                })?
             };
-            for row in &measured {
-                if let Err(e) = store.add_result(&run_id, row) {
-                    store_error.get_or_insert(e.to_string());
-                }
-            }
             let n = measured.iter().filter(|r| r.median_ns.is_some()).count();
             rows.extend(measured);
             pb.step(
@@ -640,7 +665,7 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
             );
         }
     }
-    for d in picked.iter().filter(|_| a.rounds <= 1) {
+    for d in picked.iter().filter(|_| rounds <= 1) {
         let v = &verdicts[&d.id];
         let measured = run::measure(&cat, d, v, &settings, &mut |row| {
             if let Err(e) = store.add_result(&run_id, row) {

@@ -75,6 +75,10 @@ pub fn merge_visit(acc: &mut ResultRow, visit: ResultRow) {
         *acc = visit;
         return;
     }
+    if acc.visits.is_empty() {
+        acc.visits.push(acc.raw_ns.len());
+    }
+    acc.visits.push(visit.raw_ns.len());
     acc.raw_cycles.extend(visit.raw_cycles);
     acc.raw_ns.extend(visit.raw_ns);
     acc.stop_reason = visit.stop_reason;
@@ -154,7 +158,13 @@ pub fn measure(
 }
 
 /// The configuration echo written into the run file.
-pub fn config_echo(sel: &crate::catalog::Selection, s: &MeasureSettings, quick: bool, depth: &str) -> RunConfig {
+pub fn config_echo(
+    sel: &crate::catalog::Selection,
+    s: &MeasureSettings,
+    quick: bool,
+    depth: &str,
+    rounds: usize,
+) -> RunConfig {
     RunConfig {
         suites: sel.suites.clone(),
         algorithms: sel.algorithms.clone(),
@@ -167,5 +177,6 @@ pub fn config_echo(sel: &crate::catalog::Selection, s: &MeasureSettings, quick: 
         cpu: s.cpu,
         kat_depth: depth.into(),
         timeout_s: s.timeout.as_secs_f64(),
+        rounds,
     }
 }

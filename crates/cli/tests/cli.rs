@@ -304,7 +304,7 @@ fn rounds_spread_and_merge_the_samples() {
             "--rounds",
             "3",
             "--samples",
-            "9",
+            "10",
             "--alg",
             "X25519",
             "--provider",
@@ -318,10 +318,12 @@ fn rounds_spread_and_merge_the_samples() {
     let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let results = run["results"].as_array().unwrap();
     assert_eq!(results.len(), 2);
+    assert_eq!(run["config"]["rounds"], 3);
     for r in results {
-        // Three visits of 3 samples each, merged in time order.
-        assert_eq!(r["samples"], 9, "{r}");
-        assert_eq!(r["raw_ns"].as_array().unwrap().len(), 9);
+        // Exactly 10 samples in three visits, merged in time order, boundaries kept.
+        assert_eq!(r["samples"], 10, "{r}");
+        assert_eq!(r["raw_ns"].as_array().unwrap().len(), 10);
+        assert_eq!(r["visits"], serde_json::json!([4, 3, 3]));
         let med = r["median_cycles"].as_f64().unwrap();
         assert!(r["min_cycles"].as_f64().unwrap() <= med && med <= r["max_cycles"].as_f64().unwrap());
     }

@@ -23,7 +23,8 @@ pub struct Plan {
     pub target_rel_ci: f64,
     /// Time allowed for warm-up plus sampling of this operation.
     pub budget: Duration,
-    /// Warm-up time (at least one call is always made and discarded).
+    /// Warm-up time (at least one call is made and discarded, unless this is zero: the
+    /// caller has then already exercised the operation).
     pub warmup: Duration,
     /// Samples taken even when the budget is spent (slow operations still get a median).
     pub floor_samples: usize,
@@ -87,7 +88,7 @@ pub struct SampleSet {
 pub fn sample<E>(clock: &Clock, plan: &Plan, mut op: impl FnMut() -> Result<(), E>) -> Result<SampleSet, E> {
     let begin = Instant::now();
     let mut warmup_calls = 0;
-    loop {
+    while !plan.warmup.is_zero() {
         op()?;
         warmup_calls += 1;
         let spent = begin.elapsed();

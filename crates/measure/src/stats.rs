@@ -156,35 +156,80 @@ pub fn ratio_of(
     seed: u64,
     stat: fn(&mut [f64]) -> f64,
 ) -> (f64, f64, f64) {
+    ratio_of_visits(base, &[], other, &[], resamples, seed, stat)
+}
+
+/// Like [`ratio_of`] when the samples were taken in visits (contiguous groups, `visits`
+/// gives their lengths in order; empty means one visit). A set with two or more visits is
+/// resampled by whole visits (a cluster bootstrap), so the interval carries the variation
+/// between moments of the run, not just between neighbouring calls; a set with one visit is
+/// resampled by samples. Lengths that do not add up to the set's size count as one visit.
+pub fn ratio_of_visits(
+    base: &[f64],
+    base_visits: &[usize],
+    other: &[f64],
+    other_visits: &[usize],
+    resamples: usize,
+    seed: u64,
+    stat: fn(&mut [f64]) -> f64,
+) -> (f64, f64, f64) {
     if base.is_empty() || other.is_empty() {
         return (f64::NAN, f64::NAN, f64::NAN);
     }
-    let median_unsorted = stat;
     let mut b = base.to_vec();
     let mut o = other.to_vec();
-    let mb = median_unsorted(&mut b);
+    let mb = stat(&mut b);
     if mb <= 0.0 {
         return (f64::NAN, f64::NAN, f64::NAN);
     }
-    let ratio = median_unsorted(&mut o) / mb;
+    let ratio = stat(&mut o) / mb;
+    let bv = visit_ranges(base.len(), base_visits);
+    let ov = visit_ranges(other.len(), other_visits);
     let mut rng = SplitMix64(seed);
-    let mut rb = vec![0.0; base.len()];
-    let mut ro = vec![0.0; other.len()];
+    let mut rb = Vec::with_capacity(base.len() * 2);
+    let mut ro = Vec::with_capacity(other.len() * 2);
     let mut ratios = Vec::with_capacity(resamples);
     for _ in 0..resamples {
-        for x in rb.iter_mut() {
-            *x = base[rng.below(base.len())];
-        }
-        for x in ro.iter_mut() {
-            *x = other[rng.below(other.len())];
-        }
-        let d = median_unsorted(&mut rb);
+        resample(base, &bv, &mut rng, &mut rb);
+        resample(other, &ov, &mut rng, &mut ro);
+        let d = stat(&mut rb);
         if d > 0.0 {
-            ratios.push(median_unsorted(&mut ro) / d);
+            ratios.push(stat(&mut ro) / d);
         }
     }
     ratios.sort_by(|a, b| a.total_cmp(b));
     (ratio, quantile_sorted(&ratios, 0.025), quantile_sorted(&ratios, 0.975))
+}
+
+/// Index ranges of the visits of a set of `n` samples; `None` when it is one visit.
+fn visit_ranges(n: usize, visits: &[usize]) -> Option<Vec<std::ops::Range<usize>>> {
+    if visits.len() < 2 || visits.iter().sum::<usize>() != n || visits.contains(&0) {
+        return None;
+    }
+    let mut at = 0;
+    Some(
+        visits
+            .iter()
+            .map(|&len| {
+                at += len;
+                at - len..at
+            })
+            .collect(),
+    )
+}
+
+/// One bootstrap resample of `xs` into `out`: whole visits drawn with replacement, or
+/// single samples when `visits` is `None`.
+fn resample(xs: &[f64], visits: &Option<Vec<std::ops::Range<usize>>>, rng: &mut SplitMix64, out: &mut Vec<f64>) {
+    out.clear();
+    match visits {
+        Some(v) => {
+            for _ in 0..v.len() {
+                out.extend_from_slice(&xs[v[rng.below(v.len())].clone()]);
+            }
+        }
+        None => out.extend((0..xs.len()).map(|_| xs[rng.below(xs.len())])),
+    }
 }
 
 /// Full summary of raw samples. `samples` may be in any order; it is not modified.
@@ -282,6 +327,36 @@ mod tests {
         assert_eq!(r, 1.0);
         assert!(lo < 1.0 + 1e-9 && hi > 1.0 - 1e-9 && hi - lo < 0.05, "{lo} {hi}");
         assert!(ratio_of_medians(&[], &base, 10, 1).0.is_nan());
+    }
+
+    #[test]
+    fn visits_carry_the_variation_between_moments() {
+        // Five visits per run, each at its own machine speed (±15 %), tight within a visit.
+        let levels = [1.0, 1.15, 0.9, 1.1, 0.85];
+        let visit =
+            |l: f64, k: usize| -> Vec<f64> { (0..100).map(|i| 1000.0 * l + ((i * 13 + k) % 7) as f64).collect() };
+        let a: Vec<f64> = levels.iter().enumerate().flat_map(|(k, &l)| visit(l, k)).collect();
+        let b: Vec<f64> = levels
+            .iter()
+            .rev()
+            .enumerate()
+            .flat_map(|(k, &l)| visit(l * 1.02, k))
+            .collect();
+        let v = [100; 5];
+        // By samples the 2 % difference looks certain; by visits it is within the noise.
+        let (_, lo, _) = ratio_of(&a, &b, 500, 3, median_unsorted);
+        assert!(lo > 1.0, "sample bootstrap: {lo}");
+        let (r, lo, hi) = ratio_of_visits(&a, &v, &b, &v, 500, 3, median_unsorted);
+        assert!(lo < 1.0 && hi > 1.04 && (r - 1.02).abs() < 0.05, "{r} [{lo}, {hi}]");
+        // A 1.5x slowdown stands out of that noise.
+        let slow: Vec<f64> = b.iter().map(|x| x * 1.5).collect();
+        let (_, lo, _) = ratio_of_visits(&a, &v, &slow, &v, 500, 3, median_unsorted);
+        assert!(lo > 1.1, "{lo}");
+        // Lengths that do not describe the set fall back to resampling samples.
+        assert_eq!(
+            ratio_of_visits(&a, &[3, 4], &b, &[], 200, 9, median_unsorted),
+            ratio_of(&a, &b, 200, 9, median_unsorted)
+        );
     }
 
     proptest! {

@@ -2,15 +2,18 @@
 //! against a baseline run with a 95% confidence interval and a verdict.
 //!
 //! The test, stated in every output: a percentile-bootstrap 95% interval of
-//! median(run) / median(baseline) (1,000 resamples of each run's raw samples). "slower"
-//! if the whole interval lies above 1 + threshold, "faster" if below 1 − threshold, else
-//! "no significant change". The threshold (default 5%) is the noise level below which a
+//! median(run) / median(baseline) (1,000 resamples). A run measured in visits (`run
+//! --rounds`, the default) is resampled by whole visits, so the interval includes how much
+//! the machine's speed moved between moments of the run, which on a shared or virtual
+//! machine dwarfs the spread between neighbouring calls; a run of one visit is resampled by
+//! samples. "slower" if the whole interval lies above 1 + threshold, "faster" if below
+//! 1 − threshold, else "no significant change". The threshold (default 5%) is the noise level below which a
 //! difference is not called a change even if statistically clear. Nanoseconds are
 //! compared by default, so runs on machines with different TSC frequencies compare
 //! correctly; `cycles` compares cycle counts (same machine only).
 
 use crate::{table, GateStatus, RunFile};
-use cryptoscope_measure::stats::{median, min_of, p5_unsorted, ratio_of};
+use cryptoscope_measure::stats::{median, min_of, p5_unsorted, ratio_of_visits};
 use serde::Serialize;
 
 /// Which location statistic `compare` compares.
@@ -145,7 +148,8 @@ pub fn compare(runs: &[RunFile], baseline: usize, threshold: f64, cycles: bool, 
                             verdict: Verdict::NoSignificantChange,
                         },
                         (Some(b), Some(t)) => {
-                            let (ratio, lo, hi) = ratio_of(&raw(b), &raw(t), 1_000, 0xc0_ffee, stat);
+                            let (ratio, lo, hi) =
+                                ratio_of_visits(&raw(b), &b.visits, &raw(t), &t.visits, 1_000, 0xc0_ffee, stat);
                             let verdict = if lo > 1.0 + threshold {
                                 Verdict::Slower
                             } else if hi < 1.0 - threshold {
@@ -189,7 +193,7 @@ pub fn compare(runs: &[RunFile], baseline: usize, threshold: f64, cycles: bool, 
         statistic,
         threshold,
         test: format!(
-            "bootstrap 95% CI of the ratio of {}s (1,000 resamples); a change is called only if the whole interval lies beyond ±{:.0}%",
+            "bootstrap 95% CI of the ratio of {}s (1,000 resamples, by visit where a run has several); a change is called only if the whole interval lies beyond ±{:.0}%",
             statistic.name(),
             threshold * 100.0
         ),
@@ -338,6 +342,37 @@ mod tests {
             text.contains("slower") && text.contains("(baseline)") && text.contains("Test: bootstrap 95% CI"),
             "{text}"
         );
+    }
+
+    /// Five visits at the speeds a shared machine happened to run at.
+    fn visited(levels: &[f64], scale: f64) -> (Vec<f64>, Vec<usize>) {
+        let ns = levels
+            .iter()
+            .flat_map(|l| samples(l * scale).into_iter().take(40))
+            .collect();
+        (ns, vec![40; levels.len()])
+    }
+
+    #[test]
+    fn machine_noise_between_visits_is_not_called_a_change_but_a_slowdown_is() {
+        let (a, va) = visited(&[1.0, 1.12, 0.92, 1.08, 0.95], 1.0);
+        let (b, vb) = visited(&[1.1, 0.92, 1.08, 0.97, 1.12], 1.0);
+        let (c, vc) = visited(&[1.1, 0.92, 1.08, 0.97, 1.12], 1.3);
+        let mut runs = vec![
+            run("a", vec![("keypair", a)]),
+            run("b", vec![("keypair", b)]),
+            run("c", vec![("keypair", c)]),
+        ];
+        let verdicts = |runs: &[RunFile]| {
+            let c = compare(runs, 0, 0.05, false, Statistic::Median);
+            (c.rows[0].cells[1].verdict, c.rows[0].cells[2].verdict)
+        };
+        // Without visit boundaries, neighbouring samples look like proof of a change.
+        assert_eq!(verdicts(&runs).0, Verdict::Slower);
+        for (r, v) in runs.iter_mut().zip([va, vb, vc]) {
+            r.results[0].visits = v;
+        }
+        assert_eq!(verdicts(&runs), (Verdict::NoSignificantChange, Verdict::Slower));
     }
 
     #[test]

@@ -66,6 +66,13 @@ pub struct RunConfig {
     /// "single" or "all" KAT entries.
     pub kat_depth: String,
     pub timeout_s: f64,
+    /// Visits per subject (`--rounds`); 1 in files written before rounds were recorded.
+    #[serde(default = "one")]
+    pub rounds: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 /// One (subject, operation) result.
@@ -113,6 +120,10 @@ pub struct ResultRow {
     pub raw_cycles: Vec<f64>,
     /// Overhead-corrected nanoseconds of every sample, in the order taken.
     pub raw_ns: Vec<f64>,
+    /// Lengths of the visits the samples were taken in (`run --rounds`), in order: the
+    /// first `visits[0]` samples are the first visit, and so on. Empty for one visit.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub visits: Vec<usize>,
 }
 
 impl ResultRow {
@@ -159,6 +170,7 @@ impl ResultRow {
             sizes: d.sizes,
             raw_cycles: Vec::new(),
             raw_ns: Vec::new(),
+            visits: Vec::new(),
         }
     }
 }

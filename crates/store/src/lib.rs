@@ -18,8 +18,9 @@
 //! - `results(run_id, subject_id, operation, gate, gate_detail, samples, stop_reason,
 //!   median_cycles, …, cycle_source, overhead_cycles, tsc_hz, cpu)` — one row per
 //!   (subject, operation), committed as soon as it is measured
-//! - `samples(run_id, subject_id, operation, cycles, ns)` — raw samples as little-endian
-//!   f64 arrays
+//! - `samples(run_id, subject_id, operation, cycles, ns, visits)` — raw samples as
+//!   little-endian f64 arrays; `visits` (schema version 3) is the JSON array of visit
+//!   lengths of a run measured in rounds, NULL for one visit
 //!
 //! The store never measures and never prints.
 
@@ -32,7 +33,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// Current schema version.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// A store operation failed.
 #[derive(Debug, Error)]
@@ -132,6 +133,9 @@ ALTER TABLE runs ADD COLUMN run_group TEXT;
 UPDATE runs SET run_group = id WHERE run_group IS NULL;
 CREATE INDEX runs_by_group ON runs(run_group);
 "#,
+    r#"
+ALTER TABLE samples ADD COLUMN visits TEXT;
+"#,
 ];
 
 /// The same schema for PostgreSQL (identity keys, BYTEA, DOUBLE PRECISION, an explicit
@@ -168,6 +172,9 @@ CREATE INDEX results_by_subject ON results(subject_id, operation);
 ALTER TABLE runs ADD COLUMN run_group TEXT;
 UPDATE runs SET run_group = id WHERE run_group IS NULL;
 CREATE INDEX runs_by_group ON runs(run_group);
+"#,
+    r#"
+ALTER TABLE samples ADD COLUMN visits TEXT;
 "#,
 ];
 
@@ -474,9 +481,20 @@ impl Store {
             );
             db.execute(&sql, &values)?;
             db.execute(
-                "INSERT INTO samples (run_id, subject_id, operation, cycles, ns) VALUES (?1, ?2, ?3, ?4, ?5)
-                 ON CONFLICT (run_id, subject_id, operation) DO UPDATE SET cycles = excluded.cycles, ns = excluded.ns",
-                &[run_id.into(), subject_id, row.operation.as_str().into(), to_blob(&row.raw_cycles).into(), to_blob(&row.raw_ns).into()],
+                "INSERT INTO samples (run_id, subject_id, operation, cycles, ns, visits) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT (run_id, subject_id, operation)
+                 DO UPDATE SET cycles = excluded.cycles, ns = excluded.ns, visits = excluded.visits",
+                &[
+                    run_id.into(),
+                    subject_id,
+                    row.operation.as_str().into(),
+                    to_blob(&row.raw_cycles).into(),
+                    to_blob(&row.raw_ns).into(),
+                    match row.visits.is_empty() {
+                        true => Param::Null,
+                        false => Param::Text(serde_json::to_string(&row.visits).map_err(|e| StoreError::Decode(e.to_string()))?),
+                    },
+                ],
             )
         })
     }
@@ -602,7 +620,7 @@ impl Store {
         let sql = format!(
             "SELECT s.subject, s.algorithm, s.family, s.provider, s.provider_version, s.implementation, s.algorithm_version,
                     b.description, s.nist_level, s.classical_bits, s.public_key, s.secret_key, s.ciphertext, s.shared_secret,
-                    x.operation, m.cycles, m.ns, {cols}
+                    x.operation, m.cycles, m.ns, m.visits, {cols}
              FROM results x JOIN subjects s ON s.id = x.subject_id JOIN builds b ON b.id = s.build_id
              LEFT JOIN samples m ON m.run_id = x.run_id AND m.subject_id = x.subject_id AND m.operation = x.operation
              WHERE x.run_id = ?1 ORDER BY {order}"
@@ -643,8 +661,11 @@ impl Store {
             };
             m.insert("raw_cycles".into(), serde_json::to_value(blob(&r[15])?).map_err(dec)?);
             m.insert("raw_ns".into(), serde_json::to_value(blob(&r[16])?).map_err(dec)?);
+            if let Param::Text(t) = &r[17] {
+                m.insert("visits".into(), serde_json::from_str(t).map_err(dec)?);
+            }
             for (i, c) in RESULT_COLUMNS.iter().enumerate() {
-                m.insert(c.to_string(), value_of(&r[17 + i]));
+                m.insert(c.to_string(), value_of(&r[18 + i]));
             }
             results.push(serde_json::from_value::<ResultRow>(Value::Object(m)).map_err(dec)?);
         }
