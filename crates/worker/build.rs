@@ -28,6 +28,7 @@ fn main() {
         std::env::var("PROFILE").unwrap_or_default()
     );
     println!("cargo:rerun-if-env-changed=CC");
+    build_heap_preload(&cc);
     println!(
         "cargo:rustc-env=CRYPTOSCOPE_CRATE_VERSIONS={}",
         locked_versions().join(",")
@@ -67,4 +68,19 @@ fn locked_versions() -> Vec<String> {
         }
     }
     found
+}
+
+/// Builds the heap-counting preload library of the memory pass (`shim/heapcount.c`) into
+/// OUT_DIR; the tool embeds it and writes it out when `cryptoscope memory` runs.
+fn build_heap_preload(cc: &str) {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shim/heapcount.c");
+    println!("cargo:rerun-if-changed={}", src.display());
+    let out = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR")).join("libcryptoscope-heap.so");
+    let status = Command::new(cc)
+        .args(["-O2", "-fPIC", "-shared", "-Wall", "-Wextra", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run the C compiler `{cc}`: {e}"));
+    assert!(status.success(), "building {} failed", src.display());
 }

@@ -7,6 +7,7 @@
 
 mod catalog;
 mod gating;
+mod memory;
 mod run;
 mod util;
 mod workers;
@@ -79,6 +80,9 @@ enum Cmd {
     },
     /// Gate, then measure, then print a summary and write the results file and database.
     Run(RunArgs),
+    /// Heap (allocations, bytes, peak) and stack high-water mark of every operation, with
+    /// key, ciphertext and code sizes; a pass apart from timing, stored like a run.
+    Memory(MemoryArgs),
     /// Write a self-contained HTML report (SVG plots, tables, environments) of stored runs.
     Report {
         /// Runs to include (id, unique prefix or `latest`; default: latest).
@@ -221,6 +225,60 @@ struct RunArgs {
     /// `compare group:A group:B` treat a group as one run.
     #[arg(long, value_name = "NAME")]
     group: Option<String>,
+    /// Also measure heap and stack of every operation, in a pass of its own before timing
+    /// (what `cryptoscope memory` does).
+    #[arg(long)]
+    memory: bool,
+    /// Only the memory pass (set by `cryptoscope memory`).
+    #[arg(skip)]
+    memory_only: bool,
+    /// Counted calls per operation in the memory pass.
+    #[arg(skip = 3usize)]
+    memory_calls: usize,
+}
+
+#[derive(Args, Clone)]
+struct MemoryArgs {
+    #[command(flatten)]
+    sel: SelectArgs,
+    #[command(flatten)]
+    gate: GateArgs,
+    /// Counted calls per operation, after one warm-up call; each figure is the largest
+    /// (one call for operations that take over a second).
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    calls: usize,
+    /// Gate with the single KAT entry `count = 0` (as `run --quick` does).
+    #[arg(long)]
+    quick: bool,
+    /// Where to write the JSON results (default: results/RUN_ID.json).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    #[command(flatten)]
+    db: DbArg,
+}
+
+/// `memory` is `run` with only the memory pass.
+fn cmd_memory(m: &MemoryArgs, quiet: bool) -> Result<i32> {
+    if m.calls == 0 {
+        return Err(usage("--calls must be at least 1"));
+    }
+    let a = RunArgs {
+        sel: m.sel.clone(),
+        gate: m.gate.clone(),
+        quick: m.quick,
+        samples: None,
+        time_budget: None,
+        rounds: 1,
+        cpu: None,
+        json: m.json.clone(),
+        db: m.db.clone(),
+        shard: None,
+        group: None,
+        memory: true,
+        memory_only: true,
+        memory_calls: m.calls,
+    };
+    cmd_run(&a, quiet)
 }
 
 /// Parses `K/N` with 1 <= K <= N.
@@ -498,12 +556,17 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
     if let Some(parent) = out_file.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|e| usage(format!("cannot create {}: {e}", parent.display())))?;
     }
-    // Fail on an unwritable path now, not after an hour of measuring.
+    // Fail on an unwritable path now, not after an hour of measuring; leave no empty file
+    // behind if the run stops on bad input.
+    let existed = out_file.exists();
     std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(&out_file)
         .map_err(|e| usage(format!("cannot write {}: {e}", out_file.display())))?;
+    if !existed {
+        let _ = std::fs::remove_file(&out_file);
+    }
 
     let shard = a.shard.as_deref().map(parse_shard).transpose()?;
     let mut store =
@@ -594,14 +657,65 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
         .map_err(|e| usage(e.to_string()))?;
     let mut store_error: Option<String> = None;
 
-    let mut pb = Progress::new(2 * picked.len() as u64, quiet);
+    let with_memory = a.memory || a.memory_only;
+    let steps = picked.len() * (1 + usize::from(!a.memory_only) + usize::from(with_memory));
+    let mut pb = Progress::new(steps as u64, quiet);
     let verdicts = gating::gate_all(&cat, &picked, &gsettings, &mut |d, v| {
         pb.step(&format!("gate {}", d.id), v.status.as_str())
     });
+    // The memory pass, apart from timing: its results are put into the rows of the run.
+    let mut mem: std::collections::BTreeMap<String, std::collections::BTreeMap<String, memory::OpOutcome>> =
+        Default::default();
+    let mut code: std::collections::BTreeMap<String, (u64, String)> = Default::default();
+    if with_memory {
+        let preload = memory::preload_library().map_err(|e| usage(format!("{e:#}")))?;
+        let mut sizes = memory::CodeSizes::default();
+        for d in &picked {
+            if let Some(c) = cat.worker(&d.provider).and_then(|bin| sizes.of(bin, d)) {
+                code.insert(d.id.clone(), c);
+            }
+            let v = &verdicts[&d.id];
+            let note = if v.status == GateStatus::Pass {
+                let m = memory::measure(
+                    &cat,
+                    d,
+                    &preload,
+                    a.memory_calls,
+                    Duration::from_secs_f64(a.gate.timeout),
+                )?;
+                let ok = m.values().filter(|o| o.is_ok()).count();
+                let note = format!("{ok} of {} operations", m.len());
+                mem.insert(d.id.clone(), m);
+                note
+            } else {
+                format!("not measured ({})", v.status.as_str())
+            };
+            pb.step(&format!("memory {}", d.id), &note);
+        }
+    }
+    let decorate = |row: &mut ResultRow| {
+        memory::apply(
+            row,
+            mem.get(&row.subject).and_then(|m| m.get(&row.operation)),
+            code.get(&row.subject),
+        )
+    };
     let mut rows: Vec<ResultRow> = Vec::new();
     // With --samples N, never more visits than samples.
     let rounds = a.samples.map_or(a.rounds, |n| a.rounds.min(n));
-    if rounds > 1 {
+    if a.memory_only {
+        for d in &picked {
+            let v = &verdicts[&d.id];
+            for o in d.operations() {
+                let mut row = ResultRow::without_numbers(d, o.as_str(), v.status, v.detail.clone());
+                decorate(&mut row);
+                if let Err(e) = store.add_result(&run_id, &row) {
+                    store_error.get_or_insert(e.to_string());
+                }
+                rows.push(row);
+            }
+        }
+    } else if rounds > 1 {
         // Every visit's samples are merged into the subject's rows and stored at once.
         let r = rounds;
         let mut visit = run::MeasureSettings {
@@ -623,7 +737,7 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
                 (visit.plan.min_samples, visit.plan.max_samples, visit.plan.floor_samples) = (per, per, per);
             }
             for d in picked.iter().filter(|d| verdicts[&d.id].status == GateStatus::Pass) {
-                let measured = run::measure(&cat, d, &verdicts[&d.id], &visit, &mut |_| {})?;
+                let measured = run::measure(&cat, d, &verdicts[&d.id], &visit, &mut |row| decorate(row))?;
                 for row in measured {
                     let merged = match acc.entry((row.subject.clone(), row.operation.clone())) {
                         std::collections::btree_map::Entry::Vacant(e) => e.insert(row),
@@ -652,6 +766,7 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
                     .collect()
             } else {
                 run::measure(&cat, d, v, &settings, &mut |row| {
+                    decorate(row);
                     if let Err(e) = store.add_result(&run_id, row) {
                         store_error.get_or_insert(e.to_string());
                     }
@@ -665,9 +780,10 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
             );
         }
     }
-    for d in picked.iter().filter(|_| rounds <= 1) {
+    for d in picked.iter().filter(|_| rounds <= 1 && !a.memory_only) {
         let v = &verdicts[&d.id];
         let measured = run::measure(&cat, d, v, &settings, &mut |row| {
+            decorate(row);
             if let Err(e) = store.add_result(&run_id, row) {
                 store_error.get_or_insert(e.to_string());
             }
@@ -690,12 +806,43 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
     let text = serde_json::to_string(&run_file)?;
     std::fs::write(&out_file, text).with_context(|| format!("writing {}", out_file.display()))?;
 
-    print!("{}", table::results(&run_file.results));
+    if !a.memory_only {
+        print!("{}", table::results(&run_file.results));
+    }
+    if with_memory {
+        if !a.memory_only {
+            println!();
+        }
+        print!("{}", table::memory(&run_file.results));
+        println!(
+            "Heap: malloc-family calls inside the operation (after one warm-up call), bytes requested, most bytes live at once. \
+Stack: high-water mark below the stack pointer at the call (painted stack). Largest of {} calls. Code: text of the \
+implementation's own named functions where they can be told apart (see --json for what was summed).",
+            a.memory_calls
+        );
+    }
     let failed: Vec<&ResultRow> = run_file.results.iter().filter(|r| r.gate.is_failure()).collect();
-    let measured = run_file.results.iter().filter(|r| r.median_ns.is_some()).count();
+    let measured = run_file
+        .results
+        .iter()
+        .filter(|r| r.median_ns.is_some() || (a.memory_only && r.stack_bytes.is_some()))
+        .count();
     let e = &run_file.environment;
+    let timing = if a.memory_only {
+        String::new()
+    } else {
+        format!(
+            " Cycles: {}{}; timer overhead {:.0} cycles subtracted.",
+            clock.source().label(),
+            clock
+                .tsc_hz()
+                .map(|h| format!(" at {:.3} GHz", h / 1e9))
+                .unwrap_or_default(),
+            clock.overhead_cycles()
+        )
+    };
     println!(
-        "\n{} operations measured, {} failed, {} unavailable. Cycles: {}{}; timer overhead {:.0} cycles subtracted.",
+        "\n{} operations measured, {} failed, {} unavailable.{timing}",
         measured,
         failed.len(),
         run_file
@@ -703,12 +850,6 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
             .iter()
             .filter(|r| r.gate == GateStatus::Unavailable)
             .count(),
-        clock.source().label(),
-        clock
-            .tsc_hz()
-            .map(|h| format!(" at {:.3} GHz", h / 1e9))
-            .unwrap_or_default(),
-        clock.overhead_cycles()
     );
     println!(
         "Machine: {} ({} logical CPUs{}), PMU: {}.",
@@ -943,6 +1084,7 @@ fn main() {
         Cmd::List { sel, json } => cmd_list(sel, *json),
         Cmd::Verify { sel, gate } => cmd_verify(sel, gate, cli.quiet),
         Cmd::Run(a) => cmd_run(a, cli.quiet),
+        Cmd::Memory(m) => cmd_memory(m, cli.quiet),
         Cmd::Runs { db } => cmd_runs(db),
         Cmd::Report { runs, out, db } => cmd_report(runs, out.as_deref(), db),
         Cmd::Show { run, db } => cmd_show(run, db),

@@ -93,15 +93,15 @@ pub fn measure(
     d: &Descriptor,
     verdict: &Verdict,
     s: &MeasureSettings,
-    sink: &mut dyn FnMut(&ResultRow),
+    sink: &mut dyn FnMut(&mut ResultRow),
 ) -> Result<Vec<ResultRow>> {
     let ops = d.operations();
     if verdict.status != GateStatus::Pass {
-        let rows: Vec<ResultRow> = ops
+        let mut rows: Vec<ResultRow> = ops
             .iter()
             .map(|o| ResultRow::without_numbers(d, o.as_str(), verdict.status, verdict.detail.clone()))
             .collect();
-        rows.iter().for_each(&mut *sink);
+        rows.iter_mut().for_each(&mut *sink);
         return Ok(rows);
     }
     let bin = cat.worker(&d.provider).context("worker vanished")?;
@@ -123,7 +123,7 @@ pub fn measure(
     }
     let mut rows: Vec<ResultRow> = Vec::new();
     let outcome = workers::call(bin, &args, s.timeout, &mut |ev| {
-        let row = match ev {
+        let mut row = match ev {
             Event::Measured(m) => row_from(d, verdict, m),
             Event::OpFailed { operation, error, .. } => ResultRow::without_numbers(
                 d,
@@ -133,7 +133,7 @@ pub fn measure(
             ),
             _ => return,
         };
-        sink(&row);
+        sink(&mut row);
         rows.push(row);
     });
     if outcome != Outcome::Completed {
@@ -147,8 +147,8 @@ pub fn measure(
         };
         for o in ops {
             if !rows.iter().any(|r| r.operation == o.as_str()) {
-                let row = ResultRow::without_numbers(d, o.as_str(), status, detail.clone());
-                sink(&row);
+                let mut row = ResultRow::without_numbers(d, o.as_str(), status, detail.clone());
+                sink(&mut row);
                 rows.push(row);
             }
         }

@@ -80,8 +80,20 @@ fn kill_group(child: &mut std::process::Child) {
 
 /// Runs `bin args...`, feeding events to `on_event`, killing it at `timeout`.
 pub fn call(bin: &Path, args: &[String], timeout: Duration, on_event: &mut dyn FnMut(Event)) -> Outcome {
+    call_env(bin, args, &[], timeout, on_event)
+}
+
+/// Like [`call`], with extra environment variables for the worker.
+pub fn call_env(
+    bin: &Path,
+    args: &[String],
+    env: &[(&str, &std::ffi::OsStr)],
+    timeout: Duration,
+    on_event: &mut dyn FnMut(Event),
+) -> Outcome {
     let mut child = match Command::new(bin)
         .args(args)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

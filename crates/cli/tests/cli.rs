@@ -4,16 +4,6 @@
 mod common;
 
 use common::*;
-use predicates_shim::*;
-
-mod predicates_shim {
-    pub fn stderr_of(o: &std::process::Output) -> String {
-        String::from_utf8_lossy(&o.stderr).into_owned()
-    }
-    pub fn stdout_of(o: &std::process::Output) -> String {
-        String::from_utf8_lossy(&o.stdout).into_owned()
-    }
-}
 
 #[test]
 fn help_teaches_the_commands() {

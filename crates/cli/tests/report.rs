@@ -58,6 +58,7 @@ fn report_renders_in_a_browser_with_every_chart() {
             "ML-KEM-768",
             "--alg",
             "X25519",
+            "--memory",
             "--db",
         ])
         .arg(&db)
@@ -95,6 +96,10 @@ fn report_renders_in_a_browser_with_every_chart() {
         "kex-keypair",
         "kex-exchange",
         "sizes",
+        "stack-kem-decaps",
+        "stack-kex-exchange",
+        "heap-kem-keypair",
+        "heap-kex-exchange",
     ] {
         let start = dom
             .find(&format!("id=\"chart-0-{id}\""))
@@ -102,6 +107,10 @@ fn report_renders_in_a_browser_with_every_chart() {
         let chart = &dom[start..start + dom[start..].find("</svg>").unwrap()];
         assert!(chart.matches("class=\"bar\"").count() >= 2, "chart {id} has no bars");
     }
+    assert!(
+        dom.contains("no heap allocation: ML-KEM-768 · pqclean clean"),
+        "subjects without heap use are listed"
+    );
     // ML-KEM-768 from 5 providers/implementations x 3 ops + X25519 from 3 x 2 ops.
     assert_eq!(
         dom.matches("<polyline").count(),

@@ -124,6 +124,35 @@ pub struct ResultRow {
     /// first `visits[0]` samples are the first visit, and so on. Empty for one visit.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub visits: Vec<usize>,
+    /// Memory pass (`cryptoscope memory`, `run --memory`): counted calls; every memory
+    /// figure is the largest over them. `null` when the pass did not run.
+    #[serde(default)]
+    pub memory_calls: Option<usize>,
+    /// Stack high-water mark of the operation, bytes (painted stack; harness frames
+    /// subtracted).
+    #[serde(default)]
+    pub stack_bytes: Option<u64>,
+    /// Heap allocation calls during the operation.
+    #[serde(default)]
+    pub heap_allocations: Option<u64>,
+    /// Frees, during the operation, of blocks it allocated.
+    #[serde(default)]
+    pub heap_frees: Option<u64>,
+    /// Bytes requested from the heap during the operation.
+    #[serde(default)]
+    pub heap_bytes: Option<u64>,
+    /// Most heap bytes allocated by the operation and live at one time.
+    #[serde(default)]
+    pub heap_peak_bytes: Option<u64>,
+    /// Heap bytes allocated by the operation and still live when it returned.
+    #[serde(default)]
+    pub heap_retained_bytes: Option<u64>,
+    /// Code size of the implementation, bytes, where it can be determined.
+    #[serde(default)]
+    pub code_bytes: Option<u64>,
+    /// What `code_bytes` counts.
+    #[serde(default)]
+    pub code_bytes_method: Option<String>,
 }
 
 impl ResultRow {
@@ -171,6 +200,42 @@ impl ResultRow {
             raw_cycles: Vec::new(),
             raw_ns: Vec::new(),
             visits: Vec::new(),
+            memory_calls: None,
+            stack_bytes: None,
+            heap_allocations: None,
+            heap_frees: None,
+            heap_bytes: None,
+            heap_peak_bytes: None,
+            heap_retained_bytes: None,
+            code_bytes: None,
+            code_bytes_method: None,
+        }
+    }
+
+    /// A row without numbers for the same subject and operation as `r`.
+    pub fn without_numbers_like(r: &ResultRow, gate: GateStatus, detail: impl Into<String>) -> ResultRow {
+        // Any catalogued descriptor gives the blank fields; the identity is `r`'s.
+        let any = Descriptor::catalogued(
+            "X25519",
+            "-",
+            "-",
+            String::new(),
+            String::new(),
+            r.sizes,
+            cryptoscope_catalogue::descriptor::Randomness::Harness,
+        );
+        ResultRow {
+            subject: r.subject.clone(),
+            algorithm: r.algorithm.clone(),
+            family: r.family.clone(),
+            provider: r.provider.clone(),
+            provider_version: r.provider_version.clone(),
+            implementation: r.implementation.clone(),
+            algorithm_version: r.algorithm_version.clone(),
+            build: r.build.clone(),
+            nist_level: r.nist_level,
+            classical_bits: r.classical_bits,
+            ..ResultRow::without_numbers(&any, &r.operation, gate, detail)
         }
     }
 }

@@ -144,6 +144,68 @@ fn short(s: &str, n: usize) -> String {
     }
 }
 
+/// The memory table of a run: heap and stack per (subject, operation), sizes and code
+/// size; rows without memory figures show their gate status instead.
+pub fn memory(rows: &[ResultRow]) -> String {
+    let header = [
+        "algorithm",
+        "provider",
+        "impl",
+        "op",
+        "heap allocs",
+        "heap bytes",
+        "heap peak",
+        "stack",
+        "pk",
+        "sk",
+        "ct",
+        "ss",
+        "code",
+    ];
+    let n = |x: Option<u64>| x.map_or_else(|| "-".to_string(), |v| group(v as f64));
+    let table: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            let mut cells = vec![
+                r.algorithm.clone(),
+                r.provider.clone(),
+                r.implementation.clone(),
+                r.operation.clone(),
+            ];
+            if r.stack_bytes.is_some() {
+                cells.extend([
+                    n(r.heap_allocations),
+                    n(r.heap_bytes),
+                    n(r.heap_peak_bytes),
+                    n(r.stack_bytes),
+                ]);
+            } else {
+                let why = if r.gate == GateStatus::Pass {
+                    "not measured".to_string()
+                } else {
+                    r.gate.as_str().to_string()
+                };
+                cells.extend([why, String::new(), String::new(), String::new()]);
+            }
+            let s = &r.sizes;
+            cells.extend([
+                group(s.public_key as f64),
+                group(s.secret_key as f64),
+                if r.family == "kem" {
+                    group(s.ciphertext as f64)
+                } else {
+                    "-".into()
+                },
+                group(s.shared_secret as f64),
+                n(r.code_bytes),
+            ]);
+            cells
+        })
+        .collect();
+    let right: Vec<bool> = (0..header.len()).map(|i| i >= 4).collect();
+    render(&header, &table, &right)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

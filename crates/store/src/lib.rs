@@ -16,8 +16,9 @@
 //!   run stays `running` and keeps what it committed); shards of one sharded run share a
 //!   `run_group` (schema version 2; a version-1 database gets each run as its own group)
 //! - `results(run_id, subject_id, operation, gate, gate_detail, samples, stop_reason,
-//!   median_cycles, …, cycle_source, overhead_cycles, tsc_hz, cpu)` — one row per
-//!   (subject, operation), committed as soon as it is measured
+//!   median_cycles, …, cycle_source, overhead_cycles, tsc_hz, cpu, memory_calls,
+//!   stack_bytes, heap_*, code_bytes, code_bytes_method)` — one row per (subject,
+//!   operation), committed as soon as it is measured (memory columns: schema version 4)
 //! - `samples(run_id, subject_id, operation, cycles, ns, visits)` — raw samples as
 //!   little-endian f64 arrays; `visits` (schema version 3) is the JSON array of visit
 //!   lengths of a run measured in rounds, NULL for one visit
@@ -33,7 +34,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// Current schema version.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// A store operation failed.
 #[derive(Debug, Error)]
@@ -136,6 +137,17 @@ CREATE INDEX runs_by_group ON runs(run_group);
     r#"
 ALTER TABLE samples ADD COLUMN visits TEXT;
 "#,
+    r#"
+ALTER TABLE results ADD COLUMN memory_calls INTEGER;
+ALTER TABLE results ADD COLUMN stack_bytes INTEGER;
+ALTER TABLE results ADD COLUMN heap_allocations INTEGER;
+ALTER TABLE results ADD COLUMN heap_frees INTEGER;
+ALTER TABLE results ADD COLUMN heap_bytes INTEGER;
+ALTER TABLE results ADD COLUMN heap_peak_bytes INTEGER;
+ALTER TABLE results ADD COLUMN heap_retained_bytes INTEGER;
+ALTER TABLE results ADD COLUMN code_bytes INTEGER;
+ALTER TABLE results ADD COLUMN code_bytes_method TEXT;
+"#,
 ];
 
 /// The same schema for PostgreSQL (identity keys, BYTEA, DOUBLE PRECISION, an explicit
@@ -176,6 +188,17 @@ CREATE INDEX runs_by_group ON runs(run_group);
     r#"
 ALTER TABLE samples ADD COLUMN visits TEXT;
 "#,
+    r#"
+ALTER TABLE results ADD COLUMN memory_calls BIGINT;
+ALTER TABLE results ADD COLUMN stack_bytes BIGINT;
+ALTER TABLE results ADD COLUMN heap_allocations BIGINT;
+ALTER TABLE results ADD COLUMN heap_frees BIGINT;
+ALTER TABLE results ADD COLUMN heap_bytes BIGINT;
+ALTER TABLE results ADD COLUMN heap_peak_bytes BIGINT;
+ALTER TABLE results ADD COLUMN heap_retained_bytes BIGINT;
+ALTER TABLE results ADD COLUMN code_bytes BIGINT;
+ALTER TABLE results ADD COLUMN code_bytes_method TEXT;
+"#,
 ];
 
 /// Result columns stored as they are named in [`ResultRow`] (beyond the key columns).
@@ -206,6 +229,15 @@ const RESULT_COLUMNS: &[&str] = &[
     "overhead_ns",
     "tsc_hz",
     "cpu",
+    "memory_calls",
+    "stack_bytes",
+    "heap_allocations",
+    "heap_frees",
+    "heap_bytes",
+    "heap_peak_bytes",
+    "heap_retained_bytes",
+    "code_bytes",
+    "code_bytes_method",
 ];
 
 /// One line of `cryptoscope runs`.
@@ -511,7 +543,7 @@ impl Store {
     pub fn runs(&mut self) -> Result<Vec<RunSummary>, StoreError> {
         let rows = self.db.query(
             "SELECT r.id, r.started_at, r.status, COALESCE(e.hostname, '?'), COALESCE(e.cpu_model, '?'), r.config, r.run_group,
-                    (SELECT COUNT(*) FROM results x WHERE x.run_id = r.id AND x.median_ns IS NOT NULL),
+                    (SELECT COUNT(*) FROM results x WHERE x.run_id = r.id AND (x.median_ns IS NOT NULL OR x.stack_bytes IS NOT NULL)),
                     (SELECT COUNT(*) FROM results x WHERE x.run_id = r.id AND x.gate IN ('fail', 'crashed', 'timeout')),
                     (SELECT COUNT(*) FROM results x WHERE x.run_id = r.id)
              FROM runs r JOIN environments e ON e.id = r.environment_id

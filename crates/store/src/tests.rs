@@ -60,6 +60,11 @@ fn a_run_round_trips_with_raw_samples() {
         .unwrap();
     let mut visited = row("ML-KEM-768", "encaps", &[20.5, 21.25, 19.0, 22.0]);
     visited.visits = vec![1, 2, 1];
+    visited.stack_bytes = Some(3_168);
+    visited.heap_allocations = Some(2);
+    visited.heap_peak_bytes = Some(472);
+    visited.code_bytes = Some(40_960);
+    visited.code_bytes_method = Some("text of PQCLEAN_MLKEM768_CLEAN_*".into());
     let rows = vec![row("ML-KEM-768", "keypair", &[10.0, 12.0, 11.0]), visited];
     for r in &rows {
         st.add_result("20260101T000000Z-aaaa", r).unwrap();

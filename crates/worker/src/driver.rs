@@ -1,7 +1,7 @@
 //! Drives the measurement of one subject: allocate every buffer from the descriptor,
 //! prepare inputs (a key pair, a ciphertext) outside timing, then sample each operation.
 
-use crate::protocol::{ClockInfo, Event, OpMeasurement};
+use crate::protocol::{ClockInfo, Event, OpMeasurement, OpMemory};
 use cryptoscope_catalogue::{Operation, Subject};
 use cryptoscope_measure::sampler::{sample, Plan};
 use cryptoscope_measure::Clock;
@@ -119,10 +119,27 @@ pub fn measure_subject(
     }
 }
 
+/// Size of the heap block `run_loop` allocates just before its loop (with `marker`).
+pub const MARK_BEFORE: usize = 777_777;
+/// Size of the heap block `run_loop` allocates just after its loop (with `marker`).
+pub const MARK_AFTER: usize = 888_888;
+
 /// Prepares inputs like [`measure_subject`], then runs `op` `n` times without timing.
 /// External tools (callgrind, `perf stat`, hyperfine) measure the process instead; the
-/// difference between two iteration counts isolates the cost of the operation.
-pub fn run_loop(subject: &Subject, op: Operation, n: u64) -> Result<(), cryptoscope_catalogue::OpError> {
+/// difference between two iteration counts isolates the cost of the operation. With
+/// `marker`, a heap block of [`MARK_BEFORE`] bytes is allocated and freed just before the
+/// loop and one of [`MARK_AFTER`] bytes just after it, so a heap profiler's timeline
+/// (valgrind massif) shows where the loop starts and ends; one extra call before the first
+/// marker keeps one-time initialisation out of the marked window.
+pub fn run_loop(subject: &Subject, op: Operation, n: u64, marker: bool) -> Result<(), cryptoscope_catalogue::OpError> {
+    let mark = |bytes: usize| {
+        if marker {
+            drop(std::hint::black_box(vec![1u8; bytes]));
+        }
+    };
+    // With a marker, one call before it, so one-time initialisation stays outside the
+    // marked window (as in the memory pass).
+    let warm = u64::from(marker);
     let s = &subject.descriptor().sizes;
     let (mut pk, mut sk, mut pk2, mut sk2) = (
         vec![0u8; s.public_key],
@@ -148,7 +165,10 @@ pub fn run_loop(subject: &Subject, op: Operation, n: u64) -> Result<(), cryptosc
             k.keypair(&mut pk, &mut sk)?;
             k.encaps(&mut ct, &mut ss, &pk)?;
             let mut dec = k.decapsulator(&sk)?;
-            for _ in 0..n {
+            for i in 0..n + warm {
+                if i == warm {
+                    mark(MARK_BEFORE);
+                }
                 match op {
                     Operation::Keypair => k.keypair(&mut pk2, &mut sk2)?,
                     Operation::Encaps => k.encaps(&mut ct2, &mut ss2, &pk)?,
@@ -157,13 +177,17 @@ pub fn run_loop(subject: &Subject, op: Operation, n: u64) -> Result<(), cryptosc
                 }
                 std::hint::black_box(&ss2);
             }
+            mark(MARK_AFTER);
         }
         Subject::Kex(k) => {
             k.keypair(&mut pk, &mut sk)?;
             k.keypair(&mut pk2, &mut sk2)?;
             let mut ex = k.exchanger(&sk)?;
             let (mut pk3, mut sk3) = (vec![0u8; s.public_key], vec![0u8; s.secret_key]);
-            for _ in 0..n {
+            for i in 0..n + warm {
+                if i == warm {
+                    mark(MARK_BEFORE);
+                }
                 match op {
                     Operation::Keypair => k.keypair(&mut pk3, &mut sk3)?,
                     Operation::Exchange => ex.exchange(&mut ss2, &pk2)?,
@@ -171,6 +195,164 @@ pub fn run_loop(subject: &Subject, op: Operation, n: u64) -> Result<(), cryptosc
                 }
                 std::hint::black_box(&ss2);
             }
+            mark(MARK_AFTER);
+        }
+    }
+    Ok(())
+}
+
+/// Prepares inputs like [`measure_subject`], then measures each operation of `subject`
+/// (all, or `only`) `calls` times (once when a call takes over a second): its stack on a
+/// painted stack, and its heap after a call that lets one-time and per-thread
+/// initialisation happen outside the count; the largest figure of each kind is kept.
+pub fn memory_subject(
+    subject: &Subject,
+    calls: usize,
+    only: Option<&[Operation]>,
+    emit: &mut dyn FnMut(Event),
+) -> Result<(), String> {
+    use crate::memory::{harness_bytes, HeapCounter, PaintedStack};
+    let d = subject.descriptor();
+    let heap =
+        HeapCounter::find().ok_or("heap counting needs the preload library (run through `cryptoscope memory`)")?;
+    let mut stack = PaintedStack::new().map_err(|e| format!("cannot map a stack: {e}"))?;
+    let harness = harness_bytes(&mut stack).map_err(|e| e.to_string())?;
+    let s = &d.sizes;
+    let (mut pk, mut sk, mut pk2, mut sk2) = (
+        vec![0u8; s.public_key],
+        vec![0u8; s.secret_key],
+        vec![0u8; s.public_key],
+        vec![0u8; s.secret_key],
+    );
+    let (mut ct, mut ss, mut ct2, mut ss2) = (
+        vec![0u8; s.ciphertext],
+        vec![0u8; s.shared_secret],
+        vec![0u8; s.ciphertext],
+        vec![0u8; s.shared_secret],
+    );
+    let prep = match subject {
+        Subject::Kem(k) => k
+            .keypair(&mut pk, &mut sk)
+            .and_then(|_| k.encaps(&mut ct, &mut ss, &pk)),
+        Subject::Kex(k) => k.keypair(&mut pk, &mut sk).and_then(|_| k.keypair(&mut pk2, &mut sk2)),
+    };
+    let ops: Vec<Operation> = d
+        .operations()
+        .iter()
+        .copied()
+        .filter(|o| only.is_none_or(|l| l.contains(o)))
+        .collect();
+    if let Err(e) = prep {
+        for o in &ops {
+            emit(Event::OpFailed {
+                subject: d.id.clone(),
+                operation: *o,
+                error: format!("preparing inputs: {e}"),
+            });
+        }
+        return Ok(());
+    }
+    for op in ops {
+        let mut result: Result<(), cryptoscope_catalogue::OpError> = Ok(());
+        let mut worst = OpMemory {
+            subject: d.id.clone(),
+            operation: op,
+            calls: 0,
+            stack_bytes: 0,
+            harness_stack_bytes: harness,
+            heap: Default::default(),
+        };
+        // One pass of the operation on the painted stack: `Some(heap)` counts the heap of a
+        // second call on one thread, `None` measures the stack of a first call.
+        let mut call = |f: &mut dyn FnMut() -> Result<(), cryptoscope_catalogue::OpError>,
+                        stack: &mut PaintedStack,
+                        count: Option<HeapCounter>|
+         -> Result<Option<crate::memory::Usage>, String> {
+            let mut r = Ok(());
+            let mut g = || {
+                if r.is_ok() {
+                    r = f();
+                }
+            };
+            let u = match count {
+                Some(h) => stack.run_counting_heap(h, &mut g).map(|h| crate::memory::Usage {
+                    stack_bytes: 0,
+                    heap: Some(h),
+                }),
+                None => stack.run(&mut g),
+            }
+            .map_err(|e| format!("cannot run on a painted stack: {e}"))?;
+            match r {
+                Ok(()) => Ok(Some(u)),
+                Err(e) => {
+                    result = Err(e);
+                    Ok(None)
+                }
+            }
+        };
+        let mut per_call = |stack: &mut PaintedStack,
+                            count: Option<HeapCounter>|
+         -> Result<Option<crate::memory::Usage>, String> {
+            match (subject, op) {
+                (Subject::Kem(k), Operation::Keypair) => call(&mut || k.keypair(&mut pk2, &mut sk2), stack, count),
+                (Subject::Kem(k), Operation::Encaps) => call(&mut || k.encaps(&mut ct2, &mut ss2, &pk), stack, count),
+                (Subject::Kem(k), Operation::Decaps) => match k.decapsulator(&sk) {
+                    Ok(mut dec) => call(&mut || dec.decaps(&mut ss2, &ct), stack, count),
+                    Err(e) => Err(e.to_string()),
+                },
+                (Subject::Kex(k), Operation::Keypair) => call(&mut || k.keypair(&mut pk2, &mut sk2), stack, count),
+                (Subject::Kex(k), Operation::Exchange) => match k.exchanger(&sk) {
+                    Ok(mut ex) => call(&mut || ex.exchange(&mut ss2, &pk), stack, count),
+                    Err(e) => Err(e.to_string()),
+                },
+                _ => Err(format!("{} has no operation {}", d.id, op.as_str())),
+            }
+        };
+        // Each round: the stack of a first call on a fresh thread, then the heap of a second
+        // call on another thread (after a call that lets per-thread state settle). The
+        // first round's duration decides the number of rounds.
+        let t = Instant::now();
+        let mut failure = None;
+        let mut n = calls.max(1);
+        let mut i = 0;
+        while i < n && failure.is_none() {
+            let stack_use = match per_call(&mut stack, None) {
+                Ok(Some(u)) => u.stack_bytes,
+                Ok(None) => break,
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
+            };
+            if i == 0 && t.elapsed() > Duration::from_secs(1) {
+                n = 1;
+            }
+            match per_call(&mut stack, Some(heap)) {
+                Ok(Some(u)) => {
+                    worst.calls += 1;
+                    worst.stack_bytes = worst.stack_bytes.max(stack_use.saturating_sub(harness));
+                    let h = u.heap.unwrap_or_default();
+                    let w = &mut worst.heap;
+                    w.allocations = w.allocations.max(h.allocations);
+                    w.frees = w.frees.max(h.frees);
+                    w.bytes_requested = w.bytes_requested.max(h.bytes_requested);
+                    w.peak_live = w.peak_live.max(h.peak_live);
+                    w.live_at_end = w.live_at_end.max(h.live_at_end);
+                    w.untracked = w.untracked.max(h.untracked);
+                }
+                Ok(None) => break,
+                Err(e) => failure = Some(e),
+            }
+            i += 1;
+        }
+        let failure = failure.or_else(|| result.err().map(|e| e.to_string()));
+        match failure {
+            Some(error) => emit(Event::OpFailed {
+                subject: d.id.clone(),
+                operation: op,
+                error,
+            }),
+            None => emit(Event::Memory(worst)),
         }
     }
     Ok(())

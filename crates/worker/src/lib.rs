@@ -9,9 +9,10 @@
 //! [`worker_main`] is the whole program of every provider binary.
 
 pub mod driver;
+pub mod memory;
 pub mod protocol;
 
-pub use protocol::{ClockInfo, Event, OpMeasurement};
+pub use protocol::{ClockInfo, Event, OpMeasurement, OpMemory};
 
 use clap::{Parser, Subcommand};
 use cryptoscope_catalogue::gate::{self, Encapsulation, KatDepth, KatEntry};
@@ -72,6 +73,22 @@ enum Cmd {
         /// randomness then execute exactly the same instructions on every run).
         #[arg(long)]
         deterministic: bool,
+        /// Allocate and free a 777,777-byte heap block just before the loop and an
+        /// 888,888-byte one just after it, to find the loop in a heap profile.
+        #[arg(long)]
+        marker: bool,
+    },
+    /// Heap and stack of each operation of one subject (needs the heap preload library in
+    /// LD_PRELOAD; `cryptoscope memory` provides it).
+    Memory {
+        #[arg(long)]
+        subject: String,
+        /// Counted calls per operation (after one warm-up call).
+        #[arg(long, default_value_t = 3)]
+        calls: usize,
+        /// Only these operations (comma-separated).
+        #[arg(long)]
+        ops: Option<String>,
     },
     /// Measure the operations of one subject.
     Measure {
@@ -107,6 +124,15 @@ fn emit(e: &Event) {
 fn fail(msg: String) -> ! {
     eprintln!("error: {msg}");
     std::process::exit(2);
+}
+
+fn parse_ops(list: &str) -> Vec<cryptoscope_catalogue::Operation> {
+    list.split(',')
+        .map(|x| {
+            cryptoscope_catalogue::Operation::parse(x.trim())
+                .unwrap_or_else(|| fail(format!("unknown operation `{x}`")))
+        })
+        .collect()
 }
 
 fn read_json<T: for<'de> serde::Deserialize<'de>>(p: &PathBuf) -> T {
@@ -189,15 +215,22 @@ pub fn worker_main(subjects: fn() -> Vec<Subject>) -> ! {
             op,
             iterations,
             deterministic,
+            marker,
         } => {
             let _guard = deterministic.then(|| {
                 cryptoscope_catalogue::rng::install_kat(Box::new(cryptoscope_catalogue::rng::CtrDrbg::new(&[0x5a; 48])))
             });
             let op = cryptoscope_catalogue::Operation::parse(&op)
                 .unwrap_or_else(|| fail(format!("unknown operation `{op}`")));
-            if let Err(e) = driver::run_loop(find(&subject), op, iterations) {
+            if let Err(e) = driver::run_loop(find(&subject), op, iterations, marker) {
                 eprintln!("error: {e}");
                 std::process::exit(1);
+            }
+        }
+        Cmd::Memory { subject, calls, ops } => {
+            let ops = ops.map(|o| parse_ops(&o));
+            if let Err(e) = driver::memory_subject(find(&subject), calls, ops.as_deref(), &mut |e| emit(&e)) {
+                fail(e);
             }
         }
         Cmd::Measure {
@@ -210,14 +243,7 @@ pub fn worker_main(subjects: fn() -> Vec<Subject>) -> ! {
             force_tsc,
         } => {
             let plan: Plan = serde_json::from_str(&plan).unwrap_or_else(|e| fail(format!("bad plan: {e}")));
-            let ops = ops.map(|o| {
-                o.split(',')
-                    .map(|x| {
-                        cryptoscope_catalogue::Operation::parse(x.trim())
-                            .unwrap_or_else(|| fail(format!("unknown operation `{x}`")))
-                    })
-                    .collect::<Vec<_>>()
-            });
+            let ops = ops.map(|o| parse_ops(&o));
             if let Some(c) = cpu {
                 if let Err(e) = cryptoscope_measure::env::pin_to_cpu(c) {
                     fail(format!("cannot pin to CPU {c}: {e}"));

@@ -27,6 +27,20 @@ pub struct OpMeasurement {
     pub samples: SampleSet,
 }
 
+/// Heap and stack of one operation of one subject (the memory pass).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OpMemory {
+    pub subject: String,
+    pub operation: Operation,
+    /// Counted calls (after one warm-up call); each figure is the largest of them.
+    pub calls: usize,
+    /// Stack high-water mark of the operation, bytes, the harness's own frames subtracted.
+    pub stack_bytes: u64,
+    /// The harness's frames that were subtracted, bytes.
+    pub harness_stack_bytes: u64,
+    pub heap: crate::memory::HeapStats,
+}
+
 /// One line of worker output.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case")]
@@ -43,6 +57,7 @@ pub enum Event {
         check: Check,
     },
     Measured(OpMeasurement),
+    Memory(OpMemory),
     /// An operation failed while being measured (it gets no number).
     OpFailed {
         subject: String,

@@ -80,3 +80,13 @@ pub fn vectors_with_wrong_digest(dir: &std::path::Path, algorithm: &str) {
     v[algorithm]["single"] = serde_json::Value::String(flipped);
     std::fs::write(&path, serde_json::to_string(&v).unwrap()).unwrap();
 }
+
+/// A process's standard error as text.
+pub fn stderr_of(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A process's standard output as text.
+pub fn stdout_of(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}

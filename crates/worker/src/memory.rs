@@ -1,0 +1,304 @@
+//! The memory pass: heap and stack of one operation, measured apart from timing.
+//!
+//! - Heap: the worker runs with the preload library [`HEAP_PRELOAD`] (`LD_PRELOAD`), whose
+//!   malloc family counts between `cryptoscope_heap_begin` and `cryptoscope_heap_end`.
+//!   C code and Rust code (the system allocator calls malloc) are both seen.
+//! - Stack: the operation runs on a thread whose stack we allocate and paint with a
+//!   pattern (the pqm4 method). After the call the lowest overwritten word marks the
+//!   high-water mark; the stack pointer on entry to the measured call is the top. The
+//!   harness's own frames (the call through the closure) are measured with an empty
+//!   operation and subtracted; [`calibrate`] runs functions of known stack use through
+//!   the same path to state the method's error.
+
+use serde::{Deserialize, Serialize};
+use std::ffi::c_void;
+
+/// The heap-counting preload library, built from `shim/heapcount.c`.
+pub const HEAP_PRELOAD: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libcryptoscope-heap.so"));
+
+/// Heap use of one call, from the preload library.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeapStats {
+    /// Successful allocation calls.
+    pub allocations: u64,
+    /// Frees of blocks allocated during the call.
+    pub frees: u64,
+    /// Sum of the sizes requested.
+    pub bytes_requested: u64,
+    /// Most bytes of the call's blocks live at one time.
+    pub peak_live: u64,
+    /// Bytes of the call's blocks still live when it returned.
+    pub live_at_end: u64,
+    /// Blocks the counter had no room to track (then the figures are too low).
+    pub untracked: u64,
+}
+
+type Begin = unsafe extern "C" fn();
+type End = unsafe extern "C" fn(*mut HeapStats);
+
+/// The counter of the preload library, if this process was started with it.
+#[derive(Clone, Copy)]
+pub struct HeapCounter {
+    begin: Begin,
+    end: End,
+}
+
+impl HeapCounter {
+    /// Finds the preload library's entry points; `None` without `LD_PRELOAD`.
+    pub fn find() -> Option<HeapCounter> {
+        // SAFETY: dlsym with RTLD_DEFAULT and NUL-terminated names; the symbols, when
+        // present, have exactly these signatures (shim/heapcount.c).
+        unsafe {
+            let b = libc::dlsym(libc::RTLD_DEFAULT, c"cryptoscope_heap_begin".as_ptr());
+            let e = libc::dlsym(libc::RTLD_DEFAULT, c"cryptoscope_heap_end".as_ptr());
+            if b.is_null() || e.is_null() {
+                return None;
+            }
+            Some(HeapCounter {
+                begin: std::mem::transmute::<*mut c_void, Begin>(b),
+                end: std::mem::transmute::<*mut c_void, End>(e),
+            })
+        }
+    }
+
+    /// Starts counting (and forgets the previous window).
+    pub fn begin(&self) {
+        // SAFETY: see `find`.
+        unsafe { (self.begin)() }
+    }
+
+    /// Stops counting and returns the window's figures.
+    pub fn end(&self) -> HeapStats {
+        let mut s = HeapStats::default();
+        // SAFETY: see `find`; `s` is a valid, writable HeapStats.
+        unsafe { (self.end)(&mut s) };
+        s
+    }
+}
+
+/// Bytes of stack given to the painted thread (Classic McEliece reference code keeps
+/// megabyte matrices on the stack).
+pub const STACK_SIZE: usize = 64 << 20;
+const PATTERN: u64 = 0xc5c5_3a3a_5c5c_a3a3;
+const GUARD: usize = 4096;
+
+/// What one call on the painted stack used.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Bytes between the stack pointer on entry and the lowest word written.
+    pub stack_bytes: u64,
+    /// Heap use of the counted call, when counted.
+    pub heap: Option<HeapStats>,
+}
+
+/// A painted stack, reused between calls (repainted before each).
+pub struct PaintedStack {
+    base: *mut u8,
+    len: usize,
+}
+
+impl PaintedStack {
+    pub fn new() -> std::io::Result<PaintedStack> {
+        let len = STACK_SIZE + GUARD;
+        // SAFETY: a fresh private anonymous mapping; checked for failure.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return Err(std::io::Error::last_os_error());
+        }
+        // A guard page below the stack: an overflow is a SIGSEGV, not silent corruption.
+        // SAFETY: the first page of our own mapping.
+        if unsafe { libc::mprotect(base, GUARD, libc::PROT_NONE) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(PaintedStack { base: base.cast(), len })
+    }
+
+    fn words(&mut self) -> &mut [u64] {
+        // SAFETY: the mapping after the guard page is ours, readable and writable, and
+        // page-aligned; no thread runs on it while we hold `&mut self`.
+        unsafe { std::slice::from_raw_parts_mut(self.base.add(GUARD).cast::<u64>(), STACK_SIZE / 8) }
+    }
+
+    /// Runs `f` once on a fresh thread on this stack and returns its stack high-water mark.
+    pub fn run(&mut self, f: &mut dyn FnMut()) -> std::io::Result<Usage> {
+        self.run_on_thread(None, f)
+    }
+
+    /// Runs `f` twice on one fresh thread and counts the heap use of the second call only:
+    /// the first lets per-thread initialisation (OpenSSL's and AWS-LC's thread state)
+    /// happen outside the count, as it would in a long-running program. The stack figure
+    /// of such a run means nothing (the first call has dirtied the stack).
+    pub fn run_counting_heap(&mut self, heap: HeapCounter, f: &mut dyn FnMut()) -> std::io::Result<HeapStats> {
+        let u = self.run_on_thread(Some(heap), f)?;
+        Ok(u.heap.unwrap_or_default())
+    }
+
+    fn run_on_thread(&mut self, heap: Option<HeapCounter>, f: &mut dyn FnMut()) -> std::io::Result<Usage> {
+        self.words().fill(PATTERN);
+        let mut call = Call {
+            f,
+            heap,
+            sp: 0,
+            stats: None,
+        };
+        // SAFETY: the attribute and thread use our mapping as the stack; we join before
+        // returning, so `call` (borrowed by the thread) outlives it.
+        unsafe {
+            let mut attr: libc::pthread_attr_t = std::mem::zeroed();
+            check(libc::pthread_attr_init(&mut attr))?;
+            let r = libc::pthread_attr_setstack(&mut attr, self.base.add(GUARD).cast(), STACK_SIZE);
+            if r != 0 {
+                libc::pthread_attr_destroy(&mut attr);
+                return Err(std::io::Error::from_raw_os_error(r));
+            }
+            let mut t: libc::pthread_t = 0;
+            let r = libc::pthread_create(&mut t, &attr, trampoline, (&mut call as *mut Call).cast());
+            libc::pthread_attr_destroy(&mut attr);
+            check(r)?;
+            check(libc::pthread_join(t, std::ptr::null_mut()))?;
+        }
+        if heap.is_some() {
+            return Ok(Usage {
+                stack_bytes: 0,
+                heap: call.stats,
+            });
+        }
+        let lowest = self
+            .words()
+            .iter()
+            .position(|&w| w != PATTERN)
+            .unwrap_or(STACK_SIZE / 8);
+        let lowest_addr = self.base as usize + GUARD + lowest * 8;
+        Ok(Usage {
+            stack_bytes: call.sp.saturating_sub(lowest_addr) as u64,
+            heap: None,
+        })
+    }
+}
+
+impl Drop for PaintedStack {
+    fn drop(&mut self) {
+        // SAFETY: our own mapping, no thread uses it any more.
+        unsafe { libc::munmap(self.base.cast(), self.len) };
+    }
+}
+
+fn check(r: i32) -> std::io::Result<()> {
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::from_raw_os_error(r))
+    }
+}
+
+struct Call<'a> {
+    f: &'a mut dyn FnMut(),
+    heap: Option<HeapCounter>,
+    sp: usize,
+    stats: Option<HeapStats>,
+}
+
+extern "C" fn trampoline(arg: *mut c_void) -> *mut c_void {
+    // SAFETY: `arg` is the `Call` that `run` keeps alive until it has joined us.
+    let call = unsafe { &mut *arg.cast::<Call>() };
+    match call.heap {
+        Some(h) => {
+            enter(call.f);
+            h.begin();
+            enter(call.f);
+            call.stats = Some(h.end());
+        }
+        None => {
+            call.sp = stack_pointer();
+            enter(call.f);
+        }
+    }
+    std::ptr::null_mut()
+}
+
+#[inline(never)]
+fn enter(f: &mut dyn FnMut()) {
+    f();
+    std::hint::black_box(());
+}
+
+#[inline(always)]
+fn stack_pointer() -> usize {
+    let sp: usize;
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: reads the stack pointer register only.
+    unsafe {
+        std::arch::asm!("mov {}, rsp", out(reg) sp, options(nomem, nostack, preserves_flags));
+    }
+    #[cfg(target_arch = "aarch64")]
+    // SAFETY: reads the stack pointer register only.
+    unsafe {
+        std::arch::asm!("mov {}, sp", out(reg) sp, options(nomem, nostack, preserves_flags));
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        let x = 0u8;
+        sp = std::hint::black_box(&x) as *const u8 as usize;
+    }
+    sp
+}
+
+/// Stack used by the harness itself (the call through `enter` and the closure) with an
+/// empty operation; subtracted from every figure.
+pub fn harness_bytes(stack: &mut PaintedStack) -> std::io::Result<u64> {
+    Ok(stack.run(&mut || {})?.stack_bytes)
+}
+
+/// Writes `N` bytes of stack and nothing else (beyond its own small frame).
+#[inline(never)]
+fn touch<const N: usize>() {
+    let mut buf = [0u8; N];
+    std::hint::black_box(&mut buf);
+}
+
+/// The method's error: for functions that write 1 KiB, 16 KiB and 256 KiB of stack,
+/// (requested, measured after subtracting the harness). The difference is the function's
+/// own frame plus the method's error.
+pub fn calibrate(stack: &mut PaintedStack) -> std::io::Result<Vec<(u64, u64)>> {
+    let harness = harness_bytes(stack)?;
+    let mut out = Vec::new();
+    for (n, f) in [
+        (1024u64, touch::<1024> as fn()),
+        (16 * 1024, touch::<16384>),
+        (256 * 1024, touch::<262144>),
+    ] {
+        let u = stack.run(&mut || f())?;
+        out.push((n, u.stack_bytes.saturating_sub(harness)));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stack_of_known_functions_is_measured_within_a_small_error() {
+        let mut s = PaintedStack::new().unwrap();
+        for (want, got) in calibrate(&mut s).unwrap() {
+            // The function's own frame (return address, saved registers, alignment)
+            // comes on top of its array; nothing else may.
+            assert!(got >= want && got <= want + 128, "wanted {want}, measured {got}");
+        }
+    }
+
+    #[test]
+    fn no_heap_counter_without_the_preload_library() {
+        assert!(HeapCounter::find().is_none());
+    }
+}
