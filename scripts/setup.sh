@@ -3,7 +3,7 @@
 # in release mode, and run the default suite (gate + measure, summary table, JSON results).
 #
 #   bash scripts/setup.sh            # install, build, run the default suite (~20 min)
-#   bash scripts/setup.sh --quick    # same with `run --quick` (~2 min)
+#   bash scripts/setup.sh --quick    # same with `run --quick` (~5 min)
 #   bash scripts/setup.sh --no-run   # install and build only
 #
 # Extra arguments after the flags above are passed to `cryptoscope run`.
@@ -54,7 +54,7 @@ cargo build --release --workspace --locked
 bin=target/release/cryptoscope
 [[ -n "${CARGO_TARGET_DIR:-}" ]] && bin="$CARGO_TARGET_DIR/release/cryptoscope"
 case "$run_mode" in
-  full)  say "running the default suite"; exec "$bin" run "$@" ;;
-  quick) say "running the default suite (quick)"; exec "$bin" run --quick "$@" ;;
+  full)  say "running the default suite (timing and the memory pass)"; exec "$bin" run --memory "$@" ;;
+  quick) say "running the default suite (quick, with the memory pass)"; exec "$bin" run --quick --memory "$@" ;;
   none)  say "built: $bin" ;;
 esac

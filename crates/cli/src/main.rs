@@ -9,6 +9,7 @@ mod catalog;
 mod gating;
 mod memory;
 mod run;
+mod scale;
 mod util;
 mod workers;
 
@@ -80,6 +81,9 @@ enum Cmd {
     },
     /// Gate, then measure, then print a summary and write the results file and database.
     Run(RunArgs),
+    /// Throughput of every operation on 1, 2, 4, … threads (each with its own keys): ops/s,
+    /// parallel efficiency, evenness of threads and the knee.
+    Scale(ScaleArgs),
     /// Heap (allocations, bytes, peak) and stack high-water mark of every operation, with
     /// key, ciphertext and code sizes; a pass apart from timing, stored like a run.
     Memory(MemoryArgs),
@@ -235,6 +239,82 @@ struct RunArgs {
     /// Counted calls per operation in the memory pass.
     #[arg(skip = 3usize)]
     memory_calls: usize,
+    /// Only throughput against threads (set by `cryptoscope scale`).
+    #[arg(skip)]
+    scale: Option<scale::Settings>,
+}
+
+#[derive(Args, Clone)]
+struct ScaleArgs {
+    #[command(flatten)]
+    sel: SelectArgs,
+    #[command(flatten)]
+    gate: GateArgs,
+    /// Thread counts, comma-separated (default 1, 2, 4, … up to 4x the logical CPUs).
+    #[arg(long, value_name = "LIST")]
+    threads: Option<String>,
+    /// Seconds per thread count (default 2; 0.5 with --quick).
+    #[arg(long, value_name = "SECONDS")]
+    duration: Option<f64>,
+    /// Only these operations (keypair, encaps, decaps, exchange; repeatable).
+    #[arg(long, value_name = "OP")]
+    op: Vec<String>,
+    /// Shorter runs (0.5 s per thread count) and the single-entry KAT gate.
+    #[arg(long)]
+    quick: bool,
+    /// Where to write the JSON results (default: results/RUN_ID.json).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    #[command(flatten)]
+    db: DbArg,
+}
+
+/// `scale` is `run` with only the throughput pass.
+fn cmd_scale(sa: &ScaleArgs, quiet: bool) -> Result<i32> {
+    let logical = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let threads = match &sa.threads {
+        Some(t) => scale::parse_threads(t).map_err(usage)?,
+        None => scale::default_threads(logical),
+    };
+    let duration = sa.duration.unwrap_or(if sa.quick { 0.5 } else { 2.0 });
+    if !(duration > 0.0 && duration.is_finite() && duration <= 3600.0) {
+        return Err(usage("--duration must be a positive number of seconds (at most 3600)"));
+    }
+    let ops = if sa.op.is_empty() {
+        None
+    } else {
+        Some(
+            sa.op
+                .iter()
+                .map(|o| {
+                    cryptoscope_catalogue::Operation::parse(o)
+                        .ok_or_else(|| usage(format!("unknown operation `{o}` (keypair, encaps, decaps, exchange)")))
+                })
+                .collect::<Result<Vec<_>>>()?,
+        )
+    };
+    let a = RunArgs {
+        sel: sa.sel.clone(),
+        gate: sa.gate.clone(),
+        quick: sa.quick,
+        samples: None,
+        time_budget: None,
+        rounds: 1,
+        cpu: None,
+        json: sa.json.clone(),
+        db: sa.db.clone(),
+        shard: None,
+        group: None,
+        memory: false,
+        memory_only: false,
+        memory_calls: 3,
+        scale: Some(scale::Settings {
+            threads,
+            duration: Duration::from_secs_f64(duration),
+            ops,
+        }),
+    };
+    cmd_run(&a, quiet)
 }
 
 #[derive(Args, Clone)]
@@ -257,6 +337,38 @@ struct MemoryArgs {
     db: DbArg,
 }
 
+/// Per-subject results of a pass: operation -> outcome.
+type PassResults<T> = std::collections::BTreeMap<String, std::collections::BTreeMap<String, T>>;
+
+/// What a pass measures for one subject: operation -> outcome.
+type PassFn<'a, T> =
+    dyn FnMut(&cryptoscope_catalogue::Descriptor, &Progress) -> Result<std::collections::BTreeMap<String, T>> + 'a;
+
+/// Runs one pass (memory, scale) over every gated subject, one progress step each.
+fn pass<T, E>(
+    picked: &[cryptoscope_catalogue::Descriptor],
+    verdicts: &std::collections::BTreeMap<String, gating::Verdict>,
+    pb: &mut Progress,
+    name: &str,
+    measure: &mut PassFn<'_, std::result::Result<T, E>>,
+) -> Result<PassResults<std::result::Result<T, E>>> {
+    let mut out = PassResults::new();
+    for d in picked {
+        let v = &verdicts[&d.id];
+        let note = if v.status == GateStatus::Pass {
+            let m = measure(d, pb)?;
+            let ok = m.values().filter(|o| o.is_ok()).count();
+            let note = format!("{ok} of {} operations", m.len());
+            out.insert(d.id.clone(), m);
+            note
+        } else {
+            format!("not measured ({})", v.status.as_str())
+        };
+        pb.step(&format!("{name} {}", d.id), &note);
+    }
+    Ok(out)
+}
+
 /// `memory` is `run` with only the memory pass.
 fn cmd_memory(m: &MemoryArgs, quiet: bool) -> Result<i32> {
     if m.calls == 0 {
@@ -277,6 +389,7 @@ fn cmd_memory(m: &MemoryArgs, quiet: bool) -> Result<i32> {
         memory: true,
         memory_only: true,
         memory_calls: m.calls,
+        scale: None,
     };
     cmd_run(&a, quiet)
 }
@@ -359,6 +472,11 @@ impl Progress {
         if self.lines {
             eprintln!("[{}/{}] {what}: {outcome}", self.done, self.total);
         }
+    }
+
+    /// Shows what is being done now (on the bar only).
+    fn message(&self, what: &str) {
+        self.bar.set_message(what.to_string());
     }
 
     /// Advances the bar without a log line (intermediate rounds).
@@ -658,55 +776,59 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
     let mut store_error: Option<String> = None;
 
     let with_memory = a.memory || a.memory_only;
-    let steps = picked.len() * (1 + usize::from(!a.memory_only) + usize::from(with_memory));
+    let timing = !a.memory_only && a.scale.is_none();
+    let steps = picked.len() * (1 + usize::from(timing) + usize::from(with_memory) + usize::from(a.scale.is_some()));
     let mut pb = Progress::new(steps as u64, quiet);
     let verdicts = gating::gate_all(&cat, &picked, &gsettings, &mut |d, v| {
         pb.step(&format!("gate {}", d.id), v.status.as_str())
     });
-    // The memory pass, apart from timing: its results are put into the rows of the run.
-    let mut mem: std::collections::BTreeMap<String, std::collections::BTreeMap<String, memory::OpOutcome>> =
-        Default::default();
+    // The memory and throughput passes, apart from timing: their results go into the rows.
     let mut code: std::collections::BTreeMap<String, (u64, String)> = Default::default();
-    if with_memory {
+    let mem = if with_memory {
         let preload = memory::preload_library().map_err(|e| usage(format!("{e:#}")))?;
         let mut sizes = memory::CodeSizes::default();
         for d in &picked {
             if let Some(c) = cat.worker(&d.provider).and_then(|bin| sizes.of(bin, d)) {
                 code.insert(d.id.clone(), c);
             }
-            let v = &verdicts[&d.id];
-            let note = if v.status == GateStatus::Pass {
-                let m = memory::measure(
-                    &cat,
-                    d,
-                    &preload,
-                    a.memory_calls,
-                    Duration::from_secs_f64(a.gate.timeout),
-                )?;
-                let ok = m.values().filter(|o| o.is_ok()).count();
-                let note = format!("{ok} of {} operations", m.len());
-                mem.insert(d.id.clone(), m);
-                note
-            } else {
-                format!("not measured ({})", v.status.as_str())
-            };
-            pb.step(&format!("memory {}", d.id), &note);
         }
-    }
+        let timeout = Duration::from_secs_f64(a.gate.timeout);
+        pass(&picked, &verdicts, &mut pb, "memory", &mut |d, _| {
+            memory::measure(&cat, d, &preload, a.memory_calls, timeout)
+        })?
+    } else {
+        Default::default()
+    };
+    let scaled = match &a.scale {
+        Some(ss) => pass(&picked, &verdicts, &mut pb, "scale", &mut |d, pb| {
+            scale::measure(&cat, d, ss, Duration::from_secs_f64(a.gate.timeout), &mut |what| {
+                pb.message(what)
+            })
+        })?,
+        None => Default::default(),
+    };
     let decorate = |row: &mut ResultRow| {
         memory::apply(
             row,
             mem.get(&row.subject).and_then(|m| m.get(&row.operation)),
             code.get(&row.subject),
-        )
+        );
+        scale::apply(row, scaled.get(&row.subject).and_then(|m| m.get(&row.operation)));
     };
     let mut rows: Vec<ResultRow> = Vec::new();
     // With --samples N, never more visits than samples.
     let rounds = a.samples.map_or(a.rounds, |n| a.rounds.min(n));
-    if a.memory_only {
+    if !timing {
         for d in &picked {
             let v = &verdicts[&d.id];
             for o in d.operations() {
+                if a.scale
+                    .as_ref()
+                    .and_then(|s| s.ops.as_ref())
+                    .is_some_and(|ops| !ops.contains(o))
+                {
+                    continue;
+                }
                 let mut row = ResultRow::without_numbers(d, o.as_str(), v.status, v.detail.clone());
                 decorate(&mut row);
                 if let Err(e) = store.add_result(&run_id, &row) {
@@ -780,7 +902,7 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
             );
         }
     }
-    for d in picked.iter().filter(|_| rounds <= 1 && !a.memory_only) {
+    for d in picked.iter().filter(|_| rounds <= 1 && timing) {
         let v = &verdicts[&d.id];
         let measured = run::measure(&cat, d, v, &settings, &mut |row| {
             decorate(row);
@@ -806,11 +928,18 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
     let text = serde_json::to_string(&run_file)?;
     std::fs::write(&out_file, text).with_context(|| format!("writing {}", out_file.display()))?;
 
-    if !a.memory_only {
+    if timing {
         print!("{}", table::results(&run_file.results));
     }
+    if let Some(ss) = &a.scale {
+        let e = &run_file.environment;
+        print!(
+            "{}",
+            scale::table(&run_file.results, &ss.threads, e.logical_cpus, e.physical_cores, e.smt)
+        );
+    }
     if with_memory {
-        if !a.memory_only {
+        if timing {
             println!();
         }
         print!("{}", table::memory(&run_file.results));
@@ -825,10 +954,10 @@ implementation's own named functions where they can be told apart (see --json fo
     let measured = run_file
         .results
         .iter()
-        .filter(|r| r.median_ns.is_some() || (a.memory_only && r.stack_bytes.is_some()))
+        .filter(|r| r.median_ns.is_some() || (!timing && (r.stack_bytes.is_some() || r.scaling.is_some())))
         .count();
     let e = &run_file.environment;
-    let timing = if a.memory_only {
+    let timing_note = if !timing {
         String::new()
     } else {
         format!(
@@ -842,7 +971,7 @@ implementation's own named functions where they can be told apart (see --json fo
         )
     };
     println!(
-        "\n{} operations measured, {} failed, {} unavailable.{timing}",
+        "\n{} operations measured, {} failed, {} unavailable.{timing_note}",
         measured,
         failed.len(),
         run_file
@@ -1085,6 +1214,7 @@ fn main() {
         Cmd::Verify { sel, gate } => cmd_verify(sel, gate, cli.quiet),
         Cmd::Run(a) => cmd_run(a, cli.quiet),
         Cmd::Memory(m) => cmd_memory(m, cli.quiet),
+        Cmd::Scale(sa) => cmd_scale(sa, cli.quiet),
         Cmd::Runs { db } => cmd_runs(db),
         Cmd::Report { runs, out, db } => cmd_report(runs, out.as_deref(), db),
         Cmd::Show { run, db } => cmd_show(run, db),

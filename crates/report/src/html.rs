@@ -238,6 +238,19 @@ fn subject_label(r: &ResultRow) -> String {
     format!("{} · {} {}", r.algorithm, r.provider, r.implementation)
 }
 
+/// The distinct (family, operation) pairs of `rows`, in order of first appearance: one
+/// chart each.
+fn op_groups<'a>(rows: impl Iterator<Item = &'a ResultRow>) -> Vec<(String, String)> {
+    let mut groups: Vec<(String, String)> = Vec::new();
+    for r in rows {
+        let k = (r.family.clone(), r.operation.clone());
+        if !groups.contains(&k) {
+            groups.push(k);
+        }
+    }
+    groups
+}
+
 /// Renders the report.
 pub fn render(runs: &[RunFile]) -> String {
     let mut s = String::new();
@@ -298,13 +311,7 @@ pub fn render(runs: &[RunFile]) -> String {
             s.push_str("</table>");
         }
         // One chart per (family, operation).
-        let mut groups: Vec<(String, String)> = Vec::new();
-        for r in &run.results {
-            let k = (r.family.clone(), r.operation.clone());
-            if !groups.contains(&k) {
-                groups.push(k);
-            }
-        }
+        let groups = op_groups(run.results.iter());
         s.push_str("<h3>Time per operation</h3>");
         for (family, op) in &groups {
             let bars: Vec<Bar> = run
@@ -354,6 +361,7 @@ pub fn render(runs: &[RunFile]) -> String {
             &sizes,
         ));
         s.push_str(&memory_section(ri, run));
+        s.push_str(&scale_section(ri, run));
         // Every result.
         s.push_str("<h3>All results</h3><table class=\"results\"><tr><th>algorithm</th><th>provider</th><th>impl</th><th>op</th><th>gate</th><th>median cycles</th><th>95% CI</th><th>median time</th><th>n</th><th>outliers</th><th>source</th><th>samples over time</th><th>level shifts ≥10%</th></tr>");
         for r in &run.results {
@@ -394,6 +402,117 @@ pub fn render(runs: &[RunFile]) -> String {
     s
 }
 
+/// Throughput against threads: one line chart per (family, operation), a line per
+/// subject, log-2 thread axis, linear throughput axis from zero.
+fn scale_section(ri: usize, run: &RunFile) -> String {
+    let rows: Vec<&ResultRow> = run
+        .results
+        .iter()
+        .filter(|r| r.gate == GateStatus::Pass && r.scaling.as_ref().is_some_and(|p| !p.is_empty()))
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut s = format!(
+        "<h3>Throughput against threads</h3><p>Operations per second with every thread running the operation on its own keys; \
+         the dashed line is linear scaling from one thread. This machine: {} logical CPUs{}.</p>",
+        run.environment.logical_cpus,
+        run.environment
+            .physical_cores
+            .map(|c| format!(" on {c} cores"))
+            .unwrap_or_default()
+    );
+    let groups = op_groups(rows.iter().copied());
+    for (family, op) in &groups {
+        let of_op: Vec<&&ResultRow> = rows
+            .iter()
+            .filter(|r| &r.family == family && &r.operation == op)
+            .collect();
+        let (w, h, left, top, bottom) = (640.0, 260.0, 70.0, 24.0, 30.0);
+        let max_t = of_op
+            .iter()
+            .flat_map(|r| r.scaling.iter().flatten().map(|p| p.threads))
+            .max()
+            .unwrap_or(1)
+            .max(2) as f64;
+        let max_y = of_op
+            .iter()
+            .flat_map(|r| r.scaling.iter().flatten().map(|p| p.ops_per_s))
+            .fold(1.0, f64::max)
+            * 1.1;
+        let x = |t: f64| left + (w - left - 20.0) * t.log2() / max_t.log2();
+        let y = |v: f64| top + (h - top - bottom) * (1.0 - v / max_y);
+        let _ = write!(
+            s,
+            r#"<svg class="chart scale" id="chart-{ri}-scale-{family}-{op}" xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" aria-label="throughput"><text class="title" x="0" y="16">{} {op}: operations per second against threads</text>"#,
+            family.to_uppercase()
+        );
+        let mut t = 1.0;
+        while t <= max_t {
+            let _ = write!(
+                s,
+                r#"<line class="grid" x1="{xt:.1}" x2="{xt:.1}" y1="{top}" y2="{yb:.1}"/><text class="tick" x="{xt:.1}" y="{ty:.1}">{t}</text>"#,
+                xt = x(t),
+                yb = h - bottom,
+                ty = h - 12.0
+            );
+            t *= 2.0;
+        }
+        let _ = write!(
+            s,
+            r#"<text class="tick" x="4" y="{:.1}">{}</text><text class="tick" x="4" y="{:.1}">0</text>"#,
+            y(max_y / 1.1) + 4.0,
+            table::group(max_y / 1.1),
+            y(0.0)
+        );
+        for r in &of_op {
+            let pts = r.scaling.as_deref().unwrap_or_default();
+            let colour = provider_colour(&r.provider);
+            let line: Vec<String> = pts
+                .iter()
+                .map(|p| format!("{:.1},{:.1}", x(p.threads as f64), y(p.ops_per_s)))
+                .collect();
+            let _ = write!(
+                s,
+                r#"<polyline class="scaleline" fill="none" stroke="{colour}" stroke-width="2" points="{}"><title>{}</title></polyline>"#,
+                line.join(" "),
+                esc(&subject_label(r))
+            );
+            if let Some(one) = pts.iter().find(|p| p.threads == 1) {
+                let lin: Vec<String> = pts
+                    .iter()
+                    .map(|p| {
+                        format!(
+                            "{:.1},{:.1}",
+                            x(p.threads as f64),
+                            y((one.ops_per_s * p.threads as f64).min(max_y))
+                        )
+                    })
+                    .collect();
+                let _ = write!(
+                    s,
+                    r#"<polyline class="linear" fill="none" stroke="{colour}" stroke-dasharray="3,3" stroke-opacity="0.5" points="{}"/>"#,
+                    lin.join(" ")
+                );
+            }
+            for p in pts {
+                let _ = write!(
+                    s,
+                    r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{colour}"><title>{}: {} threads, {} ops/s, threads min/max {:.2}</title></circle>"#,
+                    x(p.threads as f64),
+                    y(p.ops_per_s),
+                    esc(&subject_label(r)),
+                    p.threads,
+                    table::group(p.ops_per_s),
+                    p.min_max_ratio
+                );
+            }
+        }
+        s.push_str("</svg>");
+    }
+    s
+}
+
 /// Heap and stack charts and table, when the run has a memory pass.
 fn memory_section(ri: usize, run: &RunFile) -> String {
     let rows: Vec<&ResultRow> = run
@@ -409,13 +528,7 @@ fn memory_section(ri: usize, run: &RunFile) -> String {
          most at one time (malloc family, after one warm-up call). Stack: high-water mark of the operation on a painted stack. \
          Subjects that allocate nothing are listed, not drawn (a log scale has no zero).</p>",
     );
-    let mut groups: Vec<(String, String)> = Vec::new();
-    for r in &rows {
-        let k = (r.family.clone(), r.operation.clone());
-        if !groups.contains(&k) {
-            groups.push(k);
-        }
-    }
+    let groups = op_groups(rows.iter().copied());
     for (family, op) in &groups {
         let of_op: Vec<&&ResultRow> = rows
             .iter()

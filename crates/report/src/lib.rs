@@ -153,6 +153,65 @@ pub struct ResultRow {
     /// What `code_bytes` counts.
     #[serde(default)]
     pub code_bytes_method: Option<String>,
+    /// Throughput against threads (`cryptoscope scale`), one point per thread count.
+    #[serde(default)]
+    pub scaling: Option<Vec<ScalePoint>>,
+    /// The knee: the fewest threads beyond which throughput grows by less than 10 %.
+    #[serde(default)]
+    pub scale_knee_threads: Option<usize>,
+}
+
+/// Throughput of one operation on some number of threads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScalePoint {
+    pub threads: usize,
+    /// Sum over threads of calls / that thread's elapsed seconds.
+    pub ops_per_s: f64,
+    /// Calls each thread completed.
+    pub per_thread: Vec<u64>,
+    /// Longest thread time, seconds.
+    pub seconds: f64,
+    /// ops_per_s / (threads × ops_per_s at 1 thread); 1 is linear scaling.
+    pub efficiency: Option<f64>,
+    /// Fewest calls of a thread / most calls of a thread (1 = even).
+    pub min_max_ratio: f64,
+}
+
+impl ScalePoint {
+    /// The point for per-thread counts and times.
+    pub fn new(threads: usize, per_thread: Vec<u64>, seconds: &[f64]) -> ScalePoint {
+        let ops_per_s = per_thread
+            .iter()
+            .zip(seconds)
+            .map(|(&n, &t)| if t > 0.0 { n as f64 / t } else { 0.0 })
+            .sum();
+        let (lo, hi) = per_thread
+            .iter()
+            .fold((u64::MAX, 0u64), |(lo, hi), &n| (lo.min(n), hi.max(n)));
+        ScalePoint {
+            threads,
+            ops_per_s,
+            per_thread,
+            seconds: seconds.iter().copied().fold(0.0, f64::max),
+            efficiency: None,
+            min_max_ratio: if hi > 0 { lo as f64 / hi as f64 } else { 0.0 },
+        }
+    }
+}
+
+/// Fills each point's efficiency against the one-thread point and returns the knee: the
+/// fewest threads beyond which no thread count gives 10 % more throughput.
+pub fn finish_scaling(points: &mut [ScalePoint]) -> Option<usize> {
+    points.sort_by_key(|p| p.threads);
+    let one = points.iter().find(|p| p.threads == 1).map(|p| p.ops_per_s);
+    for p in points.iter_mut() {
+        p.efficiency = one.filter(|&o| o > 0.0).map(|o| p.ops_per_s / (p.threads as f64 * o));
+    }
+    points
+        .iter()
+        .enumerate()
+        .find(|(i, p)| points[i + 1..].iter().all(|q| q.ops_per_s < 1.10 * p.ops_per_s))
+        .map(|(_, p)| p.threads)
 }
 
 impl ResultRow {
@@ -209,6 +268,8 @@ impl ResultRow {
             heap_retained_bytes: None,
             code_bytes: None,
             code_bytes_method: None,
+            scaling: None,
+            scale_knee_threads: None,
         }
     }
 
@@ -252,4 +313,34 @@ pub struct RunFile {
     pub config: RunConfig,
     pub environment: Environment,
     pub results: Vec<ResultRow>,
+}
+
+#[cfg(test)]
+mod scaling_tests {
+    use super::*;
+
+    #[test]
+    fn knee_and_efficiency() {
+        let mut pts = vec![
+            ScalePoint::new(4, vec![5_000, 5_000, 5_000, 5_000], &[1.0; 4]),
+            ScalePoint::new(1, vec![10_000], &[1.0]),
+            ScalePoint::new(2, vec![9_000, 11_000], &[1.0, 1.0]),
+            ScalePoint::new(8, vec![2_600; 8], &[1.0; 8]),
+        ];
+        // 10k, 20k, 20k, 20.8k ops/s: no count beyond 2 gives 10 % more.
+        assert_eq!(finish_scaling(&mut pts), Some(2));
+        assert_eq!(pts[0].threads, 1);
+        assert_eq!(pts[1].efficiency, Some(1.0));
+        assert_eq!(pts[2].efficiency, Some(0.5));
+        assert!((pts[1].min_max_ratio - 9.0 / 11.0).abs() < 1e-12);
+        // Linear all the way: the knee is the last point.
+        let mut lin: Vec<ScalePoint> = [1usize, 2, 4]
+            .iter()
+            .map(|&t| ScalePoint::new(t, vec![100; t], &vec![1.0; t]))
+            .collect();
+        assert_eq!(finish_scaling(&mut lin), Some(4));
+        // A thread slower than the others' count is weighed by its own time.
+        let p = ScalePoint::new(2, vec![3, 2], &[1.5, 2.0]);
+        assert!((p.ops_per_s - 3.0).abs() < 1e-12);
+    }
 }

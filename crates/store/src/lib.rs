@@ -17,8 +17,9 @@
 //!   `run_group` (schema version 2; a version-1 database gets each run as its own group)
 //! - `results(run_id, subject_id, operation, gate, gate_detail, samples, stop_reason,
 //!   median_cycles, …, cycle_source, overhead_cycles, tsc_hz, cpu, memory_calls,
-//!   stack_bytes, heap_*, code_bytes, code_bytes_method)` — one row per (subject,
-//!   operation), committed as soon as it is measured (memory columns: schema version 4)
+//!   stack_bytes, heap_*, code_bytes, code_bytes_method, scaling, scale_knee_threads)` —
+//!   one row per (subject, operation), committed as soon as it is measured (memory
+//!   columns: schema version 4; `scaling`, JSON text, and the knee: version 5)
 //! - `samples(run_id, subject_id, operation, cycles, ns, visits)` — raw samples as
 //!   little-endian f64 arrays; `visits` (schema version 3) is the JSON array of visit
 //!   lengths of a run measured in rounds, NULL for one visit
@@ -34,7 +35,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// Current schema version.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// A store operation failed.
 #[derive(Debug, Error)]
@@ -148,6 +149,10 @@ ALTER TABLE results ADD COLUMN heap_retained_bytes INTEGER;
 ALTER TABLE results ADD COLUMN code_bytes INTEGER;
 ALTER TABLE results ADD COLUMN code_bytes_method TEXT;
 "#,
+    r#"
+ALTER TABLE results ADD COLUMN scaling TEXT;
+ALTER TABLE results ADD COLUMN scale_knee_threads INTEGER;
+"#,
 ];
 
 /// The same schema for PostgreSQL (identity keys, BYTEA, DOUBLE PRECISION, an explicit
@@ -199,6 +204,10 @@ ALTER TABLE results ADD COLUMN heap_retained_bytes BIGINT;
 ALTER TABLE results ADD COLUMN code_bytes BIGINT;
 ALTER TABLE results ADD COLUMN code_bytes_method TEXT;
 "#,
+    r#"
+ALTER TABLE results ADD COLUMN scaling TEXT;
+ALTER TABLE results ADD COLUMN scale_knee_threads BIGINT;
+"#,
 ];
 
 /// Result columns stored as they are named in [`ResultRow`] (beyond the key columns).
@@ -238,7 +247,12 @@ const RESULT_COLUMNS: &[&str] = &[
     "heap_retained_bytes",
     "code_bytes",
     "code_bytes_method",
+    "scaling",
+    "scale_knee_threads",
 ];
+
+/// Result columns that hold JSON text (arrays or objects) rather than a scalar.
+const JSON_COLUMNS: &[&str] = &["scaling"];
 
 /// One line of `cryptoscope runs`.
 #[derive(Debug, Clone)]
@@ -697,7 +711,11 @@ impl Store {
                 m.insert("visits".into(), serde_json::from_str(t).map_err(dec)?);
             }
             for (i, c) in RESULT_COLUMNS.iter().enumerate() {
-                m.insert(c.to_string(), value_of(&r[18 + i]));
+                let v = match (&r[18 + i], JSON_COLUMNS.contains(c)) {
+                    (Param::Text(t), true) => serde_json::from_str(t).map_err(dec)?,
+                    (p, _) => value_of(p),
+                };
+                m.insert(c.to_string(), v);
             }
             results.push(serde_json::from_value::<ResultRow>(Value::Object(m)).map_err(dec)?);
         }

@@ -65,6 +65,12 @@ fn a_run_round_trips_with_raw_samples() {
     visited.heap_peak_bytes = Some(472);
     visited.code_bytes = Some(40_960);
     visited.code_bytes_method = Some("text of PQCLEAN_MLKEM768_CLEAN_*".into());
+    let mut pts = vec![
+        cryptoscope_report::ScalePoint::new(1, vec![10], &[1.0]),
+        cryptoscope_report::ScalePoint::new(2, vec![9, 12], &[1.0, 1.25]),
+    ];
+    visited.scale_knee_threads = cryptoscope_report::finish_scaling(&mut pts);
+    visited.scaling = Some(pts);
     let rows = vec![row("ML-KEM-768", "keypair", &[10.0, 12.0, 11.0]), visited];
     for r in &rows {
         st.add_result("20260101T000000Z-aaaa", r).unwrap();

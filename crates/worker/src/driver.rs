@@ -1,11 +1,63 @@
 //! Drives the measurement of one subject: allocate every buffer from the descriptor,
 //! prepare inputs (a key pair, a ciphertext) outside timing, then sample each operation.
 
-use crate::protocol::{ClockInfo, Event, OpMeasurement, OpMemory};
+use crate::protocol::{ClockInfo, Event, OpMeasurement, OpMemory, ScaleRun};
 use cryptoscope_catalogue::{Operation, Subject};
 use cryptoscope_measure::sampler::{sample, Plan};
 use cryptoscope_measure::Clock;
 use std::time::{Duration, Instant};
+
+/// The buffers of one subject's operations, sized from its descriptor: the prepared inputs
+/// (a key pair `pk`/`sk`, and for a KEM a ciphertext `ct` with its secret `ss`; for a key
+/// exchange a second key pair `pk2`/`sk2`) and the outputs measured calls write into.
+pub struct Inputs {
+    pub pk: Vec<u8>,
+    pub sk: Vec<u8>,
+    pub pk2: Vec<u8>,
+    pub sk2: Vec<u8>,
+    pub ct: Vec<u8>,
+    pub ss: Vec<u8>,
+    pub ct2: Vec<u8>,
+    pub ss2: Vec<u8>,
+}
+
+impl Inputs {
+    /// Prepares the inputs of `subject`'s operations, untimed; `note` sees each preparing
+    /// call's operation and how long it took.
+    pub fn prepare(
+        subject: &Subject,
+        note: &mut dyn FnMut(Operation, Duration),
+    ) -> Result<Inputs, cryptoscope_catalogue::OpError> {
+        let s = &subject.descriptor().sizes;
+        let mut i = Inputs {
+            pk: vec![0u8; s.public_key],
+            sk: vec![0u8; s.secret_key],
+            pk2: vec![0u8; s.public_key],
+            sk2: vec![0u8; s.secret_key],
+            ct: vec![0u8; s.ciphertext],
+            ss: vec![0u8; s.shared_secret],
+            ct2: vec![0u8; s.ciphertext],
+            ss2: vec![0u8; s.shared_secret],
+        };
+        let mut timed = |op: Operation, f: &mut dyn FnMut() -> Result<(), cryptoscope_catalogue::OpError>| {
+            let t = Instant::now();
+            let r = f();
+            note(op, t.elapsed());
+            r
+        };
+        match subject {
+            Subject::Kem(k) => {
+                timed(Operation::Keypair, &mut || k.keypair(&mut i.pk, &mut i.sk))?;
+                timed(Operation::Encaps, &mut || k.encaps(&mut i.ct, &mut i.ss, &i.pk))?;
+            }
+            Subject::Kex(k) => {
+                timed(Operation::Keypair, &mut || k.keypair(&mut i.pk, &mut i.sk))?;
+                timed(Operation::Keypair, &mut || k.keypair(&mut i.pk2, &mut i.sk2))?;
+            }
+        }
+        Ok(i)
+    }
+}
 
 /// Measures the operations of `subject` (all, or `only`) within `budget` in total: each
 /// operation gets an equal share of what is left, so time a fast operation does not use
@@ -36,16 +88,6 @@ pub fn measure_subject(
         overhead_ns: clock.overhead_ns(),
         perf_status: clock.perf_status().to_string(),
     };
-    let s = &d.sizes;
-    let mut pk = vec![0u8; s.public_key];
-    let mut sk = vec![0u8; s.secret_key];
-    let mut pk2 = vec![0u8; s.public_key];
-    let mut sk2 = vec![0u8; s.secret_key];
-    let mut ct = vec![0u8; s.ciphertext];
-    let mut ss = vec![0u8; s.shared_secret];
-    let mut ct2 = vec![0u8; s.ciphertext];
-    let mut ss2 = vec![0u8; s.shared_secret];
-
     let failed = |emit: &mut dyn FnMut(Event), op: Operation, e: String| {
         for o in &ops {
             if *o == op || op == Operation::Keypair {
@@ -62,22 +104,22 @@ pub fn measure_subject(
     // needs no warm-up call of its own (that call would only double the cost of slow
     // operations like Classic McEliece key generation).
     let mut warm: Vec<(Operation, Duration)> = Vec::new();
-    let mut timed = |op: Operation, f: &mut dyn FnMut() -> Result<(), cryptoscope_catalogue::OpError>| {
-        let t = Instant::now();
-        let r = f();
-        warm.push((op, t.elapsed()));
-        r
+    let Inputs {
+        pk,
+        sk,
+        mut pk2,
+        mut sk2,
+        ct,
+        mut ct2,
+        mut ss2,
+        ..
+    } = match Inputs::prepare(subject, &mut |op, t| warm.push((op, t))) {
+        Ok(i) => i,
+        Err(e) => {
+            failed(emit, Operation::Keypair, format!("preparing inputs: {e}"));
+            return;
+        }
     };
-    let prep = match subject {
-        Subject::Kem(k) => timed(Operation::Keypair, &mut || k.keypair(&mut pk, &mut sk))
-            .and_then(|_| timed(Operation::Encaps, &mut || k.encaps(&mut ct, &mut ss, &pk))),
-        Subject::Kex(k) => timed(Operation::Keypair, &mut || k.keypair(&mut pk, &mut sk))
-            .and_then(|_| timed(Operation::Keypair, &mut || k.keypair(&mut pk2, &mut sk2))),
-    };
-    if let Err(e) = prep {
-        failed(emit, Operation::Keypair, format!("preparing inputs: {e}"));
-        return;
-    }
     // The budget is for measuring; preparing inputs does not use it up.
     let start = Instant::now();
     for (i, &op) in ops.iter().enumerate() {
@@ -140,19 +182,17 @@ pub fn run_loop(subject: &Subject, op: Operation, n: u64, marker: bool) -> Resul
     // With a marker, one call before it, so one-time initialisation stays outside the
     // marked window (as in the memory pass).
     let warm = u64::from(marker);
+    let Inputs {
+        pk,
+        sk,
+        mut pk2,
+        mut sk2,
+        ct,
+        mut ct2,
+        mut ss2,
+        ..
+    } = Inputs::prepare(subject, &mut |_, _| {})?;
     let s = &subject.descriptor().sizes;
-    let (mut pk, mut sk, mut pk2, mut sk2) = (
-        vec![0u8; s.public_key],
-        vec![0u8; s.secret_key],
-        vec![0u8; s.public_key],
-        vec![0u8; s.secret_key],
-    );
-    let (mut ct, mut ss, mut ct2, mut ss2) = (
-        vec![0u8; s.ciphertext],
-        vec![0u8; s.shared_secret],
-        vec![0u8; s.ciphertext],
-        vec![0u8; s.shared_secret],
-    );
     let unsupported = || {
         cryptoscope_catalogue::OpError::Unavailable(format!(
             "{} has no operation {}",
@@ -162,8 +202,6 @@ pub fn run_loop(subject: &Subject, op: Operation, n: u64, marker: bool) -> Resul
     };
     match subject {
         Subject::Kem(k) => {
-            k.keypair(&mut pk, &mut sk)?;
-            k.encaps(&mut ct, &mut ss, &pk)?;
             let mut dec = k.decapsulator(&sk)?;
             for i in 0..n + warm {
                 if i == warm {
@@ -180,8 +218,6 @@ pub fn run_loop(subject: &Subject, op: Operation, n: u64, marker: bool) -> Resul
             mark(MARK_AFTER);
         }
         Subject::Kex(k) => {
-            k.keypair(&mut pk, &mut sk)?;
-            k.keypair(&mut pk2, &mut sk2)?;
             let mut ex = k.exchanger(&sk)?;
             let (mut pk3, mut sk3) = (vec![0u8; s.public_key], vec![0u8; s.secret_key]);
             for i in 0..n + warm {
@@ -217,41 +253,35 @@ pub fn memory_subject(
         HeapCounter::find().ok_or("heap counting needs the preload library (run through `cryptoscope memory`)")?;
     let mut stack = PaintedStack::new().map_err(|e| format!("cannot map a stack: {e}"))?;
     let harness = harness_bytes(&mut stack).map_err(|e| e.to_string())?;
-    let s = &d.sizes;
-    let (mut pk, mut sk, mut pk2, mut sk2) = (
-        vec![0u8; s.public_key],
-        vec![0u8; s.secret_key],
-        vec![0u8; s.public_key],
-        vec![0u8; s.secret_key],
-    );
-    let (mut ct, mut ss, mut ct2, mut ss2) = (
-        vec![0u8; s.ciphertext],
-        vec![0u8; s.shared_secret],
-        vec![0u8; s.ciphertext],
-        vec![0u8; s.shared_secret],
-    );
-    let prep = match subject {
-        Subject::Kem(k) => k
-            .keypair(&mut pk, &mut sk)
-            .and_then(|_| k.encaps(&mut ct, &mut ss, &pk)),
-        Subject::Kex(k) => k.keypair(&mut pk, &mut sk).and_then(|_| k.keypair(&mut pk2, &mut sk2)),
-    };
+    let prep = Inputs::prepare(subject, &mut |_, _| {});
     let ops: Vec<Operation> = d
         .operations()
         .iter()
         .copied()
         .filter(|o| only.is_none_or(|l| l.contains(o)))
         .collect();
-    if let Err(e) = prep {
-        for o in &ops {
-            emit(Event::OpFailed {
-                subject: d.id.clone(),
-                operation: *o,
-                error: format!("preparing inputs: {e}"),
-            });
+    let Inputs {
+        pk,
+        sk,
+        mut pk2,
+        mut sk2,
+        ct,
+        mut ct2,
+        mut ss2,
+        ..
+    } = match prep {
+        Ok(i) => i,
+        Err(e) => {
+            for o in &ops {
+                emit(Event::OpFailed {
+                    subject: d.id.clone(),
+                    operation: *o,
+                    error: format!("preparing inputs: {e}"),
+                });
+            }
+            return Ok(());
         }
-        return Ok(());
-    }
+    };
     for op in ops {
         let mut result: Result<(), cryptoscope_catalogue::OpError> = Ok(());
         let mut worst = OpMemory {
@@ -356,4 +386,82 @@ pub fn memory_subject(
         }
     }
     Ok(())
+}
+
+/// Throughput of `op` on `threads` threads for about `duration`: every thread prepares its
+/// own inputs (keys, buffers), all start together at a barrier, and each counts the calls
+/// it completes until the deadline (finishing the call in progress) and its own elapsed
+/// time, so an operation slower than the duration still gets a rate.
+pub fn scale_subject(subject: &Subject, op: Operation, threads: usize, duration: Duration) -> Result<ScaleRun, String> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Barrier;
+    let d = subject.descriptor();
+    if !d.operations().contains(&op) {
+        return Err(format!("{} has no operation {}", d.id, op.as_str()));
+    }
+    let barrier = Barrier::new(threads + 1);
+    let stop = AtomicBool::new(false);
+    let one_thread = || -> Result<(u64, f64), String> {
+        let prep = Inputs::prepare(subject, &mut |_, _| {});
+        // Every thread reaches the barrier, even after a failure, so none waits forever.
+        barrier.wait();
+        let start = Instant::now();
+        let Inputs {
+            pk,
+            sk,
+            mut pk2,
+            mut sk2,
+            ct,
+            mut ct2,
+            mut ss2,
+            ..
+        } = prep.map_err(|e| format!("preparing inputs: {e}"))?;
+        let mut n = 0u64;
+        let mut run = |f: &mut dyn FnMut() -> Result<(), cryptoscope_catalogue::OpError>| {
+            while !stop.load(Ordering::Relaxed) {
+                f().map_err(|e| e.to_string())?;
+                n += 1;
+            }
+            Ok::<(), String>(())
+        };
+        match (subject, op) {
+            (Subject::Kem(k), Operation::Keypair) => run(&mut || k.keypair(&mut pk2, &mut sk2))?,
+            (Subject::Kex(k), Operation::Keypair) => run(&mut || k.keypair(&mut pk2, &mut sk2))?,
+            (Subject::Kem(k), Operation::Encaps) => run(&mut || k.encaps(&mut ct2, &mut ss2, &pk))?,
+            (Subject::Kem(k), Operation::Decaps) => {
+                let mut dec = k.decapsulator(&sk).map_err(|e| e.to_string())?;
+                run(&mut || dec.decaps(&mut ss2, &ct))?
+            }
+            (Subject::Kex(k), Operation::Exchange) => {
+                let mut ex = k.exchanger(&sk).map_err(|e| e.to_string())?;
+                run(&mut || ex.exchange(&mut ss2, &pk2))?
+            }
+            _ => return Err(format!("no operation {}", op.as_str())),
+        }
+        Ok((n, start.elapsed().as_secs_f64()))
+    };
+    let results: Vec<Result<(u64, f64), String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads).map(|_| scope.spawn(one_thread)).collect();
+        barrier.wait();
+        std::thread::sleep(duration);
+        stop.store(true, Ordering::Relaxed);
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err("a thread panicked".into())))
+            .collect()
+    });
+    let mut per_thread = Vec::with_capacity(threads);
+    let mut seconds = Vec::with_capacity(threads);
+    for r in results {
+        let (n, t) = r?;
+        per_thread.push(n);
+        seconds.push(t);
+    }
+    Ok(ScaleRun {
+        subject: d.id.clone(),
+        operation: op,
+        threads,
+        per_thread,
+        seconds,
+    })
 }

@@ -12,7 +12,7 @@ pub mod driver;
 pub mod memory;
 pub mod protocol;
 
-pub use protocol::{ClockInfo, Event, OpMeasurement, OpMemory};
+pub use protocol::{ClockInfo, Event, OpMeasurement, OpMemory, ScaleRun};
 
 use clap::{Parser, Subcommand};
 use cryptoscope_catalogue::gate::{self, Encapsulation, KatDepth, KatEntry};
@@ -89,6 +89,18 @@ enum Cmd {
         /// Only these operations (comma-separated).
         #[arg(long)]
         ops: Option<String>,
+    },
+    /// Throughput of one operation on N threads, each with its own keys and buffers.
+    Scale {
+        #[arg(long)]
+        subject: String,
+        #[arg(long)]
+        op: String,
+        #[arg(long)]
+        threads: usize,
+        /// Seconds to run (each thread finishes the call in progress).
+        #[arg(long)]
+        duration: f64,
     },
     /// Measure the operations of one subject.
     Measure {
@@ -225,6 +237,31 @@ pub fn worker_main(subjects: fn() -> Vec<Subject>) -> ! {
             if let Err(e) = driver::run_loop(find(&subject), op, iterations, marker) {
                 eprintln!("error: {e}");
                 std::process::exit(1);
+            }
+        }
+        Cmd::Scale {
+            subject,
+            op,
+            threads,
+            duration,
+        } => {
+            let op = cryptoscope_catalogue::Operation::parse(&op)
+                .unwrap_or_else(|| fail(format!("unknown operation `{op}`")));
+            if threads == 0 || !(duration > 0.0 && duration.is_finite()) {
+                fail("--threads must be at least 1 and --duration positive".into());
+            }
+            match driver::scale_subject(
+                find(&subject),
+                op,
+                threads,
+                std::time::Duration::from_secs_f64(duration),
+            ) {
+                Ok(r) => emit(&Event::Scaled(r)),
+                Err(e) => emit(&Event::OpFailed {
+                    subject,
+                    operation: op,
+                    error: e,
+                }),
             }
         }
         Cmd::Memory { subject, calls, ops } => {

@@ -41,6 +41,18 @@ pub struct OpMemory {
     pub heap: crate::memory::HeapStats,
 }
 
+/// Calls completed by each thread of a throughput run (`scale`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ScaleRun {
+    pub subject: String,
+    pub operation: Operation,
+    pub threads: usize,
+    /// Calls each thread completed.
+    pub per_thread: Vec<u64>,
+    /// Each thread's time from the common start to its last completed call, seconds.
+    pub seconds: Vec<f64>,
+}
+
 /// One line of worker output.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case")]
@@ -58,6 +70,7 @@ pub enum Event {
     },
     Measured(OpMeasurement),
     Memory(OpMemory),
+    Scaled(ScaleRun),
     /// An operation failed while being measured (it gets no number).
     OpFailed {
         subject: String,
