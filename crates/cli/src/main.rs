@@ -105,6 +105,10 @@ enum Cmd {
     /// Print one stored run: environment and results (RUN: id, unique prefix or `latest`).
     Show {
         run: String,
+        /// Also print speed-ups against this implementation of each algorithm (`clean`,
+        /// or provider/impl such as `pqclean/clean`; default: the run's own --baseline).
+        #[arg(long, value_name = "IMPL")]
+        baseline: Option<String>,
         #[command(flatten)]
         db: DbArg,
     },
@@ -229,6 +233,11 @@ struct RunArgs {
     /// `compare group:A group:B` treat a group as one run.
     #[arg(long, value_name = "NAME")]
     group: Option<String>,
+    /// Also print each median as a speed-up against this implementation of the same
+    /// algorithm: `clean` (PQClean's portable code, the study's reference) or
+    /// provider/impl such as `pqclean/clean`.
+    #[arg(long, value_name = "IMPL")]
+    baseline: Option<String>,
     /// Also measure heap and stack of every operation, in a pass of its own before timing
     /// (what `cryptoscope memory` does).
     #[arg(long)]
@@ -305,6 +314,7 @@ fn cmd_scale(sa: &ScaleArgs, quiet: bool) -> Result<i32> {
         db: sa.db.clone(),
         shard: None,
         group: None,
+        baseline: None,
         memory: false,
         memory_only: false,
         memory_calls: 3,
@@ -386,6 +396,7 @@ fn cmd_memory(m: &MemoryArgs, quiet: bool) -> Result<i32> {
         db: m.db.clone(),
         shard: None,
         group: None,
+        baseline: None,
         memory: true,
         memory_only: true,
         memory_calls: m.calls,
@@ -704,6 +715,20 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
             return Err(usage(format!("--shard {k}/{n}: this slice of the selection is empty")));
         }
     }
+    if let Some(b) = &a.baseline {
+        if !picked.iter().any(|d| match b.split_once('/') {
+            Some((p, i)) => d.provider == p && d.implementation == i,
+            None => d.implementation == *b,
+        }) {
+            let mut known: Vec<String> = picked.iter().map(|d| d.implementation.clone()).collect();
+            known.sort();
+            known.dedup();
+            return Err(usage(format!(
+                "--baseline {b}: no selected subject has that implementation (selected: {})",
+                known.join(", ")
+            )));
+        }
+    }
     let clock = Clock::new(ClockChoice::Auto);
     let budget = Duration::from_secs_f64(a.time_budget.unwrap_or(if a.quick { 1.0 } else { 12.0 }));
     let mut plan = if a.quick {
@@ -728,6 +753,10 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
         cpu: a.cpu,
         tsc_hz: clock.tsc_hz(),
         timeout: Duration::from_secs_f64(a.gate.timeout),
+        run_start_unix_ms: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs_f64() * 1e3)
+            .unwrap_or(0.0),
     };
     let depth = gate_settings_depth(&a.gate, a.quick);
     let gsettings = gating::GateSettings {
@@ -765,6 +794,7 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
             a.quick,
             &depth,
             a.samples.map_or(a.rounds, |n| a.rounds.min(n)),
+            a.baseline.clone(),
         ),
         environment: env,
         results: Vec::new(),
@@ -922,6 +952,14 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
     pb.finish();
     run_file.finished_at = util::now_utc().0;
     run_file.results = rows;
+    // Did the machine hold its speed? Level shifts in any operation's samples say no.
+    let (shifts, stability) = run::shifts_of(&run_file.results);
+    if timing {
+        run_file.environment.stability = Some(stability.clone());
+        if let Err(e) = store.set_environment(&run_id, &run_file.environment) {
+            store_error.get_or_insert(e.to_string());
+        }
+    }
     if let Err(e) = store.finish_run(&run_id, &run_file.finished_at) {
         store_error.get_or_insert(e.to_string());
     }
@@ -930,6 +968,13 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
 
     if timing {
         print!("{}", table::results(&run_file.results));
+        if let Some(t) = a
+            .baseline
+            .as_deref()
+            .and_then(|b| table::speedups(&run_file.results, b))
+        {
+            print!("\nSpeed-up against {}:\n{t}", a.baseline.as_deref().unwrap_or_default());
+        }
     }
     if let Some(ss) = &a.scale {
         let e = &run_file.environment;
@@ -990,17 +1035,30 @@ implementation's own named functions where they can be told apart (see --json fo
             .unwrap_or_default(),
         e.perf_core_cycles
     );
-    let shifted = run_file
-        .results
-        .iter()
-        .filter(|r| {
-            !cryptoscope_measure::shifts::level_shifts(&r.raw_ns, cryptoscope_report::html::SHIFT_RATIO).is_empty()
-        })
-        .count();
-    if shifted > 0 {
+    if !shifts.is_empty() {
         println!(
-            "Note: {shifted} operations changed speed by 10% or more while being measured (a noisy machine); the report marks where."
+            "Unstable machine: {} of {} operations changed speed by 10% or more while being measured (largest x{:.2}); \
+the report marks where. {}:",
+            stability.shifted_operations,
+            stability.operations,
+            stability.largest_change,
+            if shifts.len() > 5 { "The first five" } else { "When" }
         );
+        for (i, sh) in shifts.iter().take(5) {
+            let r = &run_file.results[*i];
+            let when: Vec<String> = sh
+                .iter()
+                .map(|s| {
+                    let t = r
+                        .raw_t_s
+                        .get(s.at)
+                        .map(|t| format!("{t:.1} s into the run"))
+                        .unwrap_or_default();
+                    format!("x{:.2} at sample {} ({t})", s.after / s.before, s.at)
+                })
+                .collect();
+            println!("  {} {}: {}", r.subject, r.operation, when.join(", "));
+        }
     }
     let report_file = out_file.with_extension("html");
     let report_note = match write_report(std::slice::from_ref(&run_file), &report_file) {
@@ -1108,7 +1166,7 @@ fn cmd_runs(db: &DbArg) -> Result<i32> {
     Ok(0)
 }
 
-fn cmd_show(run: &str, db: &DbArg) -> Result<i32> {
+fn cmd_show(run: &str, baseline: Option<&str>, db: &DbArg) -> Result<i32> {
     let mut store = open_store(db)?;
     let r = store.load(run).map_err(|e| usage(e.to_string()))?;
     let e = &r.environment;
@@ -1135,6 +1193,12 @@ fn cmd_show(run: &str, db: &DbArg) -> Result<i32> {
     );
     println!("command: {}\n", r.command.join(" "));
     print!("{}", table::results(&r.results));
+    if let Some(b) = baseline.or(r.config.baseline.as_deref()) {
+        match table::speedups(&r.results, b) {
+            Some(t) => print!("\nSpeed-up against {b}:\n{t}"),
+            None => println!("\nNo measured subject of this run is the baseline `{b}`."),
+        }
+    }
     Ok(0)
 }
 
@@ -1217,7 +1281,7 @@ fn main() {
         Cmd::Scale(sa) => cmd_scale(sa, cli.quiet),
         Cmd::Runs { db } => cmd_runs(db),
         Cmd::Report { runs, out, db } => cmd_report(runs, out.as_deref(), db),
-        Cmd::Show { run, db } => cmd_show(run, db),
+        Cmd::Show { run, baseline, db } => cmd_show(run, baseline.as_deref(), db),
         Cmd::Export { run, format, out, db } => cmd_export(run, format, out.as_deref(), db),
         Cmd::Compare {
             runs,

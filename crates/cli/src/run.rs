@@ -21,10 +21,12 @@ pub struct MeasureSettings {
     pub cpu: Option<usize>,
     pub tsc_hz: Option<f64>,
     pub timeout: Duration,
+    /// When the run started, milliseconds since the Unix epoch (sample times are relative to it).
+    pub run_start_unix_ms: f64,
 }
 
 /// A result row from a measured operation.
-pub fn row_from(d: &Descriptor, verdict: &Verdict, m: OpMeasurement) -> ResultRow {
+pub fn row_from(d: &Descriptor, verdict: &Verdict, m: OpMeasurement, run_start_unix_ms: f64) -> ResultRow {
     let mut r = ResultRow::without_numbers(d, m.operation.as_str(), GateStatus::Pass, verdict.detail.clone());
     r.stop_reason = Some(m.samples.stop);
     r.cycle_source = Some(m.clock.cycle_source);
@@ -34,6 +36,8 @@ pub fn row_from(d: &Descriptor, verdict: &Verdict, m: OpMeasurement) -> ResultRo
     r.cpu = m.cpu;
     r.raw_cycles = m.samples.cycles;
     r.raw_ns = m.samples.ns;
+    let offset_s = (m.samples.started_unix_ms - run_start_unix_ms) / 1e3;
+    r.raw_t_s = m.samples.t_ns.iter().map(|t| offset_s + t / 1e9).collect();
     fill_statistics(&mut r);
     r
 }
@@ -81,6 +85,7 @@ pub fn merge_visit(acc: &mut ResultRow, visit: ResultRow) {
     acc.visits.push(visit.raw_ns.len());
     acc.raw_cycles.extend(visit.raw_cycles);
     acc.raw_ns.extend(visit.raw_ns);
+    acc.raw_t_s.extend(visit.raw_t_s);
     acc.stop_reason = visit.stop_reason;
     fill_statistics(acc);
 }
@@ -124,7 +129,7 @@ pub fn measure(
     let mut rows: Vec<ResultRow> = Vec::new();
     let outcome = workers::call(bin, &args, s.timeout, &mut |ev| {
         let mut row = match ev {
-            Event::Measured(m) => row_from(d, verdict, m),
+            Event::Measured(m) => row_from(d, verdict, m, s.run_start_unix_ms),
             Event::OpFailed { operation, error, .. } => ResultRow::without_numbers(
                 d,
                 operation.as_str(),
@@ -164,6 +169,7 @@ pub fn config_echo(
     quick: bool,
     depth: &str,
     rounds: usize,
+    baseline: Option<String>,
 ) -> RunConfig {
     RunConfig {
         suites: sel.suites.clone(),
@@ -178,5 +184,46 @@ pub fn config_echo(
         kat_depth: depth.into(),
         timeout_s: s.timeout.as_secs_f64(),
         rounds,
+        baseline,
     }
+}
+
+/// Level shifts of every measured row, by the method of `cryptoscope_measure::shifts`
+/// with the report's threshold: (row index, shifts). Also the stability verdict.
+pub fn shifts_of(
+    rows: &[ResultRow],
+) -> (
+    Vec<(usize, Vec<cryptoscope_measure::shifts::Shift>)>,
+    cryptoscope_measure::env::Stability,
+) {
+    let ratio = cryptoscope_report::html::SHIFT_RATIO;
+    let mut out = Vec::new();
+    let mut largest: f64 = 1.0;
+    let mut examined = 0;
+    for (i, r) in rows.iter().enumerate() {
+        if r.raw_ns.is_empty() {
+            continue;
+        }
+        examined += 1;
+        let sh = cryptoscope_measure::shifts::level_shifts(&r.raw_ns, ratio);
+        for s in &sh {
+            if s.before > 0.0 && s.after > 0.0 {
+                largest = largest.max(s.after / s.before).max(s.before / s.after);
+            }
+        }
+        if !sh.is_empty() {
+            out.push((i, sh));
+        }
+    }
+    let stability = cryptoscope_measure::env::Stability {
+        stable: out.is_empty(),
+        shifted_operations: out.len(),
+        operations: examined,
+        largest_change: largest,
+        method: format!(
+            "binary segmentation of block medians (Scott & Knott), a level change of {:.0}% or more counts",
+            ratio * 100.0
+        ),
+    };
+    (out, stability)
 }

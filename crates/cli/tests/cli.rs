@@ -218,10 +218,30 @@ fn quick_run_writes_the_documented_json() {
     ] {
         assert!(!env[k].is_null(), "environment.{k}");
     }
+    // The stability verdict: stated method, every measured operation examined.
+    let st = &env["stability"];
+    assert!(st["method"].as_str().unwrap().contains("binary segmentation"), "{st}");
+    assert_eq!(st["operations"], 8);
+    assert_eq!(st["stable"], st["shifted_operations"] == 0);
     let results = run["results"].as_array().unwrap();
     // ML-KEM-768 pqclean clean+avx2 (3 ops each) + X25519 openssl (2 ops).
     assert_eq!(results.len(), 8, "{results:?}");
     for r in results {
+        // Every sample has its time in the run, increasing within each visit.
+        let t: Vec<f64> = r["raw_t_s"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        assert_eq!(t.len(), r["raw_ns"].as_array().unwrap().len());
+        assert!(t.iter().all(|x| (0.0..600.0).contains(x)), "{t:?}");
+        let mut at = 0;
+        for v in r["visits"].as_array().unwrap() {
+            let v = v.as_u64().unwrap() as usize;
+            assert!(t[at..at + v].windows(2).all(|w| w[1] > w[0]));
+            at += v;
+        }
         for k in [
             "algorithm",
             "provider",
@@ -322,4 +342,49 @@ fn rounds_spread_and_merge_the_samples() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn speedups_against_a_baseline_implementation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("r.db");
+    let o = cryptoscope()
+        .args([
+            "run",
+            "--quiet",
+            "--quick",
+            "--rounds",
+            "1",
+            "--alg",
+            "NTRU-HRSS-701",
+            "--baseline",
+            "clean",
+            "--db",
+        ])
+        .arg(&db)
+        .arg("--json")
+        .arg(tmp.path().join("r.json"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
+    let out = stdout_of(&o);
+    assert!(out.contains("Speed-up against clean:"), "{out}");
+    // The AVX2 code against the portable code, for each of the three operations.
+    assert_eq!(out.matches("pqclean avx2").count(), 3, "{out}");
+    let o = cryptoscope()
+        .args(["show", "latest", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(
+        stdout_of(&o).contains("Speed-up against clean:"),
+        "the run remembers its baseline"
+    );
+    let o = cryptoscope()
+        .args(["run", "--quick", "--alg", "NTRU-HRSS-701", "--baseline", "ref"])
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr_of(&o).contains("--baseline ref"), "{}", stderr_of(&o));
 }

@@ -37,6 +37,23 @@ pub struct Environment {
     pub compilers: BTreeMap<String, String>,
     /// Provider libraries and their versions (name → version).
     pub libraries: BTreeMap<String, String>,
+    /// Whether the machine held its speed during the run (set when a run ends).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stability: Option<Stability>,
+}
+
+/// The verdict on the machine's speed over a run: unstable when any operation's samples
+/// changed level by the threshold or more while it was measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Stability {
+    pub stable: bool,
+    /// Operations with at least one level shift, and operations examined.
+    pub shifted_operations: usize,
+    pub operations: usize,
+    /// The largest change seen, as after/before (or before/after, whichever is above 1).
+    pub largest_change: f64,
+    /// The detector and its threshold.
+    pub method: String,
 }
 
 const INTERESTING_FLAGS: &[&str] = &[
@@ -166,6 +183,7 @@ pub fn capture(tsc_hz: Option<f64>, perf_status: &str) -> Environment {
         perf_core_cycles: perf_status.to_string(),
         compilers: BTreeMap::new(),
         libraries: BTreeMap::new(),
+        stability: None,
     }
 }
 

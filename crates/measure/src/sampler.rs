@@ -79,6 +79,12 @@ pub struct SampleSet {
     pub warmup_calls: usize,
     /// Wall time spent in warm-up and sampling, seconds.
     pub wall_s: f64,
+    /// When each sample started, nanoseconds after `started_unix_ms`.
+    #[serde(default)]
+    pub t_ns: Vec<f64>,
+    /// When sampling started (after warm-up), milliseconds since the Unix epoch.
+    #[serde(default)]
+    pub started_unix_ms: f64,
 }
 
 /// Runs `op` under `plan`, timing each call with `clock`.
@@ -102,7 +108,15 @@ pub fn sample<E>(clock: &Clock, plan: &Plan, mut op: impl FnMut() -> Result<(), 
     let mut ticks = Vec::with_capacity(plan.max_samples);
     let mut scratch = Vec::with_capacity(plan.max_samples);
     let mut next_check = plan.min_samples.max(1);
+    let mut t_ns = Vec::with_capacity(plan.max_samples);
+    let started_unix_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64() * 1e3)
+        .unwrap_or(0.0);
+    let sampling = Instant::now();
     let stop = loop {
+        // Outside the timed region: costs the run a few tens of ns per sample, not the sample.
+        t_ns.push(sampling.elapsed().as_nanos() as f64);
         let a = clock.start();
         let r = op();
         let b = clock.stop();
@@ -136,6 +150,8 @@ pub fn sample<E>(clock: &Clock, plan: &Plan, mut op: impl FnMut() -> Result<(), 
         stop,
         warmup_calls,
         wall_s: begin.elapsed().as_secs_f64(),
+        t_ns,
+        started_unix_ms,
     })
 }
 
@@ -166,6 +182,47 @@ mod tests {
         assert!(s.cycles.len() >= 50 && s.cycles.len() <= 300);
         assert_eq!(s.cycles.len(), s.ns.len());
         assert!(s.cycles.iter().all(|&c| c >= 0.0));
+    }
+
+    /// A synthetic subject that becomes twice as slow half-way: through the real sampler
+    /// and the run's shift detector, the change is found where it happened, and every
+    /// sample carries its time.
+    #[test]
+    fn a_subject_that_slows_down_half_way_is_flagged_when_it_happened() {
+        let clock = Clock::new(ClockChoice::Tsc);
+        let n = 400;
+        let plan = Plan {
+            min_samples: n,
+            max_samples: n,
+            target_rel_ci: 0.0,
+            budget: Duration::from_secs(60),
+            warmup: Duration::ZERO,
+            floor_samples: n,
+        };
+        let mut calls = 0usize;
+        let mut x = 0u64;
+        let s = sample::<()>(&clock, &plan, || {
+            let work = if calls < n / 2 { 20_000u64 } else { 40_000 };
+            calls += 1;
+            for i in 0..work {
+                x = x.wrapping_mul(31).wrapping_add(std::hint::black_box(i));
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(s.ns.len(), n);
+        assert_eq!(s.t_ns.len(), n);
+        assert!(s.t_ns.windows(2).all(|w| w[1] > w[0]), "sample times increase");
+        assert!(s.started_unix_ms > 1.6e12, "a wall-clock start");
+        let shifts = crate::shifts::level_shifts(&s.ns, 0.10);
+        let half = shifts
+            .iter()
+            .find(|sh| (n / 2 - 20..=n / 2 + 20).contains(&sh.at))
+            .unwrap_or_else(|| panic!("no shift near sample {}: {shifts:?}", n / 2));
+        let ratio = half.after / half.before;
+        assert!((1.5..2.6).contains(&ratio), "{ratio}");
+        // The slow half starts after the fast half's time.
+        assert!(s.t_ns[half.at] > s.t_ns[n / 2 - 21]);
     }
 
     #[test]

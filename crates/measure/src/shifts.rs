@@ -6,7 +6,9 @@
 //! (Scott & Knott 1974) then finds the split of the block medians that maximises the
 //! difference between the means of the two sides (the least-squares change point); it is
 //! accepted when that difference is at least `min_ratio` (relative) and each side spans at
-//! least two blocks, and the search recurses into both sides (depth 4). Pure function.
+//! least two blocks, and the search recurses into both sides (depth 4). A cut is reported
+//! when the medians of the segments on either side of it still differ by `min_ratio` or
+//! more. Pure function.
 
 use serde::{Deserialize, Serialize};
 
@@ -51,6 +53,9 @@ pub fn level_shifts(samples: &[f64], min_ratio: f64) -> Vec<Shift> {
             before: median(&samples[w[0] * block..(w[1] * block).min(n)]),
             after: median(&samples[w[1] * block..(w[2] * block).min(n)]),
         })
+        // Between neighbouring segments the change must still reach the threshold (a cut
+        // found inside a wider segment can separate two levels that are close).
+        .filter(|s| s.before > 0.0 && s.after > 0.0 && (s.after / s.before).max(s.before / s.after) >= 1.0 + min_ratio)
         .collect()
 }
 

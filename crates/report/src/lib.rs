@@ -69,6 +69,9 @@ pub struct RunConfig {
     /// Visits per subject (`--rounds`); 1 in files written before rounds were recorded.
     #[serde(default = "one")]
     pub rounds: usize,
+    /// Implementation speed-ups are expressed against (`run --baseline`), if any.
+    #[serde(default)]
+    pub baseline: Option<String>,
 }
 
 fn one() -> usize {
@@ -124,6 +127,9 @@ pub struct ResultRow {
     /// first `visits[0]` samples are the first visit, and so on. Empty for one visit.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub visits: Vec<usize>,
+    /// When each sample started, seconds after the run started (same order as `raw_ns`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub raw_t_s: Vec<f64>,
     /// Memory pass (`cryptoscope memory`, `run --memory`): counted calls; every memory
     /// figure is the largest over them. `null` when the pass did not run.
     #[serde(default)]
@@ -259,6 +265,7 @@ impl ResultRow {
             raw_cycles: Vec::new(),
             raw_ns: Vec::new(),
             visits: Vec::new(),
+            raw_t_s: Vec::new(),
             memory_calls: None,
             stack_bytes: None,
             heap_allocations: None,

@@ -206,6 +206,58 @@ pub fn memory(rows: &[ResultRow]) -> String {
     render(&header, &table, &right)
 }
 
+/// Whether `r` is the baseline named by `spec`: an implementation (`clean`) or a
+/// provider and implementation (`pqclean/clean`).
+pub fn is_baseline(r: &ResultRow, spec: &str) -> bool {
+    match spec.split_once('/') {
+        Some((p, i)) => r.provider == p && r.implementation == i,
+        None => r.implementation == spec,
+    }
+}
+
+/// Speed-ups against a baseline implementation of the same algorithm (the study's
+/// "speed-up relative to the reference"): median time of the baseline / median time of
+/// the subject, per operation. `None` when no measured row is a baseline.
+pub fn speedups(rows: &[ResultRow], spec: &str) -> Option<String> {
+    let measured = |r: &&ResultRow| r.gate == GateStatus::Pass && r.median_ns.is_some();
+    let mut body = Vec::new();
+    for base in rows.iter().filter(measured).filter(|r| is_baseline(r, spec)) {
+        let b = base.median_ns?;
+        for r in rows
+            .iter()
+            .filter(measured)
+            .filter(|r| r.algorithm == base.algorithm && r.operation == base.operation && r.subject != base.subject)
+        {
+            let t = r.median_ns?;
+            body.push(vec![
+                r.algorithm.clone(),
+                r.operation.clone(),
+                format!("{} {}", r.provider, r.implementation),
+                duration(t),
+                format!("{} {}", base.provider, base.implementation),
+                duration(b),
+                format!("×{:.2}", b / t),
+            ]);
+        }
+    }
+    if body.is_empty() {
+        return None;
+    }
+    Some(render(
+        &[
+            "algorithm",
+            "op",
+            "subject",
+            "median time",
+            "baseline",
+            "baseline time",
+            "speed-up",
+        ],
+        &body,
+        &[false, false, false, true, false, true, true],
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -224,5 +276,35 @@ mod tests {
         let lines: Vec<&str> = t.lines().collect();
         assert_eq!(lines[0], "a    bb");
         assert_eq!(lines[2], "xxx   1");
+    }
+
+    #[test]
+    fn speedups_against_a_baseline_implementation() {
+        let d = |imp: &str| {
+            cryptoscope_catalogue::descriptor::Descriptor::catalogued(
+                "ML-KEM-768",
+                "pqclean",
+                imp,
+                "v".into(),
+                "b".into(),
+                cryptoscope_catalogue::descriptor::Sizes {
+                    public_key: 1184,
+                    secret_key: 2400,
+                    ciphertext: 1088,
+                    shared_secret: 32,
+                },
+                cryptoscope_catalogue::descriptor::Randomness::Harness,
+            )
+        };
+        let row = |imp: &str, ns: f64| {
+            let mut r = ResultRow::without_numbers(&d(imp), "encaps", GateStatus::Pass, "");
+            r.median_ns = Some(ns);
+            r
+        };
+        let rows = vec![row("clean", 140_000.0), row("avx2", 35_000.0)];
+        let t = speedups(&rows, "clean").unwrap();
+        assert!(t.contains("×4.00") && t.contains("pqclean avx2"), "{t}");
+        assert!(speedups(&rows, "pqclean/clean").is_some());
+        assert!(speedups(&rows, "ref").is_none());
     }
 }

@@ -20,9 +20,10 @@
 //!   stack_bytes, heap_*, code_bytes, code_bytes_method, scaling, scale_knee_threads)` —
 //!   one row per (subject, operation), committed as soon as it is measured (memory
 //!   columns: schema version 4; `scaling`, JSON text, and the knee: version 5)
-//! - `samples(run_id, subject_id, operation, cycles, ns, visits)` — raw samples as
+//! - `samples(run_id, subject_id, operation, cycles, ns, visits, t)` — raw samples as
 //!   little-endian f64 arrays; `visits` (schema version 3) is the JSON array of visit
-//!   lengths of a run measured in rounds, NULL for one visit
+//!   lengths of a run measured in rounds, NULL for one visit; `t` (version 6) the start
+//!   of each sample in seconds after the run started
 //!
 //! The store never measures and never prints.
 
@@ -35,7 +36,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// Current schema version.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// A store operation failed.
 #[derive(Debug, Error)]
@@ -153,6 +154,9 @@ ALTER TABLE results ADD COLUMN code_bytes_method TEXT;
 ALTER TABLE results ADD COLUMN scaling TEXT;
 ALTER TABLE results ADD COLUMN scale_knee_threads INTEGER;
 "#,
+    r#"
+ALTER TABLE samples ADD COLUMN t BLOB;
+"#,
 ];
 
 /// The same schema for PostgreSQL (identity keys, BYTEA, DOUBLE PRECISION, an explicit
@@ -207,6 +211,9 @@ ALTER TABLE results ADD COLUMN code_bytes_method TEXT;
     r#"
 ALTER TABLE results ADD COLUMN scaling TEXT;
 ALTER TABLE results ADD COLUMN scale_knee_threads BIGINT;
+"#,
+    r#"
+ALTER TABLE samples ADD COLUMN t BYTEA;
 "#,
 ];
 
@@ -479,6 +486,38 @@ impl Store {
         })
     }
 
+    /// Replaces a run's environment (a run learns whether the machine was stable only when
+    /// it ends).
+    pub fn set_environment(
+        &mut self,
+        run_id: &str,
+        env: &cryptoscope_measure::env::Environment,
+    ) -> Result<(), StoreError> {
+        let env_json = serde_json::to_string(env).map_err(|e| StoreError::Decode(e.to_string()))?;
+        self.db.transaction(|db| {
+            db.execute(
+                "INSERT INTO environments (hostname, cpu_model, json) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
+                &[
+                    env.hostname.clone().into(),
+                    env.cpu_model.clone().into(),
+                    env_json.clone().into(),
+                ],
+            )?;
+            let env_id = one(
+                db.query(
+                    "SELECT id FROM environments WHERE json = ?1",
+                    &[env_json.clone().into()],
+                )?,
+                "environment",
+            )?[0]
+                .clone();
+            db.execute(
+                "UPDATE runs SET environment_id = ?2 WHERE id = ?1",
+                &[run_id.into(), env_id],
+            )
+        })
+    }
+
     /// Stores one (subject, operation) result with its raw samples, in one transaction.
     pub fn add_result(&mut self, run_id: &str, row: &ResultRow) -> Result<(), StoreError> {
         let v = serde_json::to_value(row).map_err(|e| StoreError::Decode(e.to_string()))?;
@@ -527,9 +566,9 @@ impl Store {
             );
             db.execute(&sql, &values)?;
             db.execute(
-                "INSERT INTO samples (run_id, subject_id, operation, cycles, ns, visits) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                "INSERT INTO samples (run_id, subject_id, operation, cycles, ns, visits, t) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
                  ON CONFLICT (run_id, subject_id, operation)
-                 DO UPDATE SET cycles = excluded.cycles, ns = excluded.ns, visits = excluded.visits",
+                 DO UPDATE SET cycles = excluded.cycles, ns = excluded.ns, visits = excluded.visits, t = excluded.t",
                 &[
                     run_id.into(),
                     subject_id,
@@ -540,6 +579,7 @@ impl Store {
                         true => Param::Null,
                         false => Param::Text(serde_json::to_string(&row.visits).map_err(|e| StoreError::Decode(e.to_string()))?),
                     },
+                    to_blob(&row.raw_t_s).into(),
                 ],
             )
         })
@@ -666,7 +706,7 @@ impl Store {
         let sql = format!(
             "SELECT s.subject, s.algorithm, s.family, s.provider, s.provider_version, s.implementation, s.algorithm_version,
                     b.description, s.nist_level, s.classical_bits, s.public_key, s.secret_key, s.ciphertext, s.shared_secret,
-                    x.operation, m.cycles, m.ns, m.visits, {cols}
+                    x.operation, m.cycles, m.ns, m.visits, m.t, {cols}
              FROM results x JOIN subjects s ON s.id = x.subject_id JOIN builds b ON b.id = s.build_id
              LEFT JOIN samples m ON m.run_id = x.run_id AND m.subject_id = x.subject_id AND m.operation = x.operation
              WHERE x.run_id = ?1 ORDER BY {order}"
@@ -710,8 +750,9 @@ impl Store {
             if let Param::Text(t) = &r[17] {
                 m.insert("visits".into(), serde_json::from_str(t).map_err(dec)?);
             }
+            m.insert("raw_t_s".into(), serde_json::to_value(blob(&r[18])?).map_err(dec)?);
             for (i, c) in RESULT_COLUMNS.iter().enumerate() {
-                let v = match (&r[18 + i], JSON_COLUMNS.contains(c)) {
+                let v = match (&r[19 + i], JSON_COLUMNS.contains(c)) {
                     (Param::Text(t), true) => serde_json::from_str(t).map_err(dec)?,
                     (p, _) => value_of(p),
                 };

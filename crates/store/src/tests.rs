@@ -60,6 +60,7 @@ fn a_run_round_trips_with_raw_samples() {
         .unwrap();
     let mut visited = row("ML-KEM-768", "encaps", &[20.5, 21.25, 19.0, 22.0]);
     visited.visits = vec![1, 2, 1];
+    visited.raw_t_s = vec![0.5, 0.75, 3.0, 3.25];
     visited.stack_bytes = Some(3_168);
     visited.heap_allocations = Some(2);
     visited.heap_peak_bytes = Some(472);
