@@ -312,7 +312,9 @@ pub fn render(runs: &[RunFile]) -> String {
         }
         // One chart per (family, operation).
         let groups = op_groups(run.results.iter());
-        s.push_str("<h3>Time per operation</h3>");
+        if run.results.iter().any(|r| r.median_ns.is_some()) {
+            s.push_str("<h3>Time per operation</h3>");
+        }
         for (family, op) in &groups {
             let bars: Vec<Bar> = run
                 .results
