@@ -76,7 +76,8 @@ end = freed and step(850_000, 10**9, 1, freed + 1)
 if end:
     window = snaps[freed:end]
     kept = len(window)
-    stack = max(s for _, s in window) - snaps[alloc][1]
+    if kept >= 5:  # fewer snapshots say nothing about the stack
+        stack = max(s for _, s in window) - snaps[alloc][1]
 
 row = next(r for r in json.load(open(ours))["results"] if r["operation"] == op)
 fmt = lambda v: "n/a" if v is None else f"{v:,} B"

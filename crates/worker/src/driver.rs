@@ -238,9 +238,10 @@ pub fn run_loop(subject: &Subject, op: Operation, n: u64, marker: bool) -> Resul
 }
 
 /// Prepares inputs like [`measure_subject`], then measures each operation of `subject`
-/// (all, or `only`) `calls` times (once when a call takes over a second): its stack on a
-/// painted stack, and its heap after a call that lets one-time and per-thread
-/// initialisation happen outside the count; the largest figure of each kind is kept.
+/// (all, or `only`) `calls` times (once when a measurement takes over two seconds): stack
+/// and heap of a second call on a fresh thread with a painted stack, the first letting
+/// one-time and per-thread initialisation happen outside the figures; the largest figure
+/// of each kind is kept.
 pub fn memory_subject(
     subject: &Subject,
     calls: usize,
@@ -292,11 +293,10 @@ pub fn memory_subject(
             harness_stack_bytes: harness,
             heap: Default::default(),
         };
-        // One pass of the operation on the painted stack: `Some(heap)` counts the heap of a
-        // second call on one thread, `None` measures the stack of a first call.
+        // One measurement of the operation on the painted stack: stack and heap of a
+        // second call on a fresh thread.
         let mut call = |f: &mut dyn FnMut() -> Result<(), cryptoscope_catalogue::OpError>,
-                        stack: &mut PaintedStack,
-                        count: Option<HeapCounter>|
+                        stack: &mut PaintedStack|
          -> Result<Option<crate::memory::Usage>, String> {
             let mut r = Ok(());
             let mut g = || {
@@ -304,14 +304,9 @@ pub fn memory_subject(
                     r = f();
                 }
             };
-            let u = match count {
-                Some(h) => stack.run_counting_heap(h, &mut g).map(|h| crate::memory::Usage {
-                    stack_bytes: 0,
-                    heap: Some(h),
-                }),
-                None => stack.run(&mut g),
-            }
-            .map_err(|e| format!("cannot run on a painted stack: {e}"))?;
+            let u = stack
+                .measure(Some(heap), &mut g)
+                .map_err(|e| format!("cannot run on a painted stack: {e}"))?;
             match r {
                 Ok(()) => Ok(Some(u)),
                 Err(e) => {
@@ -320,47 +315,32 @@ pub fn memory_subject(
                 }
             }
         };
-        let mut per_call = |stack: &mut PaintedStack,
-                            count: Option<HeapCounter>|
-         -> Result<Option<crate::memory::Usage>, String> {
+        let mut per_call = |stack: &mut PaintedStack| -> Result<Option<crate::memory::Usage>, String> {
             match (subject, op) {
-                (Subject::Kem(k), Operation::Keypair) => call(&mut || k.keypair(&mut pk2, &mut sk2), stack, count),
-                (Subject::Kem(k), Operation::Encaps) => call(&mut || k.encaps(&mut ct2, &mut ss2, &pk), stack, count),
+                (Subject::Kem(k), Operation::Keypair) => call(&mut || k.keypair(&mut pk2, &mut sk2), stack),
+                (Subject::Kem(k), Operation::Encaps) => call(&mut || k.encaps(&mut ct2, &mut ss2, &pk), stack),
                 (Subject::Kem(k), Operation::Decaps) => match k.decapsulator(&sk) {
-                    Ok(mut dec) => call(&mut || dec.decaps(&mut ss2, &ct), stack, count),
+                    Ok(mut dec) => call(&mut || dec.decaps(&mut ss2, &ct), stack),
                     Err(e) => Err(e.to_string()),
                 },
-                (Subject::Kex(k), Operation::Keypair) => call(&mut || k.keypair(&mut pk2, &mut sk2), stack, count),
+                (Subject::Kex(k), Operation::Keypair) => call(&mut || k.keypair(&mut pk2, &mut sk2), stack),
                 (Subject::Kex(k), Operation::Exchange) => match k.exchanger(&sk) {
-                    Ok(mut ex) => call(&mut || ex.exchange(&mut ss2, &pk), stack, count),
+                    Ok(mut ex) => call(&mut || ex.exchange(&mut ss2, &pk), stack),
                     Err(e) => Err(e.to_string()),
                 },
                 _ => Err(format!("{} has no operation {}", d.id, op.as_str())),
             }
         };
-        // Each round: the stack of a first call on a fresh thread, then the heap of a second
-        // call on another thread (after a call that lets per-thread state settle). The
-        // first round's duration decides the number of rounds.
+        // The first measurement's duration decides how many there are.
         let t = Instant::now();
         let mut failure = None;
         let mut n = calls.max(1);
         let mut i = 0;
         while i < n && failure.is_none() {
-            let stack_use = match per_call(&mut stack, None) {
-                Ok(Some(u)) => u.stack_bytes,
-                Ok(None) => break,
-                Err(e) => {
-                    failure = Some(e);
-                    break;
-                }
-            };
-            if i == 0 && t.elapsed() > Duration::from_secs(1) {
-                n = 1;
-            }
-            match per_call(&mut stack, Some(heap)) {
+            match per_call(&mut stack) {
                 Ok(Some(u)) => {
                     worst.calls += 1;
-                    worst.stack_bytes = worst.stack_bytes.max(stack_use.saturating_sub(harness));
+                    worst.stack_bytes = worst.stack_bytes.max(u.stack_bytes.saturating_sub(harness));
                     let h = u.heap.unwrap_or_default();
                     let w = &mut worst.heap;
                     w.allocations = w.allocations.max(h.allocations);
@@ -372,6 +352,9 @@ pub fn memory_subject(
                 }
                 Ok(None) => break,
                 Err(e) => failure = Some(e),
+            }
+            if i == 0 && t.elapsed() > Duration::from_secs(2) {
+                n = 1;
             }
             i += 1;
         }

@@ -4,8 +4,10 @@
 //!   malloc family counts between `cryptoscope_heap_begin` and `cryptoscope_heap_end`.
 //!   C code and Rust code (the system allocator calls malloc) are both seen.
 //! - Stack: the operation runs on a thread whose stack we allocate and paint with a
-//!   pattern (the pqm4 method). After the call the lowest overwritten word marks the
-//!   high-water mark; the stack pointer on entry to the measured call is the top. The
+//!   pattern (the pqm4 method). A first call lets initialisation happen; the stack below
+//!   the thread's stack pointer is then painted again and the operation called a second
+//!   time. The lowest overwritten word marks the high-water mark; the stack pointer on
+//!   entry to the measured call is the top. The
 //!   harness's own frames (the call through the closure) are measured with an empty
 //!   operation and subtracted; [`calibrate`] runs functions of known stack use through
 //!   the same path to state the method's error.
@@ -129,25 +131,17 @@ impl PaintedStack {
         unsafe { std::slice::from_raw_parts_mut(self.base.add(GUARD).cast::<u64>(), STACK_SIZE / 8) }
     }
 
-    /// Runs `f` once on a fresh thread on this stack and returns its stack high-water mark.
-    pub fn run(&mut self, f: &mut dyn FnMut()) -> std::io::Result<Usage> {
-        self.run_on_thread(None, f)
-    }
-
-    /// Runs `f` twice on one fresh thread and counts the heap use of the second call only:
-    /// the first lets per-thread initialisation (OpenSSL's and AWS-LC's thread state)
-    /// happen outside the count, as it would in a long-running program. The stack figure
-    /// of such a run means nothing (the first call has dirtied the stack).
-    pub fn run_counting_heap(&mut self, heap: HeapCounter, f: &mut dyn FnMut()) -> std::io::Result<HeapStats> {
-        let u = self.run_on_thread(Some(heap), f)?;
-        Ok(u.heap.unwrap_or_default())
-    }
-
-    fn run_on_thread(&mut self, heap: Option<HeapCounter>, f: &mut dyn FnMut()) -> std::io::Result<Usage> {
+    /// Runs `f` twice on a fresh thread on this stack and measures the second call: its
+    /// stack high-water mark (the stack below the call is repainted after the first call)
+    /// and, with `heap`, its heap use. The first call lets one-time and per-thread
+    /// initialisation (tables, CPU dispatch, OpenSSL's and AWS-LC's thread state) happen
+    /// outside the figures, as it would in a long-running program.
+    pub fn measure(&mut self, heap: Option<HeapCounter>, f: &mut dyn FnMut()) -> std::io::Result<Usage> {
         self.words().fill(PATTERN);
         let mut call = Call {
             f,
             heap,
+            paint_from: self.base as usize + GUARD,
             sp: 0,
             stats: None,
         };
@@ -167,12 +161,6 @@ impl PaintedStack {
             check(r)?;
             check(libc::pthread_join(t, std::ptr::null_mut()))?;
         }
-        if heap.is_some() {
-            return Ok(Usage {
-                stack_bytes: 0,
-                heap: call.stats,
-            });
-        }
         let lowest = self
             .words()
             .iter()
@@ -181,7 +169,7 @@ impl PaintedStack {
         let lowest_addr = self.base as usize + GUARD + lowest * 8;
         Ok(Usage {
             stack_bytes: call.sp.saturating_sub(lowest_addr) as u64,
-            heap: None,
+            heap: call.stats,
         })
     }
 }
@@ -204,26 +192,74 @@ fn check(r: i32) -> std::io::Result<()> {
 struct Call<'a> {
     f: &'a mut dyn FnMut(),
     heap: Option<HeapCounter>,
+    /// Lowest address of the painted stack.
+    paint_from: usize,
     sp: usize,
     stats: Option<HeapStats>,
 }
 
 extern "C" fn trampoline(arg: *mut c_void) -> *mut c_void {
-    // SAFETY: `arg` is the `Call` that `run` keeps alive until it has joined us.
+    // SAFETY: `arg` is the `Call` that `measure` keeps alive until it has joined us.
     let call = unsafe { &mut *arg.cast::<Call>() };
-    match call.heap {
-        Some(h) => {
-            enter(call.f);
-            h.begin();
-            enter(call.f);
-            call.stats = Some(h.end());
-        }
-        None => {
-            call.sp = stack_pointer();
-            enter(call.f);
-        }
+    enter(call.f);
+    if let Some(h) = call.heap {
+        h.begin();
+    }
+    // Everything below this frame is dead now: paint it again, without using the stack.
+    let sp = stack_pointer();
+    // SAFETY: [paint_from, sp) is this thread's own stack below its stack pointer, which
+    // no live frame uses; the routine writes no stack itself.
+    unsafe { paint_below(call.paint_from, sp) };
+    call.sp = stack_pointer();
+    enter(call.f);
+    if let Some(h) = call.heap {
+        call.stats = Some(h.end());
     }
     std::ptr::null_mut()
+}
+
+/// Fills [from, to) with the pattern in straight-line machine code that touches no stack.
+#[cfg(target_arch = "x86_64")]
+unsafe fn paint_below(from: usize, to: usize) {
+    let words = (to.saturating_sub(from)) / 8;
+    // SAFETY: the caller guarantees [from, to) is writable and unused; the direction flag
+    // is clear by the ABI.
+    unsafe {
+        std::arch::asm!(
+            "rep stosq",
+            inout("rdi") from => _,
+            inout("rcx") words => _,
+            in("rax") PATTERN,
+            options(nostack, preserves_flags)
+        );
+    }
+}
+
+/// Fills [from, to) with the pattern in straight-line machine code that touches no stack.
+#[cfg(target_arch = "aarch64")]
+unsafe fn paint_below(from: usize, to: usize) {
+    let end = from + (to.saturating_sub(from)) / 8 * 8;
+    if end <= from {
+        return;
+    }
+    // SAFETY: the caller guarantees [from, to) is writable and unused.
+    unsafe {
+        std::arch::asm!(
+            "2:",
+            "str {p}, [{a}], #8",
+            "cmp {a}, {e}",
+            "b.lo 2b",
+            a = inout(reg) from => _,
+            e = in(reg) end,
+            p = in(reg) PATTERN,
+            options(nostack)
+        );
+    }
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+unsafe fn paint_below(_from: usize, _to: usize) {
+    compile_error!("the painted-stack method needs a repaint routine for this architecture");
 }
 
 #[inline(never)]
@@ -256,7 +292,7 @@ fn stack_pointer() -> usize {
 /// Stack used by the harness itself (the call through `enter` and the closure) with an
 /// empty operation; subtracted from every figure.
 pub fn harness_bytes(stack: &mut PaintedStack) -> std::io::Result<u64> {
-    Ok(stack.run(&mut || {})?.stack_bytes)
+    Ok(stack.measure(None, &mut || {})?.stack_bytes)
 }
 
 /// Writes `N` bytes of stack and nothing else (beyond its own small frame).
@@ -277,7 +313,7 @@ pub fn calibrate(stack: &mut PaintedStack) -> std::io::Result<Vec<(u64, u64)>> {
         (16 * 1024, touch::<16384>),
         (256 * 1024, touch::<262144>),
     ] {
-        let u = stack.run(&mut || f())?;
+        let u = stack.measure(None, &mut || f())?;
         out.push((n, u.stack_bytes.saturating_sub(harness)));
     }
     Ok(out)
