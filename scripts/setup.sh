@@ -3,7 +3,7 @@
 # in release mode, and run the default suite (gate + measure, summary table, JSON results).
 #
 #   bash scripts/setup.sh            # install, build, run the default suite (~20 min)
-#   bash scripts/setup.sh --quick    # same with `run --quick` (~5 min)
+#   bash scripts/setup.sh --quick    # same with `run --quick --memory` (~3 min)
 #   bash scripts/setup.sh --no-run   # install and build only
 #
 # Extra arguments after the flags above are passed to `cryptoscope run`.

@@ -28,6 +28,13 @@ const CSV_COLUMNS: &[&str] = &[
     "secret_key",
     "ciphertext",
     "shared_secret",
+    "heap_allocations",
+    "heap_bytes",
+    "heap_peak_bytes",
+    "heap_retained_bytes",
+    "stack_bytes",
+    "code_bytes",
+    "scale_knee_threads",
     "provider_version",
     "build",
     "gate_detail",
@@ -178,6 +185,8 @@ mod tests {
         ok.ci95_low_ns = Some(25500.0);
         ok.ci95_high_ns = Some(25700.0);
         ok.samples = 40;
+        ok.stack_bytes = Some(17_368);
+        ok.heap_allocations = Some(0);
         let bad = ResultRow::without_numbers(&d, "decaps", GateStatus::Fail, "kat: digest | mismatch");
         RunFile {
             schema: crate::SCHEMA.into(),
@@ -204,6 +213,11 @@ mod tests {
             "{}",
             lines[1]
         );
+        let header: Vec<&str> = lines[0].split(',').collect();
+        let stack = header.iter().position(|c| *c == "stack_bytes").unwrap();
+        let heap = header.iter().position(|c| *c == "heap_allocations").unwrap();
+        let fields: Vec<&str> = lines[1].split(',').collect();
+        assert_eq!((fields[stack], fields[heap]), ("17368", "0"), "memory columns");
         assert!(
             lines[2].contains(",fail,0,,"),
             "a failed subject has empty statistics: {}",
