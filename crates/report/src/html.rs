@@ -515,6 +515,9 @@ fn scale_section(ri: usize, run: &RunFile) -> String {
     s
 }
 
+/// A per-row figure drawn as a chart.
+type Figure = fn(&ResultRow) -> Option<u64>;
+
 /// Heap and stack charts and table, when the run has a memory pass.
 fn memory_section(ri: usize, run: &RunFile) -> String {
     let rows: Vec<&ResultRow> = run
@@ -536,47 +539,26 @@ fn memory_section(ri: usize, run: &RunFile) -> String {
             .iter()
             .filter(|r| &r.family == family && &r.operation == op)
             .collect();
-        let stack: Vec<Bar> = of_op
-            .iter()
-            .filter_map(|r| {
-                Some((
-                    subject_label(r),
-                    r.stack_bytes? as f64,
-                    None,
-                    provider_colour(&r.provider),
-                ))
-            })
-            .filter(|b| b.1 > 0.0)
-            .collect();
-        if !stack.is_empty() {
-            let title = format!("{} {op}: stack high-water mark", family.to_uppercase());
-            s.push_str(&bar_chart(
-                &format!("chart-{ri}-stack-{family}-{op}"),
-                &title,
-                "bytes",
-                &stack,
-            ));
-        }
-        let heap: Vec<Bar> = of_op
-            .iter()
-            .filter_map(|r| {
-                Some((
-                    subject_label(r),
-                    r.heap_peak_bytes? as f64,
-                    None,
-                    provider_colour(&r.provider),
-                ))
-            })
-            .filter(|b| b.1 > 0.0)
-            .collect();
-        if !heap.is_empty() {
-            let title = format!("{} {op}: peak heap", family.to_uppercase());
-            s.push_str(&bar_chart(
-                &format!("chart-{ri}-heap-{family}-{op}"),
-                &title,
-                "bytes",
-                &heap,
-            ));
+        // One chart per figure; zero values are listed below instead (no zero on a log scale).
+        let figures: [(&str, &str, Figure); 2] = [
+            ("stack", "stack high-water mark", |r| r.stack_bytes),
+            ("heap", "peak heap", |r| r.heap_peak_bytes),
+        ];
+        for (key, what, value) in figures {
+            let bars: Vec<Bar> = of_op
+                .iter()
+                .filter_map(|r| Some((subject_label(r), value(r)? as f64, None, provider_colour(&r.provider))))
+                .filter(|b| b.1 > 0.0)
+                .collect();
+            if !bars.is_empty() {
+                let title = format!("{} {op}: {what}", family.to_uppercase());
+                s.push_str(&bar_chart(
+                    &format!("chart-{ri}-{key}-{family}-{op}"),
+                    &title,
+                    "bytes",
+                    &bars,
+                ));
+            }
         }
         let none: Vec<String> = of_op
             .iter()
