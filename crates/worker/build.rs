@@ -53,7 +53,8 @@ fn locked_versions() -> Vec<String> {
         "openssl",
         "openssl-sys",
     ];
-    let lock = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.lock");
+    let lock = std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"))
+        .join("../../Cargo.lock");
     println!("cargo:rerun-if-changed={}", lock.display());
     let text = std::fs::read_to_string(&lock).unwrap_or_default();
     let mut found = Vec::new();
@@ -73,7 +74,10 @@ fn locked_versions() -> Vec<String> {
 /// Builds the heap-counting preload library of the memory pass (`shim/heapcount.c`) into
 /// OUT_DIR; the tool embeds it and writes it out when `cryptoscope memory` runs.
 fn build_heap_preload(cc: &str) {
-    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shim/heapcount.c");
+    // The manifest directory at run time: a build script binary can be reused by another
+    // checkout that shares the target directory, so a compile-time path would be stale.
+    let src = std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"))
+        .join("shim/heapcount.c");
     println!("cargo:rerun-if-changed={}", src.display());
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR")).join("libcryptoscope-heap.so");
     let status = Command::new(cc)

@@ -8,6 +8,7 @@
 mod catalog;
 mod gating;
 mod memory;
+mod profile;
 mod run;
 mod scale;
 mod util;
@@ -87,6 +88,12 @@ enum Cmd {
     /// Heap (allocations, bytes, peak) and stack high-water mark of every operation, with
     /// key, ciphertext and code sizes; a pass apart from timing, stored like a run.
     Memory(MemoryArgs),
+    /// Where an operation's instructions go: call tree, function table, the functions Seed 001
+    /// monitored and the hottest source lines, from valgrind callgrind (exact counts).
+    #[command(
+        after_help = "Examples:\n  cryptoscope profile --alg NTRU-HRSS-701 --provider pqclean --impl clean --op keypair\n  cryptoscope profile --alg Classic-McEliece-8192128 --impl clean --op decaps --json prof.json\n\nCollection is on only inside one call of the operation (cryptoscope_profiled_op in the worker); inputs are prepared and warm-up calls made outside it. Randomness comes from a fixed-seed DRBG, so two runs give identical counts."
+    )]
+    Profile(ProfileArgs),
     /// Write a self-contained HTML report (SVG plots, tables, environments) of stored runs.
     Report {
         /// Runs to include (id, unique prefix or `latest`; default: latest).
@@ -325,6 +332,158 @@ fn cmd_scale(sa: &ScaleArgs, quiet: bool) -> Result<i32> {
         }),
     };
     cmd_run(&a, quiet)
+}
+
+#[derive(Args, Clone)]
+struct ProfileArgs {
+    #[command(flatten)]
+    sel: SelectArgs,
+    #[command(flatten)]
+    gate: GateArgs,
+    /// Operations to profile: keypair, encaps, decaps, exchange (repeatable; default all).
+    #[arg(long, value_name = "OP")]
+    op: Vec<String>,
+    /// Profiled calls per operation; counts are reported per call.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    calls: u64,
+    /// Uncounted calls before the profiled ones (one-time initialisation).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    warmup: u64,
+    /// Hide call-tree nodes below this percentage of the instructions.
+    #[arg(long, value_name = "PERCENT", default_value_t = 1.0)]
+    min_share: f64,
+    /// Call-tree depth.
+    #[arg(long, value_name = "N", default_value_t = 12)]
+    depth: usize,
+    /// Rows in the function table.
+    #[arg(long, value_name = "N", default_value_t = 15)]
+    top: usize,
+    /// Also write the profiles as JSON (schema cryptoscope.profile/1).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+}
+
+fn parse_ops(ops: &[String]) -> Result<Option<Vec<cryptoscope_catalogue::Operation>>> {
+    if ops.is_empty() {
+        return Ok(None);
+    }
+    ops.iter()
+        .flat_map(|o| o.split(','))
+        .map(|o| {
+            cryptoscope_catalogue::Operation::parse(o.trim())
+                .ok_or_else(|| usage(format!("unknown operation `{o}` (keypair, encaps, decaps, exchange)")))
+        })
+        .collect::<Result<Vec<_>>>()
+        .map(Some)
+}
+
+fn cmd_profile(a: &ProfileArgs, quiet: bool) -> Result<i32> {
+    let selection = a.sel.selection()?;
+    let ops = parse_ops(&a.op)?;
+    if a.calls == 0 {
+        return Err(usage("--calls must be at least 1"));
+    }
+    if !(a.min_share >= 0.0 && a.min_share <= 100.0) {
+        return Err(usage("--min-share must be a percentage from 0 to 100"));
+    }
+    if !(a.gate.timeout > 0.0 && a.gate.timeout.is_finite()) {
+        return Err(usage("--timeout must be a positive number of seconds"));
+    }
+    let json = a
+        .json
+        .as_ref()
+        .map(|p| util::check_writable(p).map_err(usage))
+        .transpose()?;
+    let tool = profile::valgrind_version()?;
+    let vectors = util::vectors_dir(a.gate.vectors.as_deref())?;
+    let cat = Catalogue::discover()?;
+    warn_missing(&cat);
+    let picked = selection.pick(&cat)?;
+    if let Some(ops) = &ops {
+        if !picked.iter().any(|d| ops.iter().any(|o| d.operations().contains(o))) {
+            return Err(usage("no selected subject has the requested operation"));
+        }
+    }
+    let depth = gate_settings_depth(&a.gate, true);
+    let gsettings = gating::GateSettings {
+        vectors: &vectors,
+        depth: &depth,
+        timeout: Duration::from_secs_f64(a.gate.timeout),
+    };
+    let settings = profile::Settings {
+        calls: a.calls,
+        warmup: a.warmup,
+        timeout: Duration::from_secs_f64(a.gate.timeout),
+        min_share: a.min_share / 100.0,
+        depth: a.depth,
+        top: a.top,
+    };
+    let todo: usize = picked
+        .iter()
+        .map(|d| {
+            d.operations()
+                .iter()
+                .filter(|o| ops.as_ref().is_none_or(|v| v.contains(o)))
+                .count()
+        })
+        .sum();
+    let mut pb = Progress::new((picked.len() + todo) as u64, quiet);
+    let verdicts = gating::gate_all(&cat, &picked, &gsettings, &mut |d, v| {
+        pb.step(&format!("gate {}", d.id), v.status.as_str())
+    });
+    let mut profiles = Vec::new();
+    let mut failures = Vec::new();
+    for d in &picked {
+        let v = &verdicts[&d.id];
+        if v.status != GateStatus::Pass {
+            if v.status.is_failure() {
+                failures.push(format!(
+                    "{}: not profiled, gate {}: {}",
+                    d.id,
+                    v.status.as_str(),
+                    v.detail
+                ));
+            } else {
+                eprintln!("note: {}: not profiled ({}: {})", d.id, v.status.as_str(), v.detail);
+            }
+            continue;
+        }
+        let worker = cat.worker(&d.provider).context("worker vanished")?;
+        for op in d
+            .operations()
+            .iter()
+            .filter(|o| ops.as_ref().is_none_or(|v| v.contains(o)))
+        {
+            pb.message(&format!("profile {} {}", d.id, op.as_str()));
+            match profile::run_callgrind(worker, d, *op, &settings) {
+                Ok(p) => {
+                    let prof = profile::summarise(d, *op, &tool, &p, &settings);
+                    pb.step(
+                        &format!("profile {} {}", d.id, op.as_str()),
+                        &format!("{} instructions", table::group(prof.instructions_per_op.round())),
+                    );
+                    pb.bar.suspend(|| println!("{}", profile::render(&prof)));
+                    profiles.push(prof);
+                }
+                Err(e) if e.is::<profile::SubjectFailed>() => {
+                    pb.step(&format!("profile {} {}", d.id, op.as_str()), "failed");
+                    failures.push(e.to_string());
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    pb.finish();
+    if let Some(path) = json {
+        let doc = serde_json::json!({ "schema": "cryptoscope.profile/1", "profiles": profiles });
+        std::fs::write(&path, serde_json::to_string_pretty(&doc)? + "\n")
+            .map_err(|e| usage(format!("cannot write {}: {e}", path.display())))?;
+        eprintln!("Wrote {}", path.display());
+    }
+    for f in &failures {
+        eprintln!("error: {f}");
+    }
+    Ok(if failures.is_empty() { 0 } else { 1 })
 }
 
 #[derive(Args, Clone)]
@@ -1278,6 +1437,7 @@ fn main() {
         Cmd::Verify { sel, gate } => cmd_verify(sel, gate, cli.quiet),
         Cmd::Run(a) => cmd_run(a, cli.quiet),
         Cmd::Memory(m) => cmd_memory(m, cli.quiet),
+        Cmd::Profile(p) => cmd_profile(p, cli.quiet),
         Cmd::Scale(sa) => cmd_scale(sa, cli.quiet),
         Cmd::Runs { db } => cmd_runs(db),
         Cmd::Report { runs, out, db } => cmd_report(runs, out.as_deref(), db),

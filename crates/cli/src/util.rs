@@ -78,6 +78,24 @@ fn find_vectors(flag: Option<&Path>) -> Result<PathBuf> {
     ))
 }
 
+/// Checks that `path` can be written (creating its directory), without leaving an empty
+/// file behind; the message is a one-line usage error.
+pub fn check_writable(path: &Path) -> std::result::Result<PathBuf, String> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    }
+    let existed = path.exists();
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    if !existed {
+        let _ = std::fs::remove_file(path);
+    }
+    Ok(path.to_path_buf())
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

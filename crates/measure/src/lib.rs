@@ -5,6 +5,7 @@
 //! → `stats` (pure statistics, no I/O). Nothing in this crate knows about algorithms or
 //! providers, and nothing here prints: callers decide what to report.
 
+pub mod callgrind;
 pub mod clock;
 pub mod env;
 pub mod perf;

@@ -173,15 +173,21 @@ pub const MARK_AFTER: usize = 888_888;
 /// loop and one of [`MARK_AFTER`] bytes just after it, so a heap profiler's timeline
 /// (valgrind massif) shows where the loop starts and ends; one extra call before the first
 /// marker keeps one-time initialisation out of the marked window.
-pub fn run_loop(subject: &Subject, op: Operation, n: u64, marker: bool) -> Result<(), cryptoscope_catalogue::OpError> {
+pub fn run_loop(
+    subject: &Subject,
+    op: Operation,
+    n: u64,
+    warmup: u64,
+    marker: bool,
+) -> Result<(), cryptoscope_catalogue::OpError> {
     let mark = |bytes: usize| {
         if marker {
             drop(std::hint::black_box(vec![1u8; bytes]));
         }
     };
-    // With a marker, one call before it, so one-time initialisation stays outside the
-    // marked window (as in the memory pass).
-    let warm = u64::from(marker);
+    // Warm-up calls run before the marker and outside `cryptoscope_profiled_op`, so
+    // one-time initialisation stays outside the marked or profiled window.
+    let warm = warmup.max(u64::from(marker));
     let Inputs {
         pk,
         sk,
@@ -203,38 +209,60 @@ pub fn run_loop(subject: &Subject, op: Operation, n: u64, marker: bool) -> Resul
     match subject {
         Subject::Kem(k) => {
             let mut dec = k.decapsulator(&sk)?;
+            let mut call = || match op {
+                Operation::Keypair => k.keypair(&mut pk2, &mut sk2),
+                Operation::Encaps => k.encaps(&mut ct2, &mut ss2, &pk),
+                Operation::Decaps => dec.decaps(&mut ss2, &ct),
+                Operation::Exchange => Err(unsupported()),
+            };
             for i in 0..n + warm {
                 if i == warm {
                     mark(MARK_BEFORE);
                 }
-                match op {
-                    Operation::Keypair => k.keypair(&mut pk2, &mut sk2)?,
-                    Operation::Encaps => k.encaps(&mut ct2, &mut ss2, &pk)?,
-                    Operation::Decaps => dec.decaps(&mut ss2, &ct)?,
-                    Operation::Exchange => return Err(unsupported()),
+                if i < warm {
+                    call()?
+                } else {
+                    cryptoscope_profiled_op(&mut call)?
                 }
-                std::hint::black_box(&ss2);
             }
             mark(MARK_AFTER);
         }
         Subject::Kex(k) => {
             let mut ex = k.exchanger(&sk)?;
             let (mut pk3, mut sk3) = (vec![0u8; s.public_key], vec![0u8; s.secret_key]);
+            let mut call = || match op {
+                Operation::Keypair => k.keypair(&mut pk3, &mut sk3),
+                Operation::Exchange => ex.exchange(&mut ss2, &pk2),
+                _ => Err(unsupported()),
+            };
             for i in 0..n + warm {
                 if i == warm {
                     mark(MARK_BEFORE);
                 }
-                match op {
-                    Operation::Keypair => k.keypair(&mut pk3, &mut sk3)?,
-                    Operation::Exchange => ex.exchange(&mut ss2, &pk2)?,
-                    _ => return Err(unsupported()),
+                if i < warm {
+                    call()?
+                } else {
+                    cryptoscope_profiled_op(&mut call)?
                 }
-                std::hint::black_box(&ss2);
             }
             mark(MARK_AFTER);
         }
     }
     Ok(())
+}
+
+/// One call of the operation under study. Profilers switch on collection for this
+/// function only (`valgrind --tool=callgrind --toggle-collect=cryptoscope_profiled_op`),
+/// so input preparation and warm-up calls stay out of the counts. The unmangled name is
+/// part of the worker's interface; it must never be inlined.
+#[inline(never)]
+#[no_mangle]
+pub fn cryptoscope_profiled_op(
+    call: &mut dyn FnMut() -> Result<(), cryptoscope_catalogue::OpError>,
+) -> Result<(), cryptoscope_catalogue::OpError> {
+    let r = call();
+    std::hint::black_box(&r);
+    r
 }
 
 /// Prepares inputs like [`measure_subject`], then measures each operation of `subject`

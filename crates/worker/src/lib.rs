@@ -77,6 +77,10 @@ enum Cmd {
         /// 888,888-byte one just after it, to find the loop in a heap profile.
         #[arg(long)]
         marker: bool,
+        /// Calls before the loop proper, outside `cryptoscope_profiled_op` (one-time
+        /// initialisation, caches); the marker implies one.
+        #[arg(long, default_value_t = 0)]
+        warmup: u64,
     },
     /// Heap and stack of each operation of one subject (needs the heap preload library in
     /// LD_PRELOAD; `cryptoscope memory` provides it).
@@ -228,13 +232,14 @@ pub fn worker_main(subjects: fn() -> Vec<Subject>) -> ! {
             iterations,
             deterministic,
             marker,
+            warmup,
         } => {
             let _guard = deterministic.then(|| {
                 cryptoscope_catalogue::rng::install_kat(Box::new(cryptoscope_catalogue::rng::CtrDrbg::new(&[0x5a; 48])))
             });
             let op = cryptoscope_catalogue::Operation::parse(&op)
                 .unwrap_or_else(|| fail(format!("unknown operation `{op}`")));
-            if let Err(e) = driver::run_loop(find(&subject), op, iterations, marker) {
+            if let Err(e) = driver::run_loop(find(&subject), op, iterations, warmup, marker) {
                 eprintln!("error: {e}");
                 std::process::exit(1);
             }
