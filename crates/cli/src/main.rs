@@ -6,6 +6,7 @@
 //! 2 usage or input error.
 
 mod catalog;
+mod counters;
 mod gating;
 mod memory;
 mod profile;
@@ -249,6 +250,17 @@ struct RunArgs {
     /// (what `cryptoscope memory` does).
     #[arg(long)]
     memory: bool,
+    /// Count perf events around each call, in a pass of its own (comma-separated):
+    /// cycles, instructions, cache-references, cache-misses, branches, branch-misses,
+    /// task-clock, page-faults, context-switches, cpu-migrations, minor-faults,
+    /// major-faults. An event this machine lacks is reported as not supported, with the
+    /// kernel's reason, never as zero.
+    #[arg(long, value_name = "EVENTS")]
+    counters: Option<String>,
+    /// Also count the exact instructions per call of every operation under valgrind
+    /// callgrind (slow; the steady figure on noisy machines).
+    #[arg(long)]
+    instructions: bool,
     /// Only the memory pass (set by `cryptoscope memory`).
     #[arg(skip)]
     memory_only: bool,
@@ -323,6 +335,8 @@ fn cmd_scale(sa: &ScaleArgs, quiet: bool) -> Result<i32> {
         group: None,
         baseline: None,
         memory: false,
+        counters: None,
+        instructions: false,
         memory_only: false,
         memory_calls: 3,
         scale: Some(scale::Settings {
@@ -557,6 +571,8 @@ fn cmd_memory(m: &MemoryArgs, quiet: bool) -> Result<i32> {
         group: None,
         baseline: None,
         memory: true,
+        counters: None,
+        instructions: false,
         memory_only: true,
         memory_calls: m.calls,
         scale: None,
@@ -832,6 +848,15 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
             return Err(usage(format!("--cpu {c}: this machine has CPUs 0..{}", n - 1)));
         }
     }
+    let events = a
+        .counters
+        .as_deref()
+        .map(counters::parse_events)
+        .transpose()
+        .map_err(usage)?;
+    if a.instructions {
+        profile::valgrind_version()?;
+    }
     let vectors = util::vectors_dir(a.gate.vectors.as_deref())?;
     let out_path = a.json.clone().unwrap_or_else(|| PathBuf::from("results"));
     let (started_at, _) = util::now_utc();
@@ -966,7 +991,12 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
 
     let with_memory = a.memory || a.memory_only;
     let timing = !a.memory_only && a.scale.is_none();
-    let steps = picked.len() * (1 + usize::from(timing) + usize::from(with_memory) + usize::from(a.scale.is_some()));
+    let steps = picked.len()
+        * (1 + usize::from(timing)
+            + usize::from(with_memory)
+            + usize::from(a.scale.is_some())
+            + usize::from(events.is_some())
+            + usize::from(a.instructions));
     let mut pb = Progress::new(steps as u64, quiet);
     let verdicts = gating::gate_all(&cat, &picked, &gsettings, &mut |d, v| {
         pb.step(&format!("gate {}", d.id), v.status.as_str())
@@ -996,7 +1026,26 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
         })?,
         None => Default::default(),
     };
+    let counted = match &events {
+        Some(ev) => pass(&picked, &verdicts, &mut pb, "counters", &mut |d, _| {
+            counters::measure(&cat, d, ev, 101, Duration::from_secs_f64(a.gate.timeout))
+        })?,
+        None => Default::default(),
+    };
+    let instructions = if a.instructions {
+        pass(&picked, &verdicts, &mut pb, "instructions", &mut |d, pb| {
+            pb.message(&format!("callgrind {}", d.id));
+            counters::instructions(&cat, d, Duration::from_secs_f64(a.gate.timeout))
+        })?
+    } else {
+        Default::default()
+    };
     let decorate = |row: &mut ResultRow| {
+        counters::apply(
+            row,
+            counted.get(&row.subject).and_then(|m| m.get(&row.operation)),
+            instructions.get(&row.subject).and_then(|m| m.get(&row.operation)),
+        );
         memory::apply(
             row,
             mem.get(&row.subject).and_then(|m| m.get(&row.operation)),
@@ -1134,6 +1183,9 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
         {
             print!("\nSpeed-up against {}:\n{t}", a.baseline.as_deref().unwrap_or_default());
         }
+    }
+    if let Some(t) = table::counters(&run_file.results) {
+        print!("\n{t}");
     }
     if let Some(ss) = &a.scale {
         let e = &run_file.environment;

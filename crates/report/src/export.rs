@@ -35,6 +35,7 @@ const CSV_COLUMNS: &[&str] = &[
     "stack_bytes",
     "code_bytes",
     "scale_knee_threads",
+    "instructions",
     "provider_version",
     "build",
     "gate_detail",

@@ -165,6 +165,26 @@ pub struct ResultRow {
     /// The knee: the fewest threads beyond which throughput grows by less than 10 %.
     #[serde(default)]
     pub scale_knee_threads: Option<usize>,
+    /// perf_event_open counters per call (`run --counters`).
+    #[serde(default)]
+    pub counters: Option<Vec<CounterFigure>>,
+    /// Exact instructions per call under valgrind callgrind, mean of the profiled calls
+    /// (`run --instructions`).
+    #[serde(default)]
+    pub instructions: Option<f64>,
+}
+
+/// One perf event counted around calls of an operation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CounterFigure {
+    pub event: String,
+    /// "ok", or "not supported: REASON" (the kernel's reason); never a zero in its place.
+    pub status: String,
+    /// Per call, net of the counting overhead.
+    pub median: Option<f64>,
+    pub mean: Option<f64>,
+    /// Counted calls.
+    pub calls: usize,
 }
 
 /// Throughput of one operation on some number of threads.
@@ -277,6 +297,8 @@ impl ResultRow {
             code_bytes_method: None,
             scaling: None,
             scale_knee_threads: None,
+            counters: None,
+            instructions: None,
         }
     }
 

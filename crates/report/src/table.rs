@@ -206,6 +206,80 @@ pub fn memory(rows: &[ResultRow]) -> String {
     render(&header, &table, &right)
 }
 
+/// The counters table of a run: exact instructions (callgrind) and the median of every
+/// perf event per call; an event the machine lacks shows "n/s" and is explained once in
+/// the footnote with the kernel's reason. `None` when the run counted nothing.
+pub fn counters(rows: &[ResultRow]) -> Option<String> {
+    let with_instr = rows.iter().any(|r| r.instructions.is_some());
+    let mut events: Vec<String> = Vec::new();
+    for r in rows {
+        for c in r.counters.iter().flatten() {
+            if !events.contains(&c.event) {
+                events.push(c.event.clone());
+            }
+        }
+    }
+    if !with_instr && events.is_empty() {
+        return None;
+    }
+    let mut header: Vec<String> = ["algorithm", "provider", "impl", "op"].map(String::from).to_vec();
+    if with_instr {
+        header.push("instructions (exact)".into());
+    }
+    header.extend(events.iter().cloned());
+    let mut reasons: Vec<(String, String)> = Vec::new();
+    let table: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            let mut cells = vec![
+                r.algorithm.clone(),
+                r.provider.clone(),
+                r.implementation.clone(),
+                r.operation.clone(),
+            ];
+            if r.gate != GateStatus::Pass {
+                cells.push(r.gate.as_str().to_string());
+                cells.resize(header.len(), String::new());
+                return cells;
+            }
+            if with_instr {
+                cells.push(r.instructions.map_or_else(|| "-".into(), |x| group(x.round())));
+            }
+            for e in &events {
+                let c = r.counters.iter().flatten().find(|c| &c.event == e);
+                cells.push(match c {
+                    Some(c) if c.status == "ok" => c.median.map_or_else(|| "-".into(), |m| group(m.round())),
+                    Some(c) => {
+                        if !reasons.iter().any(|(n, _)| n == e) {
+                            reasons.push((e.clone(), c.status.clone()));
+                        }
+                        "n/s".into()
+                    }
+                    None => "-".into(),
+                });
+            }
+            cells
+        })
+        .collect();
+    let head: Vec<&str> = header.iter().map(String::as_str).collect();
+    let right: Vec<bool> = (0..header.len()).map(|i| i >= 4).collect();
+    let mut out = render(&head, &table, &right);
+    let calls = rows.iter().flat_map(|r| r.counters.iter().flatten()).map(|c| c.calls).max();
+    if let Some(n) = calls {
+        out += &format!(
+            "Counters: median per call over {n} calls after one warm-up, perf_event_open in user mode, the reads' own \
+overhead subtracted (task-clock in ns).\n"
+        );
+    }
+    if with_instr {
+        out += "Instructions: exact count per call under valgrind callgrind, mean of the profiled calls, fixed-seed randomness.\n";
+    }
+    for (e, why) in reasons {
+        out += &format!("n/s {e}: {why}\n");
+    }
+    Some(out)
+}
+
 /// Whether `r` is the baseline named by `spec`: an implementation (`clean`) or a
 /// provider and implementation (`pqclean/clean`).
 pub fn is_baseline(r: &ResultRow, spec: &str) -> bool {

@@ -19,7 +19,8 @@
 //!   median_cycles, …, cycle_source, overhead_cycles, tsc_hz, cpu, memory_calls,
 //!   stack_bytes, heap_*, code_bytes, code_bytes_method, scaling, scale_knee_threads)` —
 //!   one row per (subject, operation), committed as soon as it is measured (memory
-//!   columns: schema version 4; `scaling`, JSON text, and the knee: version 5)
+//!   columns: schema version 4; `scaling`, JSON text, and the knee: version 5;
+//!   `counters`, JSON text, and `instructions`: version 7)
 //! - `samples(run_id, subject_id, operation, cycles, ns, visits, t)` — raw samples as
 //!   little-endian f64 arrays; `visits` (schema version 3) is the JSON array of visit
 //!   lengths of a run measured in rounds, NULL for one visit; `t` (version 6) the start
@@ -36,7 +37,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// Current schema version.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 /// A store operation failed.
 #[derive(Debug, Error)]
@@ -157,6 +158,10 @@ ALTER TABLE results ADD COLUMN scale_knee_threads INTEGER;
     r#"
 ALTER TABLE samples ADD COLUMN t BLOB;
 "#,
+    r#"
+ALTER TABLE results ADD COLUMN counters TEXT;
+ALTER TABLE results ADD COLUMN instructions REAL;
+"#,
 ];
 
 /// The same schema for PostgreSQL (identity keys, BYTEA, DOUBLE PRECISION, an explicit
@@ -215,6 +220,10 @@ ALTER TABLE results ADD COLUMN scale_knee_threads BIGINT;
     r#"
 ALTER TABLE samples ADD COLUMN t BYTEA;
 "#,
+    r#"
+ALTER TABLE results ADD COLUMN counters TEXT;
+ALTER TABLE results ADD COLUMN instructions DOUBLE PRECISION;
+"#,
 ];
 
 /// Result columns stored as they are named in [`ResultRow`] (beyond the key columns).
@@ -256,10 +265,12 @@ const RESULT_COLUMNS: &[&str] = &[
     "code_bytes_method",
     "scaling",
     "scale_knee_threads",
+    "counters",
+    "instructions",
 ];
 
 /// Result columns that hold JSON text (arrays or objects) rather than a scalar.
-const JSON_COLUMNS: &[&str] = &["scaling"];
+const JSON_COLUMNS: &[&str] = &["scaling", "counters"];
 
 /// One line of `cryptoscope runs`.
 #[derive(Debug, Clone)]

@@ -72,6 +72,23 @@ fn a_run_round_trips_with_raw_samples() {
     ];
     visited.scale_knee_threads = cryptoscope_report::finish_scaling(&mut pts);
     visited.scaling = Some(pts);
+    visited.instructions = Some(333_913.0);
+    visited.counters = Some(vec![
+        cryptoscope_report::CounterFigure {
+            event: "task-clock".into(),
+            status: "ok".into(),
+            median: Some(64_277.0),
+            mean: Some(70_000.5),
+            calls: 101,
+        },
+        cryptoscope_report::CounterFigure {
+            event: "cycles".into(),
+            status: "not supported: No such file or directory (os error 2)".into(),
+            median: None,
+            mean: None,
+            calls: 101,
+        },
+    ]);
     let rows = vec![row("ML-KEM-768", "keypair", &[10.0, 12.0, 11.0]), visited];
     for r in &rows {
         st.add_result("20260101T000000Z-aaaa", r).unwrap();

@@ -1,7 +1,7 @@
 //! Drives the measurement of one subject: allocate every buffer from the descriptor,
 //! prepare inputs (a key pair, a ciphertext) outside timing, then sample each operation.
 
-use crate::protocol::{ClockInfo, Event, OpMeasurement, OpMemory, ScaleRun};
+use crate::protocol::{ClockInfo, CounterReading, Event, OpCounters, OpMeasurement, OpMemory, ScaleRun};
 use cryptoscope_catalogue::{Operation, Subject};
 use cryptoscope_measure::sampler::{sample, Plan};
 use cryptoscope_measure::Clock;
@@ -188,17 +188,31 @@ pub fn run_loop(
     // Warm-up calls run before the marker and outside `cryptoscope_profiled_op`, so
     // one-time initialisation stays outside the marked or profiled window.
     let warm = warmup.max(u64::from(marker));
-    let Inputs {
-        pk,
-        sk,
-        mut pk2,
-        mut sk2,
-        ct,
-        mut ct2,
-        mut ss2,
-        ..
-    } = Inputs::prepare(subject, &mut |_, _| {})?;
-    let s = &subject.descriptor().sizes;
+    let mut inputs = Inputs::prepare(subject, &mut |_, _| {})?;
+    with_call(subject, op, &mut inputs, &mut |call| {
+        for i in 0..n + warm {
+            if i == warm {
+                mark(MARK_BEFORE);
+            }
+            if i < warm {
+                call()?
+            } else {
+                cryptoscope_profiled_op(call)?
+            }
+        }
+        mark(MARK_AFTER);
+        Ok(())
+    })?
+}
+
+/// Hands `body` a closure that performs one call of `op` on the prepared `inputs`
+/// (outputs go to the `*2` buffers, so the inputs stay valid for every call).
+pub fn with_call<R>(
+    subject: &Subject,
+    op: Operation,
+    inputs: &mut Inputs,
+    body: &mut dyn FnMut(&mut dyn FnMut() -> Result<(), cryptoscope_catalogue::OpError>) -> R,
+) -> Result<R, cryptoscope_catalogue::OpError> {
     let unsupported = || {
         cryptoscope_catalogue::OpError::Unavailable(format!(
             "{} has no operation {}",
@@ -206,49 +220,155 @@ pub fn run_loop(
             op.as_str()
         ))
     };
+    let s = &subject.descriptor().sizes;
+    let Inputs {
+        pk,
+        sk,
+        pk2,
+        sk2,
+        ct,
+        ct2,
+        ss2,
+        ..
+    } = inputs;
     match subject {
         Subject::Kem(k) => {
-            let mut dec = k.decapsulator(&sk)?;
+            let mut dec = k.decapsulator(sk)?;
             let mut call = || match op {
-                Operation::Keypair => k.keypair(&mut pk2, &mut sk2),
-                Operation::Encaps => k.encaps(&mut ct2, &mut ss2, &pk),
-                Operation::Decaps => dec.decaps(&mut ss2, &ct),
+                Operation::Keypair => k.keypair(pk2, sk2),
+                Operation::Encaps => k.encaps(ct2, ss2, pk),
+                Operation::Decaps => dec.decaps(ss2, ct),
                 Operation::Exchange => Err(unsupported()),
             };
-            for i in 0..n + warm {
-                if i == warm {
-                    mark(MARK_BEFORE);
-                }
-                if i < warm {
-                    call()?
-                } else {
-                    cryptoscope_profiled_op(&mut call)?
-                }
-            }
-            mark(MARK_AFTER);
+            Ok(body(&mut call))
         }
         Subject::Kex(k) => {
-            let mut ex = k.exchanger(&sk)?;
+            let mut ex = k.exchanger(sk)?;
             let (mut pk3, mut sk3) = (vec![0u8; s.public_key], vec![0u8; s.secret_key]);
             let mut call = || match op {
                 Operation::Keypair => k.keypair(&mut pk3, &mut sk3),
-                Operation::Exchange => ex.exchange(&mut ss2, &pk2),
+                Operation::Exchange => ex.exchange(ss2, pk2),
                 _ => Err(unsupported()),
             };
-            for i in 0..n + warm {
-                if i == warm {
-                    mark(MARK_BEFORE);
-                }
-                if i < warm {
-                    call()?
-                } else {
-                    cryptoscope_profiled_op(&mut call)?
+            Ok(body(&mut call))
+        }
+    }
+}
+
+/// Counts `events` (perf_event_open names) around each of `calls` calls of every selected
+/// operation, after one warm-up call, net of the counting overhead (the median of the
+/// same reads around an empty call). Events the kernel refuses are reported with its reason.
+pub fn counters_subject(
+    subject: &Subject,
+    events: &[String],
+    calls: usize,
+    only: Option<&[Operation]>,
+    emit: &mut dyn FnMut(Event),
+) -> Result<(), String> {
+    use cryptoscope_measure::perf::Counter;
+    let d = subject.descriptor();
+    let opened: Vec<(String, Result<Counter, String>)> =
+        events.iter().map(|e| (e.clone(), Counter::open_named(e))).collect();
+    let ops: Vec<Operation> = d
+        .operations()
+        .iter()
+        .copied()
+        .filter(|o| only.is_none_or(|l| l.contains(o)))
+        .collect();
+    let mut inputs = match Inputs::prepare(subject, &mut |_, _| {}) {
+        Ok(i) => i,
+        Err(e) => {
+            for o in &ops {
+                emit(Event::OpFailed {
+                    subject: d.id.clone(),
+                    operation: *o,
+                    error: format!("preparing inputs: {e}"),
+                });
+            }
+            return Ok(());
+        }
+    };
+    // Deltas of every open counter around `f`, `n` times.
+    let around = |n: usize, f: &mut dyn FnMut() -> Result<(), cryptoscope_catalogue::OpError>| {
+        let mut deltas: Vec<Vec<f64>> = vec![Vec::with_capacity(n); opened.len()];
+        let mut before = vec![0u64; opened.len()];
+        for _ in 0..n {
+            for (k, (_, c)) in opened.iter().enumerate() {
+                if let Ok(c) = c {
+                    before[k] = c.read();
                 }
             }
-            mark(MARK_AFTER);
+            let r = f();
+            for (k, (_, c)) in opened.iter().enumerate().rev() {
+                if let Ok(c) = c {
+                    deltas[k].push(c.read().wrapping_sub(before[k]) as f64);
+                }
+            }
+            r?;
+        }
+        Ok::<_, cryptoscope_catalogue::OpError>(deltas)
+    };
+    let overhead = around(calls.max(31), &mut || Ok(())).map_err(|e| e.to_string())?;
+    for op in ops {
+        let result = with_call(subject, op, &mut inputs, &mut |call| {
+            call()?;
+            around(calls, call)
+        })
+        .and_then(|r| r);
+        match result {
+            Ok(deltas) => {
+                let readings = opened
+                    .iter()
+                    .enumerate()
+                    .map(|(k, (name, c))| match c {
+                        Err(why) => CounterReading {
+                            event: name.clone(),
+                            status: format!("not supported: {why}"),
+                            median: None,
+                            mean: None,
+                            overhead: None,
+                        },
+                        Ok(_) => {
+                            let o = median(&overhead[k]);
+                            CounterReading {
+                                event: name.clone(),
+                                status: "ok".into(),
+                                median: Some((median(&deltas[k]) - o).max(0.0)),
+                                mean: Some((deltas[k].iter().sum::<f64>() / deltas[k].len().max(1) as f64 - o).max(0.0)),
+                                overhead: Some(o),
+                            }
+                        }
+                    })
+                    .collect();
+                emit(Event::Counters(OpCounters {
+                    subject: d.id.clone(),
+                    operation: op,
+                    calls,
+                    readings,
+                }));
+            }
+            Err(e) => emit(Event::OpFailed {
+                subject: d.id.clone(),
+                operation: op,
+                error: e.to_string(),
+            }),
         }
     }
     Ok(())
+}
+
+fn median(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
 }
 
 /// One call of the operation under study. Profilers switch on collection for this

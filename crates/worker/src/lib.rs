@@ -12,7 +12,7 @@ pub mod driver;
 pub mod memory;
 pub mod protocol;
 
-pub use protocol::{ClockInfo, Event, OpMeasurement, OpMemory, ScaleRun};
+pub use protocol::{ClockInfo, CounterReading, Event, OpCounters, OpMeasurement, OpMemory, ScaleRun};
 
 use clap::{Parser, Subcommand};
 use cryptoscope_catalogue::gate::{self, Encapsulation, KatDepth, KatEntry};
@@ -89,6 +89,20 @@ enum Cmd {
         subject: String,
         /// Counted calls per operation (after one warm-up call).
         #[arg(long, default_value_t = 3)]
+        calls: usize,
+        /// Only these operations (comma-separated).
+        #[arg(long)]
+        ops: Option<String>,
+    },
+    /// perf_event_open counters around each call of each operation of one subject.
+    Counters {
+        #[arg(long)]
+        subject: String,
+        /// Comma-separated perf event names (cycles, instructions, page-faults, …).
+        #[arg(long)]
+        events: String,
+        /// Counted calls per operation (after one warm-up call).
+        #[arg(long, default_value_t = 101)]
         calls: usize,
         /// Only these operations (comma-separated).
         #[arg(long)]
@@ -267,6 +281,18 @@ pub fn worker_main(subjects: fn() -> Vec<Subject>) -> ! {
                     operation: op,
                     error: e,
                 }),
+            }
+        }
+        Cmd::Counters {
+            subject,
+            events,
+            calls,
+            ops,
+        } => {
+            let ops = ops.map(|o| parse_ops(&o));
+            let events: Vec<String> = events.split(',').map(|e| e.trim().to_string()).collect();
+            if let Err(e) = driver::counters_subject(find(&subject), &events, calls, ops.as_deref(), &mut |e| emit(&e)) {
+                fail(e);
             }
         }
         Cmd::Memory { subject, calls, ops } => {

@@ -53,6 +53,30 @@ pub struct ScaleRun {
     pub seconds: Vec<f64>,
 }
 
+/// One perf event counted around calls of an operation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CounterReading {
+    /// perf name: cycles, instructions, cache-misses, branch-misses, page-faults, task-clock, …
+    pub event: String,
+    /// "ok", or "not supported: REASON" with the kernel's reason (never a zero).
+    pub status: String,
+    /// Per call, net of the counting overhead.
+    pub median: Option<f64>,
+    pub mean: Option<f64>,
+    /// The median count of the reads around an empty call, subtracted above.
+    pub overhead: Option<f64>,
+}
+
+/// Counters of one operation of one subject.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OpCounters {
+    pub subject: String,
+    pub operation: Operation,
+    /// Counted calls (after one warm-up call).
+    pub calls: usize,
+    pub readings: Vec<CounterReading>,
+}
+
 /// One line of worker output.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case")]
@@ -71,6 +95,7 @@ pub enum Event {
     Measured(OpMeasurement),
     Memory(OpMemory),
     Scaled(ScaleRun),
+    Counters(OpCounters),
     /// An operation failed while being measured (it gets no number).
     OpFailed {
         subject: String,

@@ -1,0 +1,156 @@
+//! `run --counters` and `run --instructions`: perf_event_open counters around each call
+//! of each operation (in the subject's worker, apart from timing), and the exact
+//! instruction count per call under callgrind.
+
+use anyhow::{Context, Result};
+use cryptoscope_catalogue::descriptor::Descriptor;
+use cryptoscope_measure::perf::EVENTS;
+use cryptoscope_report::{CounterFigure, GateStatus, ResultRow};
+use cryptoscope_worker::Event;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use crate::catalog::Catalogue;
+use crate::workers::{self, Outcome};
+
+/// Counters of one operation, or why there are none.
+pub type OpOutcome = std::result::Result<Vec<CounterFigure>, (GateStatus, String)>;
+/// Exact instructions per call of one operation, or why there are none.
+pub type InstrOutcome = std::result::Result<f64, (GateStatus, String)>;
+
+/// Parses `cycles,instructions,…`; unknown names are errors with a suggestion.
+pub fn parse_events(list: &str) -> std::result::Result<Vec<String>, String> {
+    let known: Vec<&str> = EVENTS.iter().map(|e| e.0).collect();
+    let mut out: Vec<String> = Vec::new();
+    for e in list.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+        let e = e.to_ascii_lowercase();
+        if !known.contains(&e.as_str()) {
+            let hint = cryptoscope_catalogue::names::did_you_mean(&e, known.iter().copied())
+                .map(|h| format!(" (did you mean `{h}`?)"))
+                .unwrap_or_default();
+            return Err(format!("--counters: unknown event `{e}`{hint}; events: {}", known.join(", ")));
+        }
+        if !out.contains(&e) {
+            out.push(e);
+        }
+    }
+    if out.is_empty() {
+        return Err(format!("--counters needs at least one event: {}", known.join(", ")));
+    }
+    Ok(out)
+}
+
+fn failure(outcome: &Outcome, pass: &str) -> (GateStatus, String) {
+    match outcome {
+        Outcome::TimedOut(t) => (GateStatus::Timeout, format!("timed out after {} s in the {pass}", t.as_secs())),
+        Outcome::Crashed(sig) => (GateStatus::Crashed, format!("crashed in the {pass}: {sig}")),
+        o => (GateStatus::Crashed, format!("{pass}: {}", o.describe())),
+    }
+}
+
+/// Counts `events` around `calls` calls of every operation of one gated subject.
+pub fn measure(
+    cat: &Catalogue,
+    d: &Descriptor,
+    events: &[String],
+    calls: usize,
+    timeout: Duration,
+) -> Result<BTreeMap<String, OpOutcome>> {
+    let bin = cat.worker(&d.provider).context("worker vanished")?;
+    let args = vec![
+        "counters".to_string(),
+        "--subject".into(),
+        d.id.clone(),
+        "--events".into(),
+        events.join(","),
+        "--calls".into(),
+        calls.to_string(),
+    ];
+    let mut out: BTreeMap<String, OpOutcome> = BTreeMap::new();
+    let outcome = workers::call(bin, &args, timeout, &mut |ev| match ev {
+        Event::Counters(c) => {
+            let figures = c
+                .readings
+                .into_iter()
+                .map(|r| CounterFigure {
+                    event: r.event,
+                    status: r.status,
+                    median: r.median,
+                    mean: r.mean,
+                    calls: c.calls,
+                })
+                .collect();
+            out.insert(c.operation.as_str().to_string(), Ok(figures));
+        }
+        Event::OpFailed { operation, error, .. } => {
+            out.insert(
+                operation.as_str().to_string(),
+                Err((GateStatus::Fail, format!("failed in the counters pass: {error}"))),
+            );
+        }
+        _ => {}
+    });
+    if outcome != Outcome::Completed {
+        let f = failure(&outcome, "counters pass");
+        for o in d.operations() {
+            out.entry(o.as_str().to_string()).or_insert_with(|| Err(f.clone()));
+        }
+    }
+    Ok(out)
+}
+
+/// Exact instructions per call of every operation of one gated subject (callgrind, three
+/// profiled calls after one warm-up).
+pub fn instructions(cat: &Catalogue, d: &Descriptor, timeout: Duration) -> Result<BTreeMap<String, InstrOutcome>> {
+    let bin = cat.worker(&d.provider).context("worker vanished")?;
+    let s = crate::profile::Settings {
+        calls: 3,
+        warmup: 1,
+        timeout,
+        min_share: 0.0,
+        depth: 0,
+        top: 0,
+    };
+    let mut out = BTreeMap::new();
+    for op in d.operations() {
+        let r = match crate::profile::run_callgrind(bin, d, *op, &s) {
+            Ok(p) => Ok(p.total as f64 / s.calls as f64),
+            Err(e) if e.is::<crate::profile::SubjectFailed>() => Err((GateStatus::Crashed, e.to_string())),
+            Err(e) => return Err(e),
+        };
+        out.insert(op.as_str().to_string(), r);
+    }
+    Ok(out)
+}
+
+/// Puts an operation's counters and instruction count into its row; a failure of either
+/// pass makes the row a failure.
+pub fn apply(row: &mut ResultRow, counters: Option<&OpOutcome>, instructions: Option<&InstrOutcome>) {
+    match counters {
+        Some(Ok(c)) => row.counters = Some(c.clone()),
+        Some(Err((status, detail))) if row.gate == GateStatus::Pass => {
+            *row = ResultRow::without_numbers_like(row, *status, detail.clone());
+        }
+        _ => {}
+    }
+    match instructions {
+        Some(Ok(n)) => row.instructions = Some(*n),
+        Some(Err((status, detail))) if row.gate == GateStatus::Pass => {
+            *row = ResultRow::without_numbers_like(row, *status, detail.clone());
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_lists_are_checked() {
+        assert_eq!(parse_events("cycles, task-clock,cycles").unwrap(), ["cycles", "task-clock"]);
+        let e = parse_events("cycels").unwrap_err();
+        assert!(e.contains("did you mean `cycles`"), "{e}");
+        assert!(parse_events(" , ").is_err());
+    }
+}
