@@ -3,7 +3,8 @@
 use crate::descriptor::Family;
 
 /// Canonical provider names, in display order.
-pub const PROVIDERS: &[&str] = &["liboqs", "pqclean", "aws-lc", "rustcrypto", "openssl"];
+/// `build` holds what this machine compiled itself (`cryptoscope build`, `cryptoscope add`).
+pub const PROVIDERS: &[&str] = &["liboqs", "pqclean", "aws-lc", "rustcrypto", "openssl", "build"];
 
 /// Worker binary for a provider (`cryptoscope-worker-<name without dashes>`).
 pub fn worker_binary(provider: &str) -> String {

@@ -28,7 +28,10 @@ pub fn parse_events(list: &str) -> std::result::Result<Vec<String>, String> {
             let hint = cryptoscope_catalogue::names::did_you_mean(&e, known.iter().copied())
                 .map(|h| format!(" (did you mean `{h}`?)"))
                 .unwrap_or_default();
-            return Err(format!("--counters: unknown event `{e}`{hint}; events: {}", known.join(", ")));
+            return Err(format!(
+                "--counters: unknown event `{e}`{hint}; events: {}",
+                known.join(", ")
+            ));
         }
         if !out.contains(&e) {
             out.push(e);
@@ -42,7 +45,10 @@ pub fn parse_events(list: &str) -> std::result::Result<Vec<String>, String> {
 
 fn failure(outcome: &Outcome, pass: &str) -> (GateStatus, String) {
     match outcome {
-        Outcome::TimedOut(t) => (GateStatus::Timeout, format!("timed out after {} s in the {pass}", t.as_secs())),
+        Outcome::TimedOut(t) => (
+            GateStatus::Timeout,
+            format!("timed out after {} s in the {pass}", t.as_secs()),
+        ),
         Outcome::Crashed(sig) => (GateStatus::Crashed, format!("crashed in the {pass}: {sig}")),
         o => (GateStatus::Crashed, format!("{pass}: {}", o.describe())),
     }
@@ -148,7 +154,10 @@ mod tests {
 
     #[test]
     fn event_lists_are_checked() {
-        assert_eq!(parse_events("cycles, task-clock,cycles").unwrap(), ["cycles", "task-clock"]);
+        assert_eq!(
+            parse_events("cycles, task-clock,cycles").unwrap(),
+            ["cycles", "task-clock"]
+        );
         let e = parse_events("cycels").unwrap_err();
         assert!(e.contains("did you mean `cycles`"), "{e}");
         assert!(parse_events(" , ").is_err());

@@ -8,6 +8,7 @@
 mod catalog;
 mod counters;
 mod gating;
+mod matrix;
 mod memory;
 mod profile;
 mod run;
@@ -95,6 +96,18 @@ enum Cmd {
         after_help = "Examples:\n  cryptoscope profile --alg NTRU-HRSS-701 --provider pqclean --impl clean --op keypair\n  cryptoscope profile --alg Classic-McEliece-8192128 --impl clean --op decaps --json prof.json\n\nCollection is on only inside one call of the operation (cryptoscope_profiled_op in the worker); inputs are prepared and warm-up calls made outside it. Randomness comes from a fixed-seed DRBG, so two runs give identical counts."
     )]
     Profile(ProfileArgs),
+    /// Compile C implementations through a compiler × flags × variant matrix into isolated
+    /// builds that `run` measures as provider `build` (PQClean sources from the pqcrypto crates).
+    #[command(
+        after_help = "Examples:\n  cryptoscope build --alg NTRU-HRSS-701\n  cryptoscope build --alg NTRU-HRSS-701 --cc gcc,clang --flags \"-O0\" --flags \"-O3 -march=native\" --variant clean,avx2\n  cryptoscope run --provider build --alg NTRU-HRSS-701 --baseline build/clean-gcc12-O0\n  cryptoscope build --list\n\nEach build is a shared library with hidden symbols in $CRYPTOSCOPE_BUILDS (default ~/.local/share/cryptoscope/builds), labelled <variant>-<compiler><major>-<flags>."
+    )]
+    Build(BuildArgs),
+    /// Bring your own implementation: compile a directory of C sources with the NIST KEM API
+    /// (api.h, crypto_kem_keypair/enc/dec; randombytes supplied), gate it, and keep it for `run`.
+    #[command(
+        after_help = "Example:\n  cryptoscope add examples/byo-kem --alg ML-KEM-512\n\nThe contract (README, \"Bring your own implementation\"): api.h defines CRYPTO_PUBLICKEYBYTES, CRYPTO_SECRETKEYBYTES, CRYPTO_CIPHERTEXTBYTES, CRYPTO_BYTES and CRYPTO_ALGNAME; the .c files define crypto_kem_keypair, crypto_kem_enc and crypto_kem_dec; randombytes(unsigned char *, unsigned long long) is ours (the NIST KAT DRBG in the gate). PQCgenKAT_kem.c, rng.c and randombytes.c are skipped."
+    )]
+    Add(AddArgs),
     /// Write a self-contained HTML report (SVG plots, tables, environments) of stored runs.
     Report {
         /// Runs to include (id, unique prefix or `latest`; default: latest).
@@ -132,11 +145,19 @@ enum Cmd {
         #[command(flatten)]
         db: DbArg,
     },
-    /// Compare runs side by side: ratio of medians with a 95% CI and a verdict per operation.
+    /// Compare runs side by side: ratio of medians with a 95% CI and a verdict per operation;
+    /// with --published, one run against published figures ("ours versus theirs").
     Compare {
-        /// Two or more runs (id, unique prefix or `latest`).
-        #[arg(num_args = 2.., required = true)]
+        /// Two or more runs (id, unique prefix or `latest`); one with --published.
+        #[arg(num_args = 1.., required = true)]
         runs: Vec<String>,
+        /// Print our cycles next to every matching published figure (default file: the
+        /// repository's reference/published.json, with sources and CPUs).
+        #[arg(long)]
+        published: bool,
+        /// Published-figures file for --published.
+        #[arg(long, value_name = "FILE")]
+        published_file: Option<PathBuf>,
         /// The reference run (default: the first given).
         #[arg(long, value_name = "RUN")]
         baseline: Option<String>,
@@ -346,6 +367,274 @@ fn cmd_scale(sa: &ScaleArgs, quiet: bool) -> Result<i32> {
         }),
     };
     cmd_run(&a, quiet)
+}
+
+#[derive(Args, Clone)]
+struct BuildArgs {
+    /// Algorithms to build from PQClean's sources (repeatable), e.g. NTRU-HRSS-701.
+    #[arg(long = "alg", value_name = "NAME")]
+    alg: Vec<String>,
+    /// Compilers, comma-separated.
+    #[arg(long, value_name = "LIST", default_value = "gcc,clang")]
+    cc: String,
+    /// One set of flags per build (repeatable; default "-O0" and "-O3 -march=native").
+    #[arg(long, value_name = "FLAGS", allow_hyphen_values = true)]
+    flags: Vec<String>,
+    /// Source variants, comma-separated: clean (portable) and/or avx2.
+    #[arg(long, value_name = "LIST", default_value = "clean,avx2")]
+    variant: String,
+    /// List the builds on this machine and exit.
+    #[arg(long)]
+    list: bool,
+    /// Remove the builds of the given algorithms (all builds without --alg) and exit.
+    #[arg(long)]
+    remove: bool,
+}
+
+#[derive(Args, Clone)]
+struct AddArgs {
+    /// Directory with api.h and the .c files.
+    path: PathBuf,
+    /// Catalogue algorithm it implements; its known-answer tests are the gate.
+    #[arg(long = "alg", value_name = "NAME")]
+    alg: String,
+    /// Compilers, comma-separated.
+    #[arg(long, value_name = "LIST", default_value = "gcc")]
+    cc: String,
+    /// One set of flags per build (repeatable; default "-O3").
+    #[arg(long, value_name = "FLAGS", allow_hyphen_values = true)]
+    flags: Vec<String>,
+    #[command(flatten)]
+    gate: GateArgs,
+}
+
+fn print_builds() {
+    let list = cryptoscope_worker::builds::list();
+    if list.is_empty() {
+        println!("No builds in {}.", cryptoscope_worker::builds::dir().display());
+        return;
+    }
+    let rows: Vec<Vec<String>> = list
+        .iter()
+        .map(|(_, m)| {
+            vec![
+                m.algorithm.clone(),
+                format!("build/{}", m.label),
+                m.origin.clone(),
+                m.build_line(),
+                m.source.clone(),
+            ]
+        })
+        .collect();
+    print!(
+        "{}",
+        table::render(
+            &["algorithm", "subject", "origin", "compiler and flags", "source"],
+            &rows,
+            &[false; 5]
+        )
+    );
+}
+
+fn canonical_kem(name: &str) -> Result<String> {
+    let info = cryptoscope_catalogue::names::algorithm(name).ok_or_else(|| {
+        let hint = cryptoscope_catalogue::names::did_you_mean(
+            name,
+            cryptoscope_catalogue::names::ALGORITHMS.iter().map(|a| a.name),
+        )
+        .map(|h| format!(" (did you mean `{h}`?)"))
+        .unwrap_or_default();
+        usage(format!("unknown algorithm `{name}`{hint}"))
+    })?;
+    if info.family != cryptoscope_catalogue::descriptor::Family::Kem {
+        return Err(usage(format!(
+            "{}: only KEMs can be built (the NIST KEM API)",
+            info.name
+        )));
+    }
+    Ok(info.name.to_string())
+}
+
+fn cmd_build(a: &BuildArgs, quiet: bool) -> Result<i32> {
+    if a.list {
+        print_builds();
+        return Ok(0);
+    }
+    let algs: Vec<String> = a
+        .alg
+        .iter()
+        .flat_map(|x| x.split(','))
+        .map(str::trim)
+        .filter(|x| !x.is_empty())
+        .map(canonical_kem)
+        .collect::<Result<_>>()?;
+    if a.remove {
+        let mut n = 0;
+        for (dir, m) in cryptoscope_worker::builds::list() {
+            if algs.is_empty() || algs.contains(&m.algorithm) {
+                std::fs::remove_dir_all(&dir).map_err(|e| usage(format!("cannot remove {}: {e}", dir.display())))?;
+                n += 1;
+            }
+        }
+        println!("Removed {n} build(s).");
+        return Ok(0);
+    }
+    if algs.is_empty() {
+        return Err(usage("build needs --alg NAME (e.g. --alg NTRU-HRSS-701), or --list"));
+    }
+    let ccs = matrix::compilers(&a.cc)?;
+    let flags = if a.flags.is_empty() {
+        vec!["-O0".to_string(), "-O3 -march=native".to_string()]
+    } else {
+        a.flags.clone()
+    };
+    let variants: Vec<&str> = a.variant.split(',').map(str::trim).filter(|v| !v.is_empty()).collect();
+    if variants.is_empty() || variants.iter().any(|v| !["clean", "avx2"].contains(v)) {
+        return Err(usage(format!("--variant {}: expected clean and/or avx2", a.variant)));
+    }
+    let mut jobs = Vec::new();
+    for alg in &algs {
+        let mut found = false;
+        for v in &variants {
+            for cc in &ccs {
+                for f in &flags {
+                    let fl: Vec<String> = if f.trim().is_empty() { vec![] } else { vec![f.clone()] };
+                    if let Some(j) = matrix::pqclean_job(alg, v, cc, &fl) {
+                        jobs.push(j);
+                        found = true;
+                    }
+                }
+            }
+        }
+        if !found {
+            return Err(usage(format!(
+                "{alg}: no PQClean sources found in the pqcrypto crates (run scripts/setup.sh, which builds the workspace and fetches them)"
+            )));
+        }
+    }
+    let mut pb = Progress::new(jobs.len() as u64, quiet);
+    let mut failed = Vec::new();
+    let mut built = Vec::new();
+    for j in &jobs {
+        pb.message(&format!("{} {} {} {}", j.algorithm, j.variant, j.cc, j.flags.join(" ")));
+        match matrix::compile(j) {
+            Ok((_, m)) => {
+                pb.step(&format!("build {} {}", m.algorithm, m.label), "ok");
+                built.push(m);
+            }
+            Err(e) => {
+                pb.step(&format!("build {} {}", j.algorithm, j.variant), "failed");
+                failed.push(e);
+            }
+        }
+    }
+    pb.finish();
+    let rows: Vec<Vec<String>> = built
+        .iter()
+        .map(|m| vec![m.algorithm.clone(), format!("build/{}", m.label), m.build_line()])
+        .collect();
+    print!(
+        "{}",
+        table::render(&["algorithm", "subject", "compiler and flags"], &rows, &[false; 3])
+    );
+    println!(
+        "{} build(s) in {}. Measure them: cryptoscope run --provider build --alg {} --baseline build/<label>",
+        built.len(),
+        cryptoscope_worker::builds::dir().display(),
+        algs[0]
+    );
+    for f in &failed {
+        eprintln!("error: {f}");
+    }
+    Ok(if failed.is_empty() { 0 } else { 1 })
+}
+
+fn cmd_add(a: &AddArgs, quiet: bool) -> Result<i32> {
+    let alg = canonical_kem(&a.alg)?;
+    if !a.path.is_dir() {
+        return Err(usage(format!("{}: not a directory", a.path.display())));
+    }
+    let api = a.path.join("api.h");
+    let text = std::fs::read_to_string(&api).map_err(|e| usage(format!("cannot read {}: {e}", api.display())))?;
+    let parsed = matrix::parse_api(&text).map_err(|e| usage(format!("{}: {e}", api.display())))?;
+    let ccs = matrix::compilers(&a.cc)?;
+    let flags = if a.flags.is_empty() {
+        vec!["-O3".to_string()]
+    } else {
+        a.flags.clone()
+    };
+    let source = std::fs::canonicalize(&a.path).unwrap_or_else(|_| a.path.clone());
+    let variant = source
+        .file_name()
+        .map(|n| {
+            n.to_string_lossy()
+                .replace(|c: char| !c.is_ascii_alphanumeric() && c != '_', "_")
+        })
+        .unwrap_or_else(|| "user".into());
+    let mut labels = Vec::new();
+    let mut failed = 0;
+    for cc in &ccs {
+        for f in &flags {
+            let job = matrix::Job {
+                algorithm: alg.clone(),
+                origin: "user".into(),
+                source: source.clone(),
+                common: None,
+                variant: variant.clone(),
+                source_version: format!("{} ({})", source.display(), parsed.algname),
+                cc: cc.clone(),
+                flags: if f.trim().is_empty() { vec![] } else { vec![f.clone()] },
+            };
+            match matrix::compile(&job) {
+                Ok((_, m)) => labels.push(m.label),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    failed += 1;
+                }
+            }
+        }
+    }
+    if labels.is_empty() {
+        return Ok(1);
+    }
+    // The same gate as every other subject.
+    let vectors = util::vectors_dir(a.gate.vectors.as_deref())?;
+    let cat = Catalogue::discover()?;
+    let picked: Vec<_> = cat
+        .subjects
+        .iter()
+        .filter(|d| d.provider == "build" && d.algorithm == alg && labels.contains(&d.implementation))
+        .cloned()
+        .collect();
+    let depth = gate_settings_depth(&a.gate, false);
+    let gs = gating::GateSettings {
+        vectors: &vectors,
+        depth: &depth,
+        timeout: Duration::from_secs_f64(a.gate.timeout),
+    };
+    let mut pb = Progress::new(picked.len() as u64, quiet);
+    let verdicts = gating::gate_all(&cat, &picked, &gs, &mut |d, v| {
+        pb.step(&format!("gate {}", d.id), v.status.as_str())
+    });
+    pb.finish();
+    let rows: Vec<Vec<String>> = picked
+        .iter()
+        .map(|d| {
+            let v = &verdicts[&d.id];
+            if v.status != GateStatus::Pass {
+                failed += 1;
+            }
+            vec![d.id.clone(), v.status.as_str().to_uppercase(), v.detail.clone()]
+        })
+        .collect();
+    print!("{}", table::render(&["subject", "gate", "detail"], &rows, &[false; 3]));
+    if failed == 0 {
+        println!("Added. Measure it beside the catalogue: cryptoscope run --alg {alg}");
+        Ok(0)
+    } else {
+        println!("Failed builds stay listed (cryptoscope build --list) but are never measured or ranked.");
+        Ok(1)
+    }
 }
 
 #[derive(Args, Clone)]
@@ -1433,6 +1722,70 @@ fn cmd_export(run: &str, format: &str, out: Option<&std::path::Path>, db: &DbArg
     Ok(0)
 }
 
+/// The repository's published-figures file.
+fn published_path(flag: Option<&std::path::Path>) -> Result<PathBuf> {
+    if let Some(p) = flag {
+        return Ok(p.to_path_buf());
+    }
+    if let Some(p) = std::env::var_os("CRYPTOSCOPE_PUBLISHED") {
+        return Ok(PathBuf::from(p));
+    }
+    let vectors = util::vectors_dir(None)?;
+    Ok(vectors.join("../reference/published.json"))
+}
+
+fn cmd_published(
+    runs: &[String],
+    file: Option<&std::path::Path>,
+    json: Option<&std::path::Path>,
+    db: &DbArg,
+) -> Result<i32> {
+    if runs.len() != 1 {
+        return Err(usage("compare --published takes one run"));
+    }
+    let path = published_path(file)?;
+    let text = std::fs::read_to_string(&path).map_err(|e| usage(format!("cannot read {}: {e}", path.display())))?;
+    let entries = cryptoscope_report::published::parse(&text).map_err(|e| usage(format!("{}: {e}", path.display())))?;
+    let mut store = open_store(db)?;
+    let run = store.load(&runs[0]).map_err(|e| usage(e.to_string()))?;
+    let m = cryptoscope_report::published::matches(&entries, &run.results);
+    if m.is_empty() {
+        println!(
+            "No published figure in {} matches an operation measured in run {} (published: {}).",
+            path.display(),
+            run.run_id,
+            entries
+                .iter()
+                .map(|e| e.algorithm.as_str())
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        return Ok(0);
+    }
+    let source = run
+        .results
+        .iter()
+        .find_map(|r| r.cycle_source)
+        .map(|c| c.label().to_string())
+        .unwrap_or_else(|| "cycles".into());
+    print!(
+        "{}",
+        cryptoscope_report::published::table(
+            &m,
+            run.environment.cpu_model.as_deref().unwrap_or("this machine"),
+            &source
+        )
+    );
+    if let Some(j) = json {
+        let doc = serde_json::json!({"schema": "cryptoscope.published-comparison/1", "run": run.run_id, "matches": m});
+        std::fs::write(j, serde_json::to_string_pretty(&doc)? + "\n")
+            .map_err(|e| usage(format!("cannot write {}: {e}", j.display())))?;
+    }
+    Ok(0)
+}
+
 fn cmd_compare(
     runs: &[String],
     baseline: Option<&str>,
@@ -1444,6 +1797,9 @@ fn cmd_compare(
 ) -> Result<i32> {
     if !(0.0..1.0).contains(&threshold) {
         return Err(usage("--threshold must be a fraction in [0, 1), e.g. 0.05"));
+    }
+    if runs.len() < 2 {
+        return Err(usage("compare needs two or more runs (or one with --published)"));
     }
     let mut store = open_store(db)?;
     let mut loaded = Vec::new();
@@ -1490,11 +1846,21 @@ fn main() {
         Cmd::Run(a) => cmd_run(a, cli.quiet),
         Cmd::Memory(m) => cmd_memory(m, cli.quiet),
         Cmd::Profile(p) => cmd_profile(p, cli.quiet),
+        Cmd::Build(b) => cmd_build(b, cli.quiet),
+        Cmd::Add(b) => cmd_add(b, cli.quiet),
         Cmd::Scale(sa) => cmd_scale(sa, cli.quiet),
         Cmd::Runs { db } => cmd_runs(db),
         Cmd::Report { runs, out, db } => cmd_report(runs, out.as_deref(), db),
         Cmd::Show { run, baseline, db } => cmd_show(run, baseline.as_deref(), db),
         Cmd::Export { run, format, out, db } => cmd_export(run, format, out.as_deref(), db),
+        Cmd::Compare {
+            runs,
+            published: true,
+            published_file,
+            json,
+            db,
+            ..
+        } => cmd_published(runs, published_file.as_deref(), json.as_deref(), db),
         Cmd::Compare {
             runs,
             baseline,
@@ -1503,6 +1869,7 @@ fn main() {
             statistic,
             json,
             db,
+            ..
         } => cmd_compare(
             runs,
             baseline.as_deref(),

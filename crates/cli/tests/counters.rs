@@ -11,7 +11,17 @@ fn run(dir: &std::path::Path, name: &str, extra: &[&str]) -> Value {
     let json = dir.join(name);
     let out = cryptoscope()
         .env("CRYPTOSCOPE_DB", dir.join("r.db"))
-        .args(["run", "--quiet", "--quick", "--rounds", "1", "--alg", "X25519", "--provider", "rustcrypto"])
+        .args([
+            "run",
+            "--quiet",
+            "--quick",
+            "--rounds",
+            "1",
+            "--alg",
+            "X25519",
+            "--provider",
+            "rustcrypto",
+        ])
         .args(extra)
         .arg("--json")
         .arg(&json)
@@ -48,7 +58,11 @@ fn software_events_count_and_missing_hardware_says_why() {
 
 #[test]
 fn exact_instructions_repeat() {
-    if std::process::Command::new("valgrind").arg("--version").output().is_err() {
+    if std::process::Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
         assert!(std::env::var_os("CI").is_none(), "CI must have valgrind");
         eprintln!("skipped: valgrind is not installed");
         return;
@@ -56,7 +70,12 @@ fn exact_instructions_repeat() {
     let dir = tempfile::tempdir().unwrap();
     let a = run(dir.path(), "a.json", &["--instructions"]);
     let b = run(dir.path(), "b.json", &["--instructions"]);
-    for (x, y) in a["results"].as_array().unwrap().iter().zip(b["results"].as_array().unwrap()) {
+    for (x, y) in a["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(b["results"].as_array().unwrap())
+    {
         let n = x["instructions"].as_f64().unwrap();
         assert!(n > 10_000.0, "{x}");
         assert_eq!(n, y["instructions"].as_f64().unwrap(), "{}", x["operation"]);

@@ -8,6 +8,7 @@
 pub mod compare;
 pub mod export;
 pub mod html;
+pub mod published;
 pub mod table;
 
 use cryptoscope_catalogue::descriptor::{Descriptor, Sizes};

@@ -264,7 +264,11 @@ pub fn counters(rows: &[ResultRow]) -> Option<String> {
     let head: Vec<&str> = header.iter().map(String::as_str).collect();
     let right: Vec<bool> = (0..header.len()).map(|i| i >= 4).collect();
     let mut out = render(&head, &table, &right);
-    let calls = rows.iter().flat_map(|r| r.counters.iter().flatten()).map(|c| c.calls).max();
+    let calls = rows
+        .iter()
+        .flat_map(|r| r.counters.iter().flatten())
+        .map(|c| c.calls)
+        .max();
     if let Some(n) = calls {
         out += &format!(
             "Counters: median per call over {n} calls after one warm-up, perf_event_open in user mode, the reads' own \

@@ -205,13 +205,16 @@ pub fn run_loop(
     })?
 }
 
+/// One call of an operation on prepared inputs.
+pub type OpCall<'a> = dyn FnMut() -> Result<(), cryptoscope_catalogue::OpError> + 'a;
+
 /// Hands `body` a closure that performs one call of `op` on the prepared `inputs`
 /// (outputs go to the `*2` buffers, so the inputs stay valid for every call).
 pub fn with_call<R>(
     subject: &Subject,
     op: Operation,
     inputs: &mut Inputs,
-    body: &mut dyn FnMut(&mut dyn FnMut() -> Result<(), cryptoscope_catalogue::OpError>) -> R,
+    body: &mut dyn FnMut(&mut OpCall<'_>) -> R,
 ) -> Result<R, cryptoscope_catalogue::OpError> {
     let unsupported = || {
         cryptoscope_catalogue::OpError::Unavailable(format!(
@@ -334,7 +337,9 @@ pub fn counters_subject(
                                 event: name.clone(),
                                 status: "ok".into(),
                                 median: Some((median(&deltas[k]) - o).max(0.0)),
-                                mean: Some((deltas[k].iter().sum::<f64>() / deltas[k].len().max(1) as f64 - o).max(0.0)),
+                                mean: Some(
+                                    (deltas[k].iter().sum::<f64>() / deltas[k].len().max(1) as f64 - o).max(0.0),
+                                ),
                                 overhead: Some(o),
                             }
                         }

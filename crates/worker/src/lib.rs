@@ -8,6 +8,7 @@
 //! written as soon as it is measured, so nothing measured before a crash is lost.
 //! [`worker_main`] is the whole program of every provider binary.
 
+pub mod builds;
 pub mod driver;
 pub mod memory;
 pub mod protocol;
@@ -291,7 +292,8 @@ pub fn worker_main(subjects: fn() -> Vec<Subject>) -> ! {
         } => {
             let ops = ops.map(|o| parse_ops(&o));
             let events: Vec<String> = events.split(',').map(|e| e.trim().to_string()).collect();
-            if let Err(e) = driver::counters_subject(find(&subject), &events, calls, ops.as_deref(), &mut |e| emit(&e)) {
+            if let Err(e) = driver::counters_subject(find(&subject), &events, calls, ops.as_deref(), &mut |e| emit(&e))
+            {
                 fail(e);
             }
         }

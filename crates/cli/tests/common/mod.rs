@@ -33,6 +33,12 @@ pub fn cryptoscope() -> assert_cmd::Command {
     let mut c = assert_cmd::Command::new(bin());
     c.env("CRYPTOSCOPE_VECTORS", vectors());
     // Never write into the user's own results database.
+    // Nor see the machine's own builds (`cryptoscope build`): tests that want builds set
+    // their own directory.
+    c.env(
+        "CRYPTOSCOPE_BUILDS",
+        std::env::temp_dir().join(format!("cryptoscope-test-no-builds-{}", std::process::id())),
+    );
     c.env(
         "CRYPTOSCOPE_DB",
         std::env::temp_dir().join(format!("cryptoscope-test-{}.db", std::process::id())),

@@ -1,0 +1,397 @@
+//! `cryptoscope build` and `cryptoscope add`: compiling C implementations with the
+//! NIST/SUPERCOP KEM API through a matrix of compilers, flags and variants into isolated
+//! shared libraries that the `build` provider measures (see `cryptoscope_worker::builds`).
+
+use anyhow::{bail, Result};
+use cryptoscope_worker::builds::{self, Manifest};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The shim compiled into every build: the harness's randomness behind `randombytes`
+/// (PQClean's `PQCLEAN_randombytes` and the NIST API's `randombytes`), and the only
+/// visible entry points, `cs_set_rng`, `cs_keypair`, `cs_enc` and `cs_dec`.
+const SHIM: &str = r#"/* cryptoscope build shim: generated, do not edit. */
+#include <stddef.h>
+#include <stdint.h>
+
+#define CS_EXPORT __attribute__((visibility("default")))
+
+typedef void (*cs_rng_fn)(uint8_t *, size_t);
+static cs_rng_fn cs_rng;
+
+CS_EXPORT void cs_set_rng(cs_rng_fn f) { cs_rng = f; }
+
+static int cs_fill(uint8_t *out, size_t n) {
+    if (cs_rng == NULL) return -1;
+    cs_rng(out, n);
+    return 0;
+}
+
+int PQCLEAN_randombytes(uint8_t *out, size_t n) { return cs_fill(out, n); }
+int randombytes(unsigned char *out, unsigned long long n) { return cs_fill(out, (size_t)n); }
+
+int CS_KEYPAIR(unsigned char *pk, unsigned char *sk);
+int CS_ENC(unsigned char *ct, unsigned char *ss, const unsigned char *pk);
+int CS_DEC(unsigned char *ss, const unsigned char *ct, const unsigned char *sk);
+
+CS_EXPORT int cs_keypair(unsigned char *pk, unsigned char *sk) { return CS_KEYPAIR(pk, sk); }
+CS_EXPORT int cs_enc(unsigned char *ct, unsigned char *ss, const unsigned char *pk) { return CS_ENC(ct, ss, pk); }
+CS_EXPORT int cs_dec(unsigned char *ss, const unsigned char *ct, const unsigned char *sk) { return CS_DEC(ss, ct, sk); }
+"#;
+
+/// The header users' code may include for `randombytes` (the NIST API's signature).
+const RANDOMBYTES_H: &str = "#ifndef CRYPTOSCOPE_RANDOMBYTES_H\n#define CRYPTOSCOPE_RANDOMBYTES_H\n\
+/* Supplied by cryptoscope: draws from the harness (the NIST KAT DRBG in the gate). */\n\
+int randombytes(unsigned char *x, unsigned long long xlen);\n#endif\n";
+
+/// Files of a NIST submission package that are not part of the implementation.
+const EXCLUDED: &[&str] = &["PQCgenKAT_kem.c", "rng.c", "randombytes.c"];
+
+/// Flags the AVX2 variants of PQClean need (as the pqcrypto crates pass them).
+const AVX2_FLAGS: &[&str] = &["-mavx2", "-mbmi2", "-mbmi", "-maes", "-mpopcnt", "-mpclmul"];
+
+/// What `api.h` declares.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Api {
+    /// Namespace of the names (`PQCLEAN_NTRUHRSS701_CLEAN_`), empty for the plain NIST API.
+    pub prefix: String,
+    pub public_key: usize,
+    pub secret_key: usize,
+    pub ciphertext: usize,
+    pub shared_secret: usize,
+    pub algname: String,
+}
+
+/// Reads the `CRYPTO_*` constants of an `api.h`; errors name what is missing or wrong.
+pub fn parse_api(text: &str) -> std::result::Result<Api, String> {
+    let mut prefix: Option<String> = None;
+    let mut get = |what: &str| -> std::result::Result<String, String> {
+        for line in text.lines() {
+            let mut t = line.split_whitespace();
+            if t.next() != Some("#define") {
+                continue;
+            }
+            let (Some(name), Some(value)) = (t.next(), t.next()) else {
+                continue;
+            };
+            let Some(p) = name.strip_suffix(what) else { continue };
+            if !p.is_empty() && !p.ends_with('_') {
+                continue;
+            }
+            match &prefix {
+                Some(q) if q != p => return Err(format!("api.h mixes prefixes `{q}` and `{p}`")),
+                _ => prefix = Some(p.to_string()),
+            }
+            return Ok(value.to_string());
+        }
+        Err(format!("api.h does not define {what}"))
+    };
+    let num = |what: &str, v: String| -> std::result::Result<usize, String> {
+        v.trim_matches(|c| c == '(' || c == ')')
+            .parse::<usize>()
+            .ok()
+            .filter(|&n| n > 0 && n <= 1 << 26)
+            .ok_or_else(|| format!("api.h: {what} is `{v}`, not a byte count"))
+    };
+    let public_key = num("CRYPTO_PUBLICKEYBYTES", get("CRYPTO_PUBLICKEYBYTES")?)?;
+    let secret_key = num("CRYPTO_SECRETKEYBYTES", get("CRYPTO_SECRETKEYBYTES")?)?;
+    let ciphertext = num("CRYPTO_CIPHERTEXTBYTES", get("CRYPTO_CIPHERTEXTBYTES")?)?;
+    let shared_secret = num("CRYPTO_BYTES", get("CRYPTO_BYTES")?)?;
+    let algname = get("CRYPTO_ALGNAME")?.trim_matches('"').to_string();
+    Ok(Api {
+        prefix: prefix.unwrap_or_default(),
+        public_key,
+        secret_key,
+        ciphertext,
+        shared_secret,
+        algname,
+    })
+}
+
+/// First `--version` line of a compiler, or an error if it cannot run.
+pub fn compiler_version(cc: &str) -> std::result::Result<String, String> {
+    let out = Command::new(cc)
+        .arg("--version")
+        .output()
+        .map_err(|e| format!("compiler `{cc}` cannot run ({e}); scripts/setup.sh installs gcc and clang"))?;
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_string())
+}
+
+/// Major version from a `--version` line: "gcc (Debian 12.2.0-14) 12.2.0" -> 12,
+/// "Debian clang version 14.0.6" -> 14.
+pub fn major(version_line: &str) -> String {
+    let tok = match version_line.split_whitespace().position(|t| t == "version") {
+        Some(i) => version_line.split_whitespace().nth(i + 1),
+        None => version_line.split_whitespace().last(),
+    };
+    tok.and_then(|t| t.split('.').next())
+        .filter(|m| !m.is_empty() && m.bytes().all(|b| b.is_ascii_digit()))
+        .unwrap_or("")
+        .to_string()
+}
+
+/// Implementation label: `<variant>-<cc><major>-<flags>`, e.g. `clean-gcc12-O3_march=native`.
+pub fn label(variant: &str, cc: &str, version_line: &str, flags: &[String]) -> String {
+    let name = Path::new(cc)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| cc.to_string());
+    let slug: Vec<String> = flags
+        .iter()
+        .flat_map(|f| f.split_whitespace())
+        .map(|f| f.trim_start_matches('-').replace('/', "_"))
+        .collect();
+    let slug = if slug.is_empty() {
+        "default".to_string()
+    } else {
+        slug.join("_")
+    };
+    format!("{variant}-{name}{}-{slug}", major(version_line))
+}
+
+/// PQClean's directory name for a catalogue algorithm and the crate that ships it.
+fn pqclean_name(alg: &str) -> (String, &'static str) {
+    let lower = alg.to_ascii_lowercase();
+    if let Some(rest) = lower.strip_prefix("classic-mceliece-") {
+        (format!("mceliece{rest}"), "pqcrypto-classicmceliece")
+    } else if lower.starts_with("ntru-") {
+        (lower.replace('-', ""), "pqcrypto-ntru")
+    } else if lower.starts_with("hqc-") {
+        (lower, "pqcrypto-hqc")
+    } else {
+        (lower, "pqcrypto-mlkem")
+    }
+}
+
+/// Where cargo unpacked the pqcrypto crate that the `pqclean` provider links.
+fn crate_dir(name: &str) -> Option<(PathBuf, String)> {
+    let full = cryptoscope_worker::build_info::crate_version(name);
+    let version = full.strip_prefix(&format!("{name} "))?.to_string();
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))?;
+    for e in std::fs::read_dir(home.join("registry/src")).ok()?.flatten() {
+        let d = e.path().join(format!("{name}-{version}"));
+        if d.is_dir() {
+            return Some((d, version));
+        }
+    }
+    None
+}
+
+/// One thing to compile.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub algorithm: String,
+    pub origin: String,
+    pub source: PathBuf,
+    /// Extra include directory with shared code (PQClean's `common`), if any.
+    pub common: Option<PathBuf>,
+    pub variant: String,
+    pub source_version: String,
+    pub cc: String,
+    pub flags: Vec<String>,
+}
+
+/// The PQClean sources of `alg` in `variant` (clean, avx2), if the crates ship them.
+pub fn pqclean_job(alg: &str, variant: &str, cc: &str, flags: &[String]) -> Option<Job> {
+    let (dir, krate) = pqclean_name(alg);
+    let (root, version) = crate_dir(krate)?;
+    let source = root.join("pqclean/crypto_kem").join(&dir).join(variant);
+    source.join("api.h").is_file().then(|| Job {
+        algorithm: alg.to_string(),
+        origin: "pqclean".into(),
+        source,
+        common: Some(root.join("pqclean/common")),
+        variant: variant.to_string(),
+        source_version: format!("PQClean as vendored in {krate} {version}"),
+        cc: cc.to_string(),
+        flags: flags.to_vec(),
+    })
+}
+
+fn sources_in(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_file())
+                .filter(|p| p.extension().is_some_and(|x| exts.iter().any(|e| x == *e)))
+                .filter(|p| !EXCLUDED.iter().any(|x| p.file_name().is_some_and(|n| n == *x)))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// Compiles a job into its own directory under the builds directory and writes its
+/// manifest. Errors are one line (the compiler's first error).
+pub fn compile(job: &Job) -> std::result::Result<(PathBuf, Manifest), String> {
+    let api_path = job.source.join("api.h");
+    let api_text =
+        std::fs::read_to_string(&api_path).map_err(|e| format!("cannot read {}: {e}", api_path.display()))?;
+    let api = parse_api(&api_text).map_err(|e| format!("{}: {e}", api_path.display()))?;
+    let cc_version = compiler_version(&job.cc)?;
+    let label = label(&job.variant, &job.cc, &cc_version, &job.flags);
+    let root = builds::dir();
+    let out_dir = root.join(format!("{}__{label}", job.algorithm));
+    let tmp = root.join(format!(".tmp-{}-{label}-{}", job.algorithm, std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
+    let shim_dir = tmp.join("shim");
+    std::fs::create_dir_all(&shim_dir).map_err(|e| e.to_string())?;
+    std::fs::write(shim_dir.join("cs_shim.c"), SHIM).map_err(|e| e.to_string())?;
+    std::fs::write(shim_dir.join("randombytes.h"), RANDOMBYTES_H).map_err(|e| e.to_string())?;
+
+    let avx2 = job.variant == "avx2";
+    let mut files = sources_in(&job.source, &["c", "s", "S"]);
+    if files.is_empty() {
+        return Err(format!("{} has no .c files", job.source.display()));
+    }
+    if let Some(common) = &job.common {
+        files.extend(sources_in(common, &["c"]));
+        if avx2 {
+            for sub in ["keccak2x", "keccak4x"] {
+                files.extend(sources_in(&common.join(sub), &["c"]));
+            }
+        }
+    }
+    let mut cmd = Command::new(&job.cc);
+    for f in &job.flags {
+        cmd.args(f.split_whitespace());
+    }
+    if avx2 {
+        cmd.args(AVX2_FLAGS);
+    }
+    cmd.args(["-g", "-fPIC", "-shared", "-fvisibility=hidden", "-Wl,-z,defs"])
+        .arg("-I")
+        .arg(&job.source);
+    if let Some(common) = &job.common {
+        cmd.arg("-I").arg(common);
+    }
+    cmd.arg("-I").arg(&shim_dir);
+    let p = &api.prefix;
+    cmd.arg(format!("-DCS_KEYPAIR={p}crypto_kem_keypair"))
+        .arg(format!("-DCS_ENC={p}crypto_kem_enc"))
+        .arg(format!("-DCS_DEC={p}crypto_kem_dec"))
+        .arg("-o")
+        .arg(tmp.join(builds::LIBRARY))
+        .args(&files)
+        .arg(shim_dir.join("cs_shim.c"));
+    let out = cmd.output().map_err(|e| format!("cannot run {}: {e}", job.cc))?;
+    if !out.status.success() {
+        let _ = std::fs::remove_dir_all(&tmp);
+        let err = String::from_utf8_lossy(&out.stderr);
+        // The first real error: a compiler diagnostic or an undefined symbol, not the
+        // driver's closing "linker command failed".
+        let first = err
+            .lines()
+            .find(|l| l.contains("error:") && !l.contains("collect2") && !l.contains("linker command failed"))
+            .or_else(|| err.lines().find(|l| l.contains("undefined reference")))
+            .or_else(|| err.lines().find(|l| l.contains("error")))
+            .or_else(|| err.lines().next())
+            .unwrap_or("no message");
+        return Err(format!("{} failed for {}: {first}", job.cc, job.source.display()));
+    }
+    let _ = std::fs::remove_dir_all(&shim_dir);
+    let m = Manifest {
+        algorithm: job.algorithm.clone(),
+        label,
+        origin: job.origin.clone(),
+        source: job.source.display().to_string(),
+        variant: job.variant.clone(),
+        cc: job.cc.clone(),
+        cc_version,
+        flags: job.flags.clone(),
+        algname: api.algname,
+        public_key: api.public_key,
+        secret_key: api.secret_key,
+        ciphertext: api.ciphertext,
+        shared_secret: api.shared_secret,
+        requires: if avx2 {
+            ["avx2", "bmi1", "bmi2", "aes", "popcnt", "pclmulqdq"]
+                .map(String::from)
+                .to_vec()
+        } else {
+            Vec::new()
+        },
+        source_version: job.source_version.clone(),
+    };
+    std::fs::write(
+        tmp.join(builds::MANIFEST),
+        serde_json::to_string_pretty(&m).unwrap_or_default(),
+    )
+    .map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_dir_all(&out_dir);
+    std::fs::rename(&tmp, &out_dir).map_err(|e| format!("cannot move the build to {}: {e}", out_dir.display()))?;
+    Ok((out_dir, m))
+}
+
+/// Splits "gcc,clang" and checks each compiler runs.
+pub fn compilers(list: &str) -> Result<Vec<String>> {
+    let v: Vec<String> = list
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(String::from)
+        .collect();
+    if v.is_empty() {
+        bail!(crate::usage("--cc needs at least one compiler, e.g. gcc,clang"));
+    }
+    for cc in &v {
+        compiler_version(cc).map_err(crate::usage)?;
+    }
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn api_headers_plain_and_namespaced() {
+        let plain = "#define CRYPTO_SECRETKEYBYTES 1632\n#define CRYPTO_PUBLICKEYBYTES 800\n\
+#define CRYPTO_CIPHERTEXTBYTES 768\n#define CRYPTO_BYTES 32\n#define CRYPTO_ALGNAME \"ML-KEM-512\"\n";
+        let a = parse_api(plain).unwrap();
+        assert_eq!((a.prefix.as_str(), a.public_key, a.ciphertext), ("", 800, 768));
+        assert_eq!(a.algname, "ML-KEM-512");
+        let ns = plain.replace("CRYPTO_", "PQCLEAN_X_CLEAN_CRYPTO_");
+        assert_eq!(parse_api(&ns).unwrap().prefix, "PQCLEAN_X_CLEAN_");
+        assert!(parse_api(&plain.replace("CRYPTO_BYTES 32", "CRYPTO_BYTES lots"))
+            .unwrap_err()
+            .contains("CRYPTO_BYTES"));
+        assert!(parse_api("#define CRYPTO_BYTES 32\n")
+            .unwrap_err()
+            .contains("CRYPTO_PUBLICKEYBYTES"));
+        let mixed = plain.replace("#define CRYPTO_BYTES", "#define OTHER_CRYPTO_BYTES");
+        assert!(parse_api(&mixed).unwrap_err().contains("mixes prefixes"));
+    }
+
+    #[test]
+    fn labels_name_compiler_version_and_flags() {
+        let gcc = "gcc (Debian 12.2.0-14+deb12u1) 12.2.0";
+        assert_eq!(major(gcc), "12");
+        assert_eq!(major("Debian clang version 14.0.6"), "14");
+        let f = vec!["-O3 -march=native".to_string()];
+        assert_eq!(label("clean", "gcc", gcc, &f), "clean-gcc12-O3_march=native");
+        assert_eq!(
+            label("avx2", "/usr/bin/clang", "Debian clang version 14.0.6", &[]),
+            "avx2-clang14-default"
+        );
+    }
+
+    #[test]
+    fn pqclean_directory_names() {
+        assert_eq!(pqclean_name("Classic-McEliece-8192128f").0, "mceliece8192128f");
+        assert_eq!(pqclean_name("NTRU-HRSS-701").0, "ntruhrss701");
+        assert_eq!(pqclean_name("NTRU-HPS-2048-509").0, "ntruhps2048509");
+        assert_eq!(pqclean_name("ML-KEM-768").0, "ml-kem-768");
+        assert_eq!(pqclean_name("HQC-128").0, "hqc-128");
+    }
+}

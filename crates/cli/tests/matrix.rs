@@ -1,0 +1,207 @@
+//! The build matrix and bring-your-own implementations: PQClean sources compiled with gcc
+//! and clang into isolated builds that pass the same KAT gate; a user's directory with the
+//! NIST API added and gated; a deliberately broken copy fails the gate; a bad api.h is a
+//! usage error.
+
+mod common;
+
+use common::*;
+use std::path::{Path, PathBuf};
+
+/// PQClean's NTRU-HRSS-701 sources as the pqcrypto-ntru crate ships them.
+fn pqclean_ntru() -> PathBuf {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cargo"));
+    for e in std::fs::read_dir(home.join("registry/src")).unwrap().flatten() {
+        for c in std::fs::read_dir(e.path()).unwrap().flatten() {
+            let n = c.file_name().to_string_lossy().into_owned();
+            if n.starts_with("pqcrypto-ntru-") {
+                return c.path().join("pqclean");
+            }
+        }
+    }
+    panic!("pqcrypto-ntru sources not found in the cargo registry");
+}
+
+/// A self-contained NIST-API directory: the scheme's files plus the hash it uses.
+fn user_dir(to: &Path) {
+    let src = pqclean_ntru();
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(src.join("crypto_kem/ntruhrss701/clean"))
+        .unwrap()
+        .flatten()
+    {
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+    for f in ["fips202.c", "fips202.h"] {
+        std::fs::copy(src.join("common").join(f), to.join(f)).unwrap();
+    }
+}
+
+fn cs(builds: &Path) -> assert_cmd::Command {
+    let mut c = cryptoscope();
+    c.env("CRYPTOSCOPE_BUILDS", builds);
+    c
+}
+
+#[test]
+fn gcc_and_clang_builds_pass_the_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = dir.path().join("builds");
+    let out = cs(&b)
+        .args([
+            "build",
+            "--quiet",
+            "--alg",
+            "NTRU-HRSS-701",
+            "--cc",
+            "gcc,clang",
+            "--flags",
+            "-O1",
+            "--variant",
+            "clean",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("build/clean-gcc") && text.contains("build/clean-clang"),
+        "{text}"
+    );
+    let out = cs(&b)
+        .args(["verify", "--quiet", "--provider", "build", "--kat", "single"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert_eq!(text.matches("PASS").count(), 2, "{text}");
+    // Only the shim's entry points are visible in a build.
+    let lib = std::fs::read_dir(&b)
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path()
+        .join("libkem.so");
+    let nm = std::process::Command::new("nm")
+        .args(["-D", "--defined-only"])
+        .arg(&lib)
+        .output()
+        .unwrap();
+    let syms = String::from_utf8_lossy(&nm.stdout);
+    assert!(
+        syms.contains("cs_keypair") && !syms.contains("PQCLEAN_NTRUHRSS701"),
+        "{syms}"
+    );
+}
+
+#[test]
+fn a_users_implementation_is_gated_and_a_broken_copy_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = dir.path().join("builds");
+    let good = dir.path().join("ntru");
+    user_dir(&good);
+    let out = cs(&b)
+        .args(["add", "--quiet", "--kat", "single", "--alg", "NTRU-HRSS-701"])
+        .arg(&good)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("PASS"));
+
+    // One byte fewer hashed into the shared secret: same sizes, wrong answers.
+    let bad = dir.path().join("ntru_broken");
+    user_dir(&bad);
+    let kem = std::fs::read_to_string(bad.join("kem.c")).unwrap();
+    let broken = kem.replacen(
+        "sha3_256(k, rm, NTRU_OWCPA_MSGBYTES);",
+        "sha3_256(k, rm, NTRU_OWCPA_MSGBYTES - 1);",
+        1,
+    );
+    assert_ne!(kem, broken);
+    std::fs::write(bad.join("kem.c"), broken).unwrap();
+    let out = cs(&b)
+        .args(["add", "--quiet", "--kat", "single", "--alg", "NTRU-HRSS-701"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("FAIL"));
+
+    // A run measures the good one and never ranks the broken one.
+    let json = dir.path().join("r.json");
+    let out = cs(&b)
+        .args([
+            "run",
+            "--quiet",
+            "--quick",
+            "--rounds",
+            "1",
+            "--provider",
+            "build",
+            "--json",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "the broken build fails its gate");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    for r in v["results"].as_array().unwrap() {
+        let broken = r["implementation"].as_str().unwrap().starts_with("ntru_broken");
+        assert_eq!(r["median_ns"].is_null(), broken, "{r}");
+    }
+}
+
+#[test]
+fn bad_api_headers_and_names_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("x");
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("api.h"), "#define CRYPTO_BYTES 32\n").unwrap();
+    for args in [
+        vec![
+            "add".to_string(),
+            d.display().to_string(),
+            "--alg".into(),
+            "NTRU-HRSS-701".into(),
+        ],
+        vec![
+            "add".to_string(),
+            d.display().to_string(),
+            "--alg".into(),
+            "NTRU-HRSS-70".into(),
+        ],
+        vec![
+            "add".to_string(),
+            d.display().to_string(),
+            "--alg".into(),
+            "X25519".into(),
+        ],
+        vec![
+            "build".to_string(),
+            "--alg".into(),
+            "NTRU-HRSS-701".into(),
+            "--variant".into(),
+            "neon".into(),
+        ],
+        vec![
+            "build".to_string(),
+            "--alg".into(),
+            "NTRU-HRSS-701".into(),
+            "--cc".into(),
+            "no-such-cc".into(),
+        ],
+    ] {
+        let out = cs(&dir.path().join("b")).args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+}
