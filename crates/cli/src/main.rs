@@ -187,7 +187,7 @@ struct SelectArgs {
     /// Algorithm by canonical name, e.g. ML-KEM-768, Classic-McEliece-8192128f, X25519 (repeatable).
     #[arg(long = "alg", value_name = "NAME")]
     alg: Vec<String>,
-    /// Provider: liboqs, pqclean, aws-lc, rustcrypto, openssl (repeatable).
+    /// Provider: liboqs, pqclean, aws-lc, rustcrypto, openssl, build (repeatable).
     #[arg(long, value_name = "P")]
     provider: Vec<String>,
     /// Implementation variant, e.g. clean, avx2, dispatch, default (repeatable).

@@ -269,7 +269,9 @@ pub fn compile(job: &Job) -> std::result::Result<(PathBuf, Manifest), String> {
     if avx2 {
         cmd.args(AVX2_FLAGS);
     }
-    cmd.args(["-g", "-fPIC", "-shared", "-fvisibility=hidden", "-Wl,-z,defs"])
+    // DWARF 4: valgrind 3.19 (Debian 12) gives up on clang 14's DWARF 5 ("possibly
+    // corrupted debuginfo"), which would take profile and --instructions down with it.
+    cmd.args(["-gdwarf-4", "-fPIC", "-shared", "-fvisibility=hidden", "-Wl,-z,defs"])
         .arg("-I")
         .arg(&job.source);
     if let Some(common) = &job.common {

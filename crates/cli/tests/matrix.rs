@@ -159,6 +159,46 @@ fn a_users_implementation_is_gated_and_a_broken_copy_fails() {
     }
 }
 
+/// The example shipped in the repository: ML-KEM-512 written from FIPS 203.
+fn example_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/byo-mlkem512")
+}
+
+#[test]
+fn the_shipped_example_passes_and_a_copy_of_the_draft_standard_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = dir.path().join("builds");
+    // All 100 KAT entries: the digest is liboqs's, from ../shared/vectors.
+    let out = cs(&b)
+        .args(["add", "--quiet", "--kat", "all", "--alg", "ML-KEM-512"])
+        .arg(example_dir())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("PASS") && text.contains("100 entries"), "{text}");
+
+    // The August 2023 draft (FIPS 203 ipd) derived (rho, sigma) = G(d) without the
+    // parameter byte k; an implementation of the draft must fail against the final KATs.
+    let bad = dir.path().join("mlkem512_draft");
+    std::fs::create_dir_all(&bad).unwrap();
+    for e in std::fs::read_dir(example_dir()).unwrap().flatten() {
+        std::fs::copy(e.path(), bad.join(e.file_name())).unwrap();
+    }
+    let code = std::fs::read_to_string(bad.join("mlkem512.c")).unwrap();
+    let draft = code.replacen("sha3_512(g, in, sizeof in);", "sha3_512(g, in, 32);", 1);
+    assert_ne!(code, draft);
+    std::fs::write(bad.join("mlkem512.c"), draft).unwrap();
+    let out = cs(&b)
+        .args(["add", "--quiet", "--kat", "single", "--alg", "ML-KEM-512"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("FAIL") && text.contains("digest"), "{text}");
+}
+
 #[test]
 fn bad_api_headers_and_names_are_usage_errors() {
     let dir = tempfile::tempdir().unwrap();
