@@ -134,6 +134,27 @@ pub struct KatRef {
     pub prng: KatPrngKind,
 }
 
+impl KatRef {
+    /// The digest a PQClean-derived implementation of `alg` must reproduce: liboqs's
+    /// current KAT digests, except HQC, whose PQClean code (pqcrypto-hqc 0.2) is the HQC
+    /// of liboqs 0.13 (SHAKE-256 PRNG, domain byte 1).
+    pub fn liboqs_digest(alg: &str) -> KatRef {
+        if alg.starts_with("HQC") {
+            KatRef {
+                file: "liboqs-0.13.0-kats.json".into(),
+                name: alg.into(),
+                prng: KatPrngKind::Shake256 { domain: 1 },
+            }
+        } else {
+            KatRef {
+                file: "liboqs-kats.json".into(),
+                name: alg.into(),
+                prng: KatPrngKind::AesCtrDrbg,
+            }
+        }
+    }
+}
+
 /// Everything known about a subject before running it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Descriptor {

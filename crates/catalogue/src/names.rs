@@ -6,6 +6,22 @@ use crate::descriptor::Family;
 /// `build` holds what this machine compiled itself (`cryptoscope build`, `cryptoscope add`).
 pub const PROVIDERS: &[&str] = &["liboqs", "pqclean", "aws-lc", "rustcrypto", "openssl", "build"];
 
+/// Internal functions Seed 001 monitored, by short name (PQClean's namespace prefix
+/// removed): NTRU's polynomial arithmetic and Classic McEliece's key generation, error
+/// sampling, syndrome and root finding. `profile` and `micro` report them by name.
+pub const MONITORED_FUNCTIONS: &[&str] = &[
+    "poly_Rq_mul",
+    "poly_S3_inv",
+    "poly_R2_inv",
+    "poly_Rq_inv",
+    "poly_Sq_mul",
+    "pk_gen",
+    "gen_e",
+    "syndrome",
+    "root",
+    "synd",
+];
+
 /// Worker binary for a provider (`cryptoscope-worker-<name without dashes>`).
 pub fn worker_binary(provider: &str) -> String {
     format!("cryptoscope-worker-{}", provider.replace('-', ""))

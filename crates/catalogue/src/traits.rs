@@ -60,6 +60,24 @@ pub trait Kem: Send + Sync {
     fn encaps(&self, ct: &mut [u8], ss: &mut [u8], pk: &[u8]) -> Result<(), OpError>;
     /// Prepares the secret key `sk` for decapsulation (untimed).
     fn decapsulator<'a>(&'a self, sk: &[u8]) -> Result<Box<dyn Decapsulator + 'a>, OpError>;
+    /// Timing probes compiled around the implementation's internal functions, when it
+    /// was built with them (`cryptoscope micro` on our own builds); `None` otherwise.
+    fn probes(&self) -> Option<&dyn Probes> {
+        None
+    }
+}
+
+/// Counters kept by wrappers around an implementation's internal functions: calls and
+/// time-stamp-counter ticks spent inside, cumulative since the library was loaded.
+pub trait Probes {
+    /// The functions probed, by their short (unprefixed) names.
+    fn names(&self) -> Vec<String>;
+    /// (calls, ticks) per function, in the order of [`Probes::names`].
+    fn read(&self) -> Vec<(u64, u64)>;
+    /// Ticks a probe around nothing measures: the cost of one probe, subtracted per call.
+    fn overhead(&self) -> u64;
+    /// What a tick is: "TSC" (reference cycles) or "ns".
+    fn unit(&self) -> &'static str;
 }
 
 /// A prepared secret key that decapsulates.

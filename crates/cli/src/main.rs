@@ -9,7 +9,9 @@ mod catalog;
 mod counters;
 mod gating;
 mod matrix;
+mod probes;
 mod memory;
+mod micro;
 mod profile;
 mod run;
 mod scale;
@@ -96,6 +98,13 @@ enum Cmd {
         after_help = "Examples:\n  cryptoscope profile --alg NTRU-HRSS-701 --provider pqclean --impl clean --op keypair\n  cryptoscope profile --alg Classic-McEliece-8192128 --impl clean --op decaps --json prof.json\n\nCollection is on only inside one call of the operation (cryptoscope_profiled_op in the worker); inputs are prepared and warm-up calls made outside it. Randomness comes from a fixed-seed DRBG, so two runs give identical counts."
     )]
     Profile(ProfileArgs),
+    /// The internal functions Seed 001 monitored (poly_Rq_mul, poly_S3_inv, pk_gen, synd, ...)
+    /// in every subject of an algorithm: calls per operation and instructions per call
+    /// (callgrind), and cycles per call where our own builds carry timing probes.
+    #[command(
+        after_help = "Examples:\n  cryptoscope build --alg NTRU-HRSS-701 --cc gcc,clang --flags -O3\n  cryptoscope micro --alg NTRU-HRSS-701\n  cryptoscope micro --alg Classic-McEliece-8192128 --impl clean --op decaps --json micro.json\n  cryptoscope micro --alg NTRU-HRSS-701 --provider build --no-instructions   # cycles only, fast\n\nCycles per call come from builds made by `cryptoscope build` or `add`: calls to a monitored function from another source file go through a wrapper that reads the time-stamp counter around the real function, inside real operations. A `*` marks fewer wrapped calls than callgrind counted (calls from inside the function's own file bypass the wrapper); static functions cannot be wrapped and are listed in the notes."
+    )]
+    Micro(MicroArgs),
     /// Compile C implementations through a compiler × flags × variant matrix into isolated
     /// builds that `run` measures as provider `build` (PQClean sources from the pqcrypto crates).
     #[command(
@@ -781,6 +790,206 @@ fn cmd_profile(a: &ProfileArgs, quiet: bool) -> Result<i32> {
         let doc = serde_json::json!({ "schema": "cryptoscope.profile/1", "profiles": profiles });
         std::fs::write(&path, serde_json::to_string_pretty(&doc)? + "\n")
             .map_err(|e| usage(format!("cannot write {}: {e}", path.display())))?;
+        eprintln!("Wrote {}", path.display());
+    }
+    for f in &failures {
+        eprintln!("error: {f}");
+    }
+    Ok(if failures.is_empty() { 0 } else { 1 })
+}
+
+#[derive(Args, Clone)]
+struct MicroArgs {
+    #[command(flatten)]
+    sel: SelectArgs,
+    #[command(flatten)]
+    gate: GateArgs,
+    /// Operations: keypair, encaps, decaps (repeatable; default all).
+    #[arg(long, value_name = "OP")]
+    op: Vec<String>,
+    /// Timed operations per probed operation (after one warm-up call); medians are reported.
+    #[arg(long, value_name = "N", default_value_t = 31)]
+    calls: usize,
+    /// Operations counted under callgrind per operation.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    profiled_calls: u64,
+    /// Uncounted calls under callgrind before the counted ones.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    warmup: u64,
+    /// Skip callgrind: cycles from the probes only (seconds instead of minutes).
+    #[arg(long)]
+    no_instructions: bool,
+    /// Also write the rows as JSON (schema cryptoscope.micro/1).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+}
+
+fn cmd_micro(a: &MicroArgs, quiet: bool) -> Result<i32> {
+    if a.sel.alg.is_empty() {
+        return Err(usage("micro needs --alg NAME (e.g. --alg NTRU-HRSS-701)"));
+    }
+    let selection = a.sel.selection()?;
+    let ops = parse_ops(&a.op)?;
+    if a.calls == 0 || a.profiled_calls == 0 {
+        return Err(usage("--calls and --profiled-calls must be at least 1"));
+    }
+    if !(a.gate.timeout > 0.0 && a.gate.timeout.is_finite()) {
+        return Err(usage("--timeout must be a positive number of seconds"));
+    }
+    let json = a
+        .json
+        .as_ref()
+        .map(|p| util::check_writable(p).map_err(usage))
+        .transpose()?;
+    let tool = if a.no_instructions {
+        String::new()
+    } else {
+        profile::valgrind_version()?
+    };
+    // Build subjects load their probed libraries in every worker this command starts
+    // (so the gate checks the code that is timed); callgrind counts the plain library.
+    std::env::set_var(cryptoscope_worker::builds::PROBES_ENV, "1");
+    let vectors = util::vectors_dir(a.gate.vectors.as_deref())?;
+    let cat = Catalogue::discover()?;
+    warn_missing(&cat);
+    let picked = selection.pick(&cat)?;
+    let wanted = |d: &cryptoscope_catalogue::Descriptor| -> Vec<cryptoscope_catalogue::Operation> {
+        d.operations()
+            .iter()
+            .copied()
+            .filter(|o| ops.as_ref().is_none_or(|v| v.contains(o)))
+            .collect()
+    };
+    if picked.iter().all(|d| wanted(d).is_empty()) {
+        return Err(usage("no selected subject has the requested operation"));
+    }
+    let depth = gate_settings_depth(&a.gate, true);
+    let timeout = Duration::from_secs_f64(a.gate.timeout);
+    let gsettings = gating::GateSettings {
+        vectors: &vectors,
+        depth: &depth,
+        timeout,
+    };
+    let settings = profile::Settings {
+        calls: a.profiled_calls,
+        warmup: a.warmup,
+        timeout,
+        min_share: 0.0,
+        depth: 0,
+        top: 0,
+    };
+    let steps: usize = picked
+        .iter()
+        .map(|d| 1 + if a.no_instructions { 0 } else { wanted(d).len() } + usize::from(d.provider == "build"))
+        .sum();
+    let mut pb = Progress::new(steps as u64, quiet);
+    let verdicts = gating::gate_all(&cat, &picked, &gsettings, &mut |d, v| {
+        pb.step(&format!("gate {}", d.id), v.status.as_str())
+    });
+    let mut rows: Vec<micro::MicroRow> = Vec::new();
+    let mut notes: Vec<String> = Vec::new();
+    let mut failures: Vec<String> = Vec::new();
+    let mut unit = String::from("TSC");
+    let mut probe_cost: Option<f64> = None;
+    let mut unprobed = Vec::new();
+    for d in &picked {
+        let v = &verdicts[&d.id];
+        if v.status != GateStatus::Pass {
+            if v.status.is_failure() {
+                failures.push(format!("{}: not measured, gate {}: {}", d.id, v.status.as_str(), v.detail));
+            } else {
+                eprintln!("note: {}: not measured ({}: {})", d.id, v.status.as_str(), v.detail);
+            }
+            continue;
+        }
+        let worker = cat.worker(&d.provider).context("worker vanished")?;
+        let d_ops = wanted(d);
+        if !a.no_instructions {
+            for op in &d_ops {
+                let label = format!("callgrind {} {}", d.id, op.as_str());
+                pb.message(&label);
+                match profile::run_callgrind(worker, d, *op, &settings) {
+                    Ok(p) => {
+                        let prof = profile::summarise(d, *op, &tool, &p, &settings);
+                        pb.step(&label, &format!("{} monitored", prof.monitored.len()));
+                        rows.extend(micro::from_profile(&prof));
+                    }
+                    Err(e) if e.is::<profile::SubjectFailed>() => {
+                        pb.step(&label, "failed");
+                        failures.push(e.to_string());
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        match micro::manifest(d) {
+            Some(m) if !d_ops.is_empty() => {
+                for n in &m.probe_notes {
+                    notes.push(format!("{}: {n}", d.id));
+                }
+                if m.probes.is_empty() {
+                    pb.step(&format!("probes {}", d.id), "none");
+                    continue;
+                }
+                let label = format!("probes {}", d.id);
+                pb.message(&label);
+                match micro::probe(worker, d, &d_ops, a.calls, timeout) {
+                    Ok(list) => {
+                        pb.step(&label, &format!("{} operations", list.len()));
+                        for p in &list {
+                            unit = p.unit.clone();
+                            probe_cost = Some(p.overhead);
+                            micro::add_probes(&mut rows, p);
+                        }
+                    }
+                    Err(e) => {
+                        pb.step(&label, "failed");
+                        failures.push(e);
+                    }
+                }
+            }
+            Some(_) => {}
+            None => unprobed.push(d.id.clone()),
+        }
+    }
+    pb.finish();
+    micro::sort(&mut rows);
+    let alg = a.sel.alg.join(", ");
+    if rows.is_empty() {
+        println!("No monitored function ({}) was seen in {alg}.", cryptoscope_catalogue::names::MONITORED_FUNCTIONS.join(", "));
+    } else {
+        let (t, partial) = micro::render(&rows);
+        print!("{t}");
+        if !a.no_instructions {
+            println!(
+                "calls/op, instr/call (inclusive) and instr share: {tool} callgrind, exact, {} counted call(s) per operation after {} warm-up, fixed-seed randomness.",
+                a.profiled_calls, a.warmup
+            );
+        }
+        let clock = cryptoscope_measure::Clock::new(cryptoscope_measure::clock::ClockChoice::Tsc);
+        let hz = clock.tsc_hz().map(|h| format!(" at {:.3} GHz", h / 1e9)).unwrap_or_default();
+        if let Some(cost) = probe_cost {
+            let what = if unit == "TSC" { format!("TSC reference cycles{hz}") } else { "nanoseconds".into() };
+            println!(
+                "cycles/call and cycle share: timing probes in our builds, {what}, median of {} operations, the probe's own {cost:.0} subtracted per call.",
+                a.calls
+            );
+        }
+        if partial {
+            println!("* the wrapper saw fewer calls than callgrind: calls made from inside the function's own source file do not go through it.");
+        }
+    }
+    if !unprobed.is_empty() {
+        println!(
+            "No cycles for {}: only our own builds carry probes (cryptoscope build --alg {alg}, or add).",
+            unprobed.join(", ")
+        );
+    }
+    for n in &notes {
+        println!("note: {n}");
+    }
+    if let Some(path) = json {
+        micro::write_json(&path, &rows, &notes, &unit).map_err(|e| usage(e.to_string()))?;
         eprintln!("Wrote {}", path.display());
     }
     for f in &failures {
@@ -1846,6 +2055,7 @@ fn main() {
         Cmd::Run(a) => cmd_run(a, cli.quiet),
         Cmd::Memory(m) => cmd_memory(m, cli.quiet),
         Cmd::Profile(p) => cmd_profile(p, cli.quiet),
+        Cmd::Micro(m) => cmd_micro(m, cli.quiet),
         Cmd::Build(b) => cmd_build(b, cli.quiet),
         Cmd::Add(b) => cmd_add(b, cli.quiet),
         Cmd::Scale(sa) => cmd_scale(sa, cli.quiet),

@@ -2,6 +2,7 @@
 //! NIST/SUPERCOP KEM API through a matrix of compilers, flags and variants into isolated
 //! shared libraries that the `build` provider measures (see `cryptoscope_worker::builds`).
 
+use crate::probes;
 use anyhow::{bail, Result};
 use cryptoscope_worker::builds::{self, Manifest};
 use std::path::{Path, PathBuf};
@@ -262,46 +263,97 @@ pub fn compile(job: &Job) -> std::result::Result<(PathBuf, Manifest), String> {
             }
         }
     }
-    let mut cmd = Command::new(&job.cc);
-    for f in &job.flags {
-        cmd.args(f.split_whitespace());
-    }
-    if avx2 {
-        cmd.args(AVX2_FLAGS);
-    }
-    // DWARF 4: valgrind 3.19 (Debian 12) gives up on clang 14's DWARF 5 ("possibly
-    // corrupted debuginfo"), which would take profile and --instructions down with it.
-    cmd.args(["-gdwarf-4", "-fPIC", "-shared", "-fvisibility=hidden", "-Wl,-z,defs"])
-        .arg("-I")
-        .arg(&job.source);
-    if let Some(common) = &job.common {
-        cmd.arg("-I").arg(common);
-    }
-    cmd.arg("-I").arg(&shim_dir);
+    let includes = {
+        let mut v = vec![job.source.clone()];
+        v.extend(job.common.clone());
+        v.push(shim_dir.clone());
+        v
+    };
+    let flags = {
+        let mut v: Vec<String> = job.flags.iter().flat_map(|f| f.split_whitespace().map(String::from)).collect();
+        if avx2 {
+            v.extend(AVX2_FLAGS.iter().map(|f| f.to_string()));
+        }
+        v.extend(includes.iter().map(|i| format!("-I{}", i.display())));
+        v
+    };
     let p = &api.prefix;
-    cmd.arg(format!("-DCS_KEYPAIR={p}crypto_kem_keypair"))
-        .arg(format!("-DCS_ENC={p}crypto_kem_enc"))
-        .arg(format!("-DCS_DEC={p}crypto_kem_dec"))
-        .arg("-o")
-        .arg(tmp.join(builds::LIBRARY))
-        .args(&files)
-        .arg(shim_dir.join("cs_shim.c"));
-    let out = cmd.output().map_err(|e| format!("cannot run {}: {e}", job.cc))?;
-    if !out.status.success() {
+    let defines = [
+        format!("-DCS_KEYPAIR={p}crypto_kem_keypair"),
+        format!("-DCS_ENC={p}crypto_kem_enc"),
+        format!("-DCS_DEC={p}crypto_kem_dec"),
+    ];
+    let obj_dir = tmp.join("obj");
+    std::fs::create_dir_all(&obj_dir).map_err(|e| e.to_string())?;
+    // Each source to an object (in parallel), then two links of the same objects: the
+    // library, and its probed twin.
+    let compile_one = |(k, src): (usize, &PathBuf)| -> std::result::Result<PathBuf, String> {
+        let stem = src.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let obj = obj_dir.join(format!("{k:03}-{stem}.o"));
+        let mut cmd = Command::new(&job.cc);
+        // DWARF 4: valgrind 3.19 (Debian 12) gives up on clang 14's DWARF 5 ("possibly
+        // corrupted debuginfo"), which would take profile and --instructions down with it.
+        cmd.args(&flags)
+            .args(["-gdwarf-4", "-fPIC", "-fvisibility=hidden"])
+            .args(&defines)
+            .arg("-c")
+            .arg(src)
+            .arg("-o")
+            .arg(&obj);
+        run_compiler(&mut cmd, &job.cc, &job.source)?;
+        Ok(obj)
+    };
+    let mut sources = files.clone();
+    sources.push(shim_dir.join("cs_shim.c"));
+    let objects = match parallel_map(&sources, &compile_one) {
+        Ok(o) => o,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(e);
+        }
+    };
+    let link = |output: &Path, extra: &[PathBuf], extra_args: &[String]| -> std::result::Result<(), String> {
+        let mut cmd = Command::new(&job.cc);
+        cmd.args(&flags)
+            .args(["-shared", "-Wl,-z,defs"])
+            .args(extra_args)
+            .arg("-o")
+            .arg(output)
+            .args(&objects)
+            .args(extra);
+        run_compiler(&mut cmd, &job.cc, &job.source)
+    };
+    if let Err(e) = link(&tmp.join(builds::LIBRARY), &[], &[]) {
         let _ = std::fs::remove_dir_all(&tmp);
-        let err = String::from_utf8_lossy(&out.stderr);
-        // The first real error: a compiler diagnostic or an undefined symbol, not the
-        // driver's closing "linker command failed".
-        let first = err
-            .lines()
-            .find(|l| l.contains("error:") && !l.contains("collect2") && !l.contains("linker command failed"))
-            .or_else(|| err.lines().find(|l| l.contains("undefined reference")))
-            .or_else(|| err.lines().find(|l| l.contains("error")))
-            .or_else(|| err.lines().next())
-            .unwrap_or("no message");
-        return Err(format!("{} failed for {}: {first}", job.cc, job.source.display()));
+        return Err(e);
+    }
+    // The probed twin: the same code with timing wrappers around the monitored functions.
+    let (found, mut probe_notes) = probes::prototypes(&job.source);
+    let mut probed: Vec<String> = Vec::new();
+    if !found.is_empty() {
+        let resolved: Vec<(probes::Prototype, String)> = found
+            .into_iter()
+            .filter_map(|f| match probes::symbol(&job.cc, &flags, &f, &shim_dir) {
+                Ok(sym) => Some((f, sym)),
+                Err(e) => {
+                    probe_notes.push(format!("{}: not probed: {e}", f.name));
+                    None
+                }
+            })
+            .collect();
+        let c = shim_dir.join("cs_probes.c");
+        let wraps: Vec<String> = resolved.iter().map(|(_, sym)| format!("-Wl,--wrap={sym}")).collect();
+        let built = std::fs::write(&c, probes::source(&resolved))
+            .map_err(|e| e.to_string())
+            .and_then(|_| compile_one((sources.len(), &c)))
+            .and_then(|o| link(&tmp.join(builds::PROBES_LIBRARY), &[o], &wraps));
+        match built {
+            Ok(()) => probed = resolved.iter().map(|(f, _)| f.name.clone()).collect(),
+            Err(e) => probe_notes.push(format!("probed library not built: {e}")),
+        }
     }
     let _ = std::fs::remove_dir_all(&shim_dir);
+    let _ = std::fs::remove_dir_all(&obj_dir);
     let m = Manifest {
         algorithm: job.algorithm.clone(),
         label,
@@ -324,6 +376,8 @@ pub fn compile(job: &Job) -> std::result::Result<(PathBuf, Manifest), String> {
             Vec::new()
         },
         source_version: job.source_version.clone(),
+        probes: probed,
+        probe_notes,
     };
     std::fs::write(
         tmp.join(builds::MANIFEST),
@@ -333,6 +387,53 @@ pub fn compile(job: &Job) -> std::result::Result<(PathBuf, Manifest), String> {
     let _ = std::fs::remove_dir_all(&out_dir);
     std::fs::rename(&tmp, &out_dir).map_err(|e| format!("cannot move the build to {}: {e}", out_dir.display()))?;
     Ok((out_dir, m))
+}
+
+/// Runs a compiler command; on failure, its first real error as one line.
+fn run_compiler(cmd: &mut Command, cc: &str, source: &Path) -> std::result::Result<(), String> {
+    let out = cmd.output().map_err(|e| format!("cannot run {cc}: {e}"))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    // A compiler diagnostic or an undefined symbol, not the driver's closing "linker
+    // command failed".
+    let first = err
+        .lines()
+        .find(|l| l.contains("error:") && !l.contains("collect2") && !l.contains("linker command failed"))
+        .or_else(|| err.lines().find(|l| l.contains("undefined reference")))
+        .or_else(|| err.lines().find(|l| l.contains("error")))
+        .or_else(|| err.lines().next())
+        .unwrap_or("no message");
+    Err(format!("{cc} failed for {}: {first}", source.display()))
+}
+
+/// `f` over `items` on as many threads as the machine has CPUs, results in order; the
+/// first error (in item order) wins.
+fn parallel_map<T: Sync, R: Send>(
+    items: &[T],
+    f: &(dyn Fn((usize, &T)) -> std::result::Result<R, String> + Sync),
+) -> std::result::Result<Vec<R>, String> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<std::sync::Mutex<Option<std::result::Result<R, String>>>> =
+        items.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if k >= items.len() {
+                    break;
+                }
+                let r = f((k, &items[k]));
+                *results[k].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+            });
+        }
+    });
+    results
+        .into_iter()
+        .map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()).unwrap_or_else(|| Err("not compiled".into())))
+        .collect()
 }
 
 /// Splits "gcc,clang" and checks each compiler runs.

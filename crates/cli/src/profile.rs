@@ -17,18 +17,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Internal functions the study (Seed 001) followed, by their unprefixed names.
-pub const MONITORED: &[&str] = &[
-    "poly_Rq_mul",
-    "poly_S3_inv",
-    "poly_R2_inv",
-    "poly_Rq_inv",
-    "poly_Sq_mul",
-    "pk_gen",
-    "gen_e",
-    "syndrome",
-    "root",
-    "synd",
-];
+pub use cryptoscope_catalogue::names::MONITORED_FUNCTIONS as MONITORED;
 
 /// The function the worker wraps each profiled call in.
 pub const ROOT: &str = "cryptoscope_profiled_op";
@@ -82,6 +71,8 @@ pub fn run_callgrind(worker: &Path, d: &Descriptor, op: Operation, s: &Settings)
         .arg(format!("--dump-after={ROOT}"))
         .arg("--compress-strings=no")
         .arg("--compress-pos=no")
+        // Instructions are counted in the library as built, never its probed twin.
+        .env_remove(cryptoscope_worker::builds::PROBES_ENV)
         .arg(worker)
         .args(["loop", "--deterministic", "--subject", &d.id, "--op", op.as_str()])
         .args(["--iterations", &s.calls.to_string(), "--warmup", &s.warmup.to_string()])
@@ -399,7 +390,7 @@ fn pct(x: f64) -> String {
     format!("{:.1}%", 100.0 * x)
 }
 
-fn count(x: f64) -> String {
+pub fn count(x: f64) -> String {
     if x >= 100.0 || x == x.round() {
         table::group(x.round())
     } else {

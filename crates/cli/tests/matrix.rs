@@ -245,3 +245,49 @@ fn bad_api_headers_and_names_are_usage_errors() {
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
     }
 }
+
+#[test]
+fn micro_puts_probe_cycles_beside_callgrind_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = dir.path().join("builds");
+    let out = cs(&b)
+        .args([
+            "build", "--quiet", "--alg", "NTRU-HRSS-701", "--cc", "gcc", "--flags", "-O1", "--variant", "clean",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json = dir.path().join("micro.json");
+    let out = cs(&b)
+        .args([
+            "micro", "--quiet", "--alg", "NTRU-HRSS-701", "--provider", "build", "--calls", "5", "--json",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("cycles/call") && text.contains("TSC"), "{text}");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["schema"], "cryptoscope.micro/1");
+    let rows = v["rows"].as_array().unwrap();
+    // Key generation inverts in S3 and R2 and multiplies in Rq (NTRU-HRSS's KeyGen).
+    for f in ["poly_S3_inv", "poly_R2_inv", "poly_Rq_inv", "poly_Rq_mul"] {
+        let r = rows
+            .iter()
+            .find(|r| r["function"] == f && r["operation"] == "keypair")
+            .unwrap_or_else(|| panic!("no keypair row for {f}: {rows:?}"));
+        // Two independent counts of the same calls: callgrind's and the wrapper's.
+        assert_eq!(r["calls_per_op"], r["probed_calls_per_op"], "{r}");
+        assert!(r["calls_per_op"].as_f64().unwrap() >= 1.0, "{r}");
+        assert!(r["cycles_per_call"].as_f64().unwrap() > 0.0, "{r}");
+        let share = r["cycle_share"].as_f64().unwrap();
+        assert!(share > 0.0 && share <= 1.0, "{r}");
+    }
+    // Decapsulation never inverts.
+    assert!(!rows.iter().any(|r| r["operation"] == "decaps" && r["function"] == "poly_S3_inv"));
+
+    // Bad input: micro without --alg is a usage error.
+    let out = cs(&b).args(["micro"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -10,6 +10,10 @@ use std::path::PathBuf;
 pub const MANIFEST: &str = "build.json";
 /// Name of the library in each build directory.
 pub const LIBRARY: &str = "libkem.so";
+/// The same code with timing probes around the monitored internal functions.
+pub const PROBES_LIBRARY: &str = "libkem-probes.so";
+/// Set to 1 in a worker's environment to load the probed libraries instead.
+pub const PROBES_ENV: &str = "CRYPTOSCOPE_PROBES";
 
 /// What one build is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -39,6 +43,12 @@ pub struct Manifest {
     pub requires: Vec<String>,
     /// Version of the crate or directory the sources came from.
     pub source_version: String,
+    /// Monitored functions wrapped by timing probes in [`PROBES_LIBRARY`].
+    #[serde(default)]
+    pub probes: Vec<String>,
+    /// Why other monitored functions found in the sources are not probed.
+    #[serde(default)]
+    pub probe_notes: Vec<String>,
 }
 
 impl Manifest {

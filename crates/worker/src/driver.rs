@@ -1,7 +1,9 @@
 //! Drives the measurement of one subject: allocate every buffer from the descriptor,
 //! prepare inputs (a key pair, a ciphertext) outside timing, then sample each operation.
 
-use crate::protocol::{ClockInfo, CounterReading, Event, OpCounters, OpMeasurement, OpMemory, ScaleRun};
+use crate::protocol::{
+    ClockInfo, CounterReading, Event, OpCounters, OpMeasurement, OpMemory, OpProbes, ProbedFunction, ScaleRun,
+};
 use cryptoscope_catalogue::{Operation, Subject};
 use cryptoscope_measure::sampler::{sample, Plan};
 use cryptoscope_measure::Clock;
@@ -278,18 +280,8 @@ pub fn counters_subject(
         .copied()
         .filter(|o| only.is_none_or(|l| l.contains(o)))
         .collect();
-    let mut inputs = match Inputs::prepare(subject, &mut |_, _| {}) {
-        Ok(i) => i,
-        Err(e) => {
-            for o in &ops {
-                emit(Event::OpFailed {
-                    subject: d.id.clone(),
-                    operation: *o,
-                    error: format!("preparing inputs: {e}"),
-                });
-            }
-            return Ok(());
-        }
+    let Some(mut inputs) = prepare_or_report(subject, &ops, emit) else {
+        return Ok(());
     };
     // Deltas of every open counter around `f`, `n` times.
     let around = |n: usize, f: &mut dyn FnMut() -> Result<(), cryptoscope_catalogue::OpError>| {
@@ -362,6 +354,120 @@ pub fn counters_subject(
     Ok(())
 }
 
+/// Prepares inputs; when that fails, reports every operation in `ops` as failed with the
+/// reason and returns `None`.
+fn prepare_or_report(subject: &Subject, ops: &[Operation], emit: &mut dyn FnMut(Event)) -> Option<Inputs> {
+    match Inputs::prepare(subject, &mut |_, _| {}) {
+        Ok(i) => Some(i),
+        Err(e) => {
+            for o in ops {
+                emit(Event::OpFailed {
+                    subject: subject.descriptor().id.clone(),
+                    operation: *o,
+                    error: format!("preparing inputs: {e}"),
+                });
+            }
+            None
+        }
+    }
+}
+
+/// Reads the timing probes compiled into `subject` around each of `calls` calls of every
+/// selected operation (after one warm-up call): per probed function, calls per operation
+/// and ticks per call net of the probe's own cost; and the whole operation's ticks, read
+/// with the same clock around it.
+pub fn probes_subject(
+    subject: &Subject,
+    calls: usize,
+    only: Option<&[Operation]>,
+    emit: &mut dyn FnMut(Event),
+) -> Result<(), String> {
+    let d = subject.descriptor();
+    let probes = match subject {
+        Subject::Kem(k) => k.probes(),
+        Subject::Kex(_) => None,
+    }
+    .ok_or_else(|| format!("{} has no timing probes (only `cryptoscope build` libraries do)", d.id))?;
+    let names = probes.names();
+    let overhead = probes.overhead() as f64;
+    let ops: Vec<Operation> = d
+        .operations()
+        .iter()
+        .copied()
+        .filter(|o| only.is_none_or(|l| l.contains(o)))
+        .collect();
+    let Some(mut inputs) = prepare_or_report(subject, &ops, emit) else {
+        return Ok(());
+    };
+    let clock = cryptoscope_measure::Clock::new(cryptoscope_measure::clock::ClockChoice::Tsc);
+    for op in ops {
+        let result = with_call(subject, op, &mut inputs, &mut |call| {
+            call()?;
+            // Per operation: (calls, ticks) deltas of each function, and the whole call.
+            let mut per_op: Vec<Vec<(u64, u64)>> = Vec::with_capacity(calls);
+            let mut whole = Vec::with_capacity(calls);
+            for _ in 0..calls {
+                let before = probes.read();
+                let t0 = clock.start();
+                call()?;
+                let t1 = clock.stop();
+                let after = probes.read();
+                whole.push((clock.elapsed(t0, t1).1 as f64 - clock.overhead_ticks()).max(0.0));
+                per_op.push(
+                    before
+                        .iter()
+                        .zip(&after)
+                        .map(|(b, a)| (a.0 - b.0, a.1.wrapping_sub(b.1)))
+                        .collect(),
+                );
+            }
+            Ok::<_, cryptoscope_catalogue::OpError>((per_op, whole))
+        })
+        .and_then(|r| r);
+        match result {
+            Ok((per_op, whole)) => {
+                let functions = names
+                    .iter()
+                    .enumerate()
+                    .map(|(k, name)| {
+                        let total_calls: u64 = per_op.iter().map(|v| v[k].0).sum();
+                        let called: Vec<&(u64, u64)> = per_op.iter().map(|v| &v[k]).filter(|x| x.0 > 0).collect();
+                        let per_call: Vec<f64> = called
+                            .iter()
+                            .map(|(c, t)| (*t as f64 / *c as f64 - overhead).max(0.0))
+                            .collect();
+                        let per_op_ticks: Vec<f64> = per_op
+                            .iter()
+                            .map(|v| (v[k].1 as f64 - v[k].0 as f64 * overhead).max(0.0))
+                            .collect();
+                        ProbedFunction {
+                            function: name.clone(),
+                            calls_per_op: total_calls as f64 / calls.max(1) as f64,
+                            ticks_per_call: (!per_call.is_empty()).then(|| median(&per_call)),
+                            ticks_per_op: (total_calls > 0).then(|| median(&per_op_ticks)),
+                        }
+                    })
+                    .collect();
+                emit(Event::Probes(OpProbes {
+                    subject: d.id.clone(),
+                    operation: op,
+                    calls,
+                    unit: probes.unit().into(),
+                    overhead,
+                    op_ticks: median(&whole),
+                    functions,
+                }));
+            }
+            Err(e) => emit(Event::OpFailed {
+                subject: d.id.clone(),
+                operation: op,
+                error: e.to_string(),
+            }),
+        }
+    }
+    Ok(())
+}
+
 fn median(v: &[f64]) -> f64 {
     if v.is_empty() {
         return 0.0;
@@ -407,14 +513,13 @@ pub fn memory_subject(
         HeapCounter::find().ok_or("heap counting needs the preload library (run through `cryptoscope memory`)")?;
     let mut stack = PaintedStack::new().map_err(|e| format!("cannot map a stack: {e}"))?;
     let harness = harness_bytes(&mut stack).map_err(|e| e.to_string())?;
-    let prep = Inputs::prepare(subject, &mut |_, _| {});
     let ops: Vec<Operation> = d
         .operations()
         .iter()
         .copied()
         .filter(|o| only.is_none_or(|l| l.contains(o)))
         .collect();
-    let Inputs {
+    let Some(Inputs {
         pk,
         sk,
         mut pk2,
@@ -423,18 +528,9 @@ pub fn memory_subject(
         mut ct2,
         mut ss2,
         ..
-    } = match prep {
-        Ok(i) => i,
-        Err(e) => {
-            for o in &ops {
-                emit(Event::OpFailed {
-                    subject: d.id.clone(),
-                    operation: *o,
-                    error: format!("preparing inputs: {e}"),
-                });
-            }
-            return Ok(());
-        }
+    }) = prepare_or_report(subject, &ops, emit)
+    else {
+        return Ok(());
     };
     for op in ops {
         let mut result: Result<(), cryptoscope_catalogue::OpError> = Ok(());

@@ -13,7 +13,9 @@ pub mod driver;
 pub mod memory;
 pub mod protocol;
 
-pub use protocol::{ClockInfo, CounterReading, Event, OpCounters, OpMeasurement, OpMemory, ScaleRun};
+pub use protocol::{
+    ClockInfo, CounterReading, Event, OpCounters, OpMeasurement, OpMemory, OpProbes, ProbedFunction, ScaleRun,
+};
 
 use clap::{Parser, Subcommand};
 use cryptoscope_catalogue::gate::{self, Encapsulation, KatDepth, KatEntry};
@@ -104,6 +106,18 @@ enum Cmd {
         events: String,
         /// Counted calls per operation (after one warm-up call).
         #[arg(long, default_value_t = 101)]
+        calls: usize,
+        /// Only these operations (comma-separated).
+        #[arg(long)]
+        ops: Option<String>,
+    },
+    /// Timing probes around internal functions, read around each call of each operation
+    /// (builds made by `cryptoscope build`, loaded with CRYPTOSCOPE_PROBES=1).
+    Probes {
+        #[arg(long)]
+        subject: String,
+        /// Counted calls per operation (after one warm-up call).
+        #[arg(long, default_value_t = 31)]
         calls: usize,
         /// Only these operations (comma-separated).
         #[arg(long)]
@@ -294,6 +308,12 @@ pub fn worker_main(subjects: fn() -> Vec<Subject>) -> ! {
             let events: Vec<String> = events.split(',').map(|e| e.trim().to_string()).collect();
             if let Err(e) = driver::counters_subject(find(&subject), &events, calls, ops.as_deref(), &mut |e| emit(&e))
             {
+                fail(e);
+            }
+        }
+        Cmd::Probes { subject, calls, ops } => {
+            let ops = ops.map(|o| parse_ops(&o));
+            if let Err(e) = driver::probes_subject(find(&subject), calls.max(1), ops.as_deref(), &mut |e| emit(&e)) {
                 fail(e);
             }
         }

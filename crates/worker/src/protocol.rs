@@ -77,6 +77,38 @@ pub struct OpCounters {
     pub readings: Vec<CounterReading>,
 }
 
+/// One probed internal function during one operation: measured by the timing wrappers
+/// compiled into our own builds (`cryptoscope micro`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbedFunction {
+    /// Short name (namespace prefix removed), e.g. `poly_Rq_mul`.
+    pub function: String,
+    /// Mean calls per operation the wrapper saw (calls from inside the function's own
+    /// source file bypass the wrapper, so this can be below callgrind's count).
+    pub calls_per_op: f64,
+    /// Median over the counted operations of (ticks inside ÷ calls), net of the probe's
+    /// own cost; `None` when the operation never called the function.
+    pub ticks_per_call: Option<f64>,
+    /// Median ticks per operation spent inside the function (net).
+    pub ticks_per_op: Option<f64>,
+}
+
+/// Probes of one operation of one subject.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OpProbes {
+    pub subject: String,
+    pub operation: Operation,
+    /// Counted operations (after one warm-up call).
+    pub calls: usize,
+    /// "TSC" (reference cycles) or "ns".
+    pub unit: String,
+    /// Ticks one probe around nothing measures, subtracted per call.
+    pub overhead: f64,
+    /// Median ticks of the whole operation, measured around it with the same clock.
+    pub op_ticks: f64,
+    pub functions: Vec<ProbedFunction>,
+}
+
 /// One line of worker output.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case")]
@@ -96,6 +128,7 @@ pub enum Event {
     Memory(OpMemory),
     Scaled(ScaleRun),
     Counters(OpCounters),
+    Probes(OpProbes),
     /// An operation failed while being measured (it gets no number).
     OpFailed {
         subject: String,

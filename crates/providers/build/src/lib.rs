@@ -8,7 +8,7 @@
 //! NIST KAT DRBG drives every build and KATs are reproducible.
 
 use cryptoscope_catalogue::descriptor::{
-    require_cpu, Availability, Descriptor, KatPrngKind, KatRef, Randomness, Sizes,
+    require_cpu, Availability, Descriptor, KatRef, Randomness, Sizes,
 };
 use cryptoscope_catalogue::traits::{check_len, Decapsulator, Kem, OpError, Subject};
 use cryptoscope_worker::builds::{self, Manifest};
@@ -34,10 +34,51 @@ unsafe extern "C" fn harness_rng(buf: *mut u8, len: usize) {
     }
 }
 
+type ProbeCountFn = unsafe extern "C" fn() -> c_int;
+type ProbeNameFn = unsafe extern "C" fn(c_int) -> *const libc::c_char;
+type ProbeReadFn = unsafe extern "C" fn(*mut u64, *mut u64);
+type ProbeOverheadFn = unsafe extern "C" fn() -> u64;
+type ProbeTscFn = unsafe extern "C" fn() -> c_int;
+
 struct Library {
     keypair: KeypairFn,
     enc: EncFn,
     dec: DecFn,
+    probes: Option<LibProbes>,
+}
+
+/// The probe counters of a library built with timing wrappers.
+struct LibProbes {
+    names: Vec<String>,
+    read: ProbeReadFn,
+    overhead: u64,
+    tsc: bool,
+}
+
+impl cryptoscope_catalogue::Probes for LibProbes {
+    fn names(&self) -> Vec<String> {
+        self.names.clone()
+    }
+
+    fn read(&self) -> Vec<(u64, u64)> {
+        let n = self.names.len();
+        let (mut calls, mut ticks) = (vec![0u64; n], vec![0u64; n]);
+        // SAFETY: the probe library writes exactly cs_probe_count() entries to each array.
+        unsafe { (self.read)(calls.as_mut_ptr(), ticks.as_mut_ptr()) };
+        calls.into_iter().zip(ticks).collect()
+    }
+
+    fn overhead(&self) -> u64 {
+        self.overhead
+    }
+
+    fn unit(&self) -> &'static str {
+        if self.tsc {
+            "TSC"
+        } else {
+            "ns"
+        }
+    }
 }
 
 /// Loads a build's library and its entry points.
@@ -70,10 +111,27 @@ fn load(path: &Path) -> Result<Library, String> {
     unsafe {
         let set_rng: SetRngFn = std::mem::transmute::<*mut libc::c_void, SetRngFn>(sym("cs_set_rng")?);
         set_rng(harness_rng);
+        let probes = match sym("cs_probe_count") {
+            Err(_) => None,
+            Ok(count) => {
+                let count = std::mem::transmute::<*mut libc::c_void, ProbeCountFn>(count)();
+                let name = std::mem::transmute::<*mut libc::c_void, ProbeNameFn>(sym("cs_probe_name")?);
+                let names = (0..count)
+                    .map(|i| CStr::from_ptr(name(i)).to_string_lossy().into_owned())
+                    .collect();
+                Some(LibProbes {
+                    names,
+                    read: std::mem::transmute::<*mut libc::c_void, ProbeReadFn>(sym("cs_probe_read")?),
+                    overhead: std::mem::transmute::<*mut libc::c_void, ProbeOverheadFn>(sym("cs_probe_overhead")?)(),
+                    tsc: std::mem::transmute::<*mut libc::c_void, ProbeTscFn>(sym("cs_probe_tsc")?)() != 0,
+                })
+            }
+        };
         Ok(Library {
             keypair: std::mem::transmute::<*mut libc::c_void, KeypairFn>(sym("cs_keypair")?),
             enc: std::mem::transmute::<*mut libc::c_void, EncFn>(sym("cs_enc")?),
             dec: std::mem::transmute::<*mut libc::c_void, DecFn>(sym("cs_dec")?),
+            probes,
         })
     }
 }
@@ -120,6 +178,13 @@ impl Kem for BuiltKem {
         })
     }
 
+    fn probes(&self) -> Option<&dyn cryptoscope_catalogue::Probes> {
+        self.lib
+            .as_ref()
+            .and_then(|l| l.probes.as_ref())
+            .map(|p| p as &dyn cryptoscope_catalogue::Probes)
+    }
+
     fn decapsulator<'a>(&'a self, sk: &[u8]) -> Result<Box<dyn Decapsulator + 'a>, OpError> {
         check_len("decaps", "sk", sk.len(), self.desc.sizes.secret_key)?;
         Ok(Box::new(BuiltDecaps {
@@ -145,22 +210,6 @@ impl Decapsulator for BuiltDecaps<'_> {
     }
 }
 
-/// Which KAT digest an algorithm's builds must reproduce (as for the PQClean provider).
-fn kat_for(alg: &str) -> KatRef {
-    if alg.starts_with("HQC") {
-        KatRef {
-            file: "liboqs-0.13.0-kats.json".into(),
-            name: alg.into(),
-            prng: KatPrngKind::Shake256 { domain: 1 },
-        }
-    } else {
-        KatRef {
-            file: "liboqs-kats.json".into(),
-            name: alg.into(),
-            prng: KatPrngKind::AesCtrDrbg,
-        }
-    }
-}
 
 fn subject(dir: &Path, m: &Manifest) -> Option<Subject> {
     let info = cryptoscope_catalogue::names::algorithm(&m.algorithm)?;
@@ -170,7 +219,10 @@ fn subject(dir: &Path, m: &Manifest) -> Option<Subject> {
     let needs: Vec<&str> = m.requires.iter().map(String::as_str).collect();
     let mut availability = require_cpu(&needs);
     let lib = if availability == Availability::Available {
-        match load(&dir.join(builds::LIBRARY)) {
+        // With CRYPTOSCOPE_PROBES=1 (`cryptoscope micro`), the probed twin of the library.
+        let probed = std::env::var_os(builds::PROBES_ENV).is_some_and(|v| v == "1") && !m.probes.is_empty();
+        let file = if probed { builds::PROBES_LIBRARY } else { builds::LIBRARY };
+        match load(&dir.join(file)) {
             Ok(l) => Some(l),
             Err(e) => {
                 availability = Availability::Unavailable(format!("cannot load: {e}"));
@@ -184,7 +236,7 @@ fn subject(dir: &Path, m: &Manifest) -> Option<Subject> {
         desc: Descriptor {
             availability,
             algorithm_version: format!("{} sources: {}", m.origin, m.source_version),
-            kat: Some(kat_for(&m.algorithm)),
+            kat: Some(KatRef::liboqs_digest(&m.algorithm)),
             ..Descriptor::catalogued(
                 &m.algorithm,
                 PROVIDER,

@@ -12,7 +12,7 @@
 //! `PQCLEAN_*` symbols for Classic McEliece and HQC. It runs in its own worker binary.
 
 use cryptoscope_catalogue::descriptor::{
-    require_cpu, Availability, Descriptor, KatPrngKind, KatRef, Randomness, Sizes,
+    require_cpu, Availability, Descriptor, KatRef, Randomness, Sizes,
 };
 use cryptoscope_catalogue::traits::{check_len, Decapsulator, Kem, OpError, Subject};
 use libc::c_int;
@@ -97,23 +97,6 @@ impl Decapsulator for PqDecaps<'_> {
     }
 }
 
-/// Which KAT file holds the digest for a PQClean algorithm.
-fn kat_for(alg: &str) -> KatRef {
-    if alg.starts_with("HQC") {
-        // pqcrypto-hqc 0.2 = the HQC of liboqs 0.13 (SHAKE PRNG, domain byte 1).
-        KatRef {
-            file: "liboqs-0.13.0-kats.json".into(),
-            name: alg.into(),
-            prng: KatPrngKind::Shake256 { domain: 1 },
-        }
-    } else {
-        KatRef {
-            file: "liboqs-kats.json".into(),
-            name: alg.into(),
-            prng: KatPrngKind::AesCtrDrbg,
-        }
-    }
-}
 
 struct Entry {
     alg: &'static str,
@@ -227,7 +210,7 @@ pub fn subjects() -> Vec<Subject> {
                 desc: Descriptor {
                     availability,
                     algorithm_version: format!("PQClean as vendored in {version}"),
-                    kat: Some(kat_for(e.alg)),
+                    kat: Some(KatRef::liboqs_digest(e.alg)),
                     ..Descriptor::catalogued(
                         e.alg,
                         PROVIDER,
