@@ -190,9 +190,32 @@ impl Selection {
                 }
             })
             .filter(|d| self.providers.is_empty() || self.providers.contains(&d.provider))
-            .filter(|d| self.implementations.is_empty() || self.implementations.contains(&d.implementation))
+            .filter(|d| self.implementations.is_empty() || self.implementations.iter().any(|i| impl_matches(i, d)))
             .cloned()
             .collect();
+        // Every --impl must name something, or a typo silently narrows the selection.
+        for i in &self.implementations {
+            let offered = cat.subjects.iter().any(|d| self.algorithms.is_empty() || self.algorithms.contains(&d.algorithm));
+            if offered && !picked.iter().any(|d| impl_matches(i, d)) {
+                let known: Vec<String> = cat
+                    .subjects
+                    .iter()
+                    .filter(|d| self.algorithms.is_empty() || self.algorithms.contains(&d.algorithm))
+                    .filter(|d| self.providers.is_empty() || self.providers.contains(&d.provider))
+                    .map(|d| format!("{}/{}", d.provider, d.implementation))
+                    .collect();
+                let mut known = dedup(known.iter().map(String::as_str).collect());
+                known.sort_unstable();
+                known.dedup();
+                let hint = names::did_you_mean(i, known.iter().copied())
+                    .map(|h| format!(" (did you mean `{h}`?)"))
+                    .unwrap_or_default();
+                bail!(usage(format!(
+                    "--impl {i} matches no selected subject{hint}; implementations: {}",
+                    known.join(", ")
+                )));
+            }
+        }
         for a in &self.algorithms {
             if !picked.iter().any(|d| &d.algorithm == a) {
                 let from = if self.providers.is_empty() {
@@ -225,6 +248,14 @@ impl Selection {
             ));
         }
         Ok(picked)
+    }
+}
+
+/// `--impl` takes an implementation (`clean`) or provider/implementation (`build/clean-gcc12-O3`).
+fn impl_matches(want: &str, d: &Descriptor) -> bool {
+    match want.split_once('/') {
+        Some((p, i)) => p == d.provider && i == d.implementation,
+        None => want == d.implementation,
     }
 }
 

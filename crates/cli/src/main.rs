@@ -914,6 +914,10 @@ fn cmd_micro(a: &MicroArgs, quiet: bool) -> Result<i32> {
                         pb.step(&label, &format!("{} monitored", prof.monitored.len()));
                         rows.extend(micro::from_profile(&prof));
                     }
+                    Err(e) if e.to_string().contains(profile::UNDECODABLE) => {
+                        pb.step(&label, "not countable here");
+                        notes.push(e.to_string());
+                    }
                     Err(e) if e.is::<profile::SubjectFailed>() => {
                         pb.step(&label, "failed");
                         failures.push(e.to_string());

@@ -19,6 +19,10 @@ use std::time::{Duration, Instant};
 /// Internal functions the study (Seed 001) followed, by their unprefixed names.
 pub use cryptoscope_catalogue::names::MONITORED_FUNCTIONS as MONITORED;
 
+/// How a failure reads when valgrind cannot decode the code (a limit of the tool here,
+/// not a fault of the subject).
+pub const UNDECODABLE: &str = "valgrind cannot decode an instruction of this code";
+
 /// The function the worker wraps each profiled call in.
 pub const ROOT: &str = "cryptoscope_profiled_op";
 
@@ -117,6 +121,15 @@ pub fn run_callgrind(worker: &Path, d: &Descriptor, op: Operation, s: &Settings)
             .or_else(|| log.lines().last())
             .unwrap_or("")
             .to_string();
+        if log.contains("unhandled instruction") {
+            return Err(SubjectFailed(format!(
+                "{} {}: {UNDECODABLE} ({status}); AVX-512 from -march=native is the usual cause: \
+                 build with --flags \"-O3 -march=x86-64-v3\" to profile",
+                d.id,
+                op.as_str()
+            ))
+            .into());
+        }
         return Err(SubjectFailed(format!(
             "{} {}: failed under callgrind ({status}): {last}",
             d.id,
