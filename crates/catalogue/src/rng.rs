@@ -28,6 +28,8 @@ pub trait KatPrng: Send {
 pub struct CtrDrbg {
     key: [u8; 32],
     v: [u8; 16],
+    /// AES-256 keyed with `key` (the key schedule is expanded once per key, not per block).
+    cipher: Aes256,
 }
 
 impl CtrDrbg {
@@ -36,6 +38,7 @@ impl CtrDrbg {
         let mut d = CtrDrbg {
             key: [0; 32],
             v: [0; 16],
+            cipher: Aes256::new(&[0u8; 32].into()),
         };
         d.update(Some(seed));
         d
@@ -52,9 +55,8 @@ impl CtrDrbg {
     }
 
     fn block(&self, input: &[u8; 16]) -> [u8; 16] {
-        let cipher = Aes256::new(&self.key.into());
         let mut blk = (*input).into();
-        cipher.encrypt_block(&mut blk);
+        self.cipher.encrypt_block(&mut blk);
         blk.into()
     }
 
@@ -73,6 +75,7 @@ impl CtrDrbg {
         }
         self.key.copy_from_slice(&temp[..32]);
         self.v.copy_from_slice(&temp[32..]);
+        self.cipher = Aes256::new(&self.key.into());
     }
 }
 
