@@ -392,6 +392,10 @@ struct BuildArgs {
     /// Source variants, comma-separated: clean (portable) and/or avx2.
     #[arg(long, value_name = "LIST", default_value = "clean,avx2")]
     variant: String,
+    /// Whose sources, comma-separated: pqclean (as the pqcrypto crates ship them) and/or
+    /// liboqs (as oqs-sys vendors it; built with its own CMake, one algorithm at a time).
+    #[arg(long, value_name = "LIST", default_value = "pqclean")]
+    source: String,
     /// List the builds on this machine and exit.
     #[arg(long)]
     list: bool,
@@ -501,24 +505,40 @@ fn cmd_build(a: &BuildArgs, quiet: bool) -> Result<i32> {
     if variants.is_empty() || variants.iter().any(|v| !["clean", "avx2"].contains(v)) {
         return Err(usage(format!("--variant {}: expected clean and/or avx2", a.variant)));
     }
+    let sources: Vec<&str> = a.source.split(',').map(str::trim).filter(|v| !v.is_empty()).collect();
+    if sources.is_empty() || sources.iter().any(|v| !["pqclean", "liboqs"].contains(v)) {
+        return Err(usage(format!("--source {}: expected pqclean and/or liboqs", a.source)));
+    }
     let mut jobs = Vec::new();
     for alg in &algs {
-        let mut found = false;
-        for v in &variants {
-            for cc in &ccs {
-                for f in &flags {
-                    let fl: Vec<String> = if f.trim().is_empty() { vec![] } else { vec![f.clone()] };
-                    if let Some(j) = matrix::pqclean_job(alg, v, cc, &fl) {
-                        jobs.push(j);
-                        found = true;
+        for src in &sources {
+            let mut found = false;
+            for v in &variants {
+                for cc in &ccs {
+                    for f in &flags {
+                        let fl: Vec<String> = if f.trim().is_empty() { vec![] } else { vec![f.clone()] };
+                        let job = if *src == "liboqs" {
+                            matrix::liboqs_job(alg, v, cc, &fl)
+                        } else {
+                            matrix::pqclean_job(alg, v, cc, &fl)
+                        };
+                        if let Some(j) = job {
+                            jobs.push(j);
+                            found = true;
+                        }
                     }
                 }
             }
-        }
-        if !found {
-            return Err(usage(format!(
-                "{alg}: no PQClean sources found in the pqcrypto crates (run scripts/setup.sh, which builds the workspace and fetches them)"
-            )));
+            if !found {
+                let whose = if *src == "liboqs" {
+                    "liboqs (as oqs-sys vendors it) has no such KEM"
+                } else {
+                    "no PQClean sources found in the pqcrypto crates"
+                };
+                return Err(usage(format!(
+                    "{alg}: {whose} (run scripts/setup.sh, which builds the workspace and fetches the sources)"
+                )));
+            }
         }
     }
     let mut pb = Progress::new(jobs.len() as u64, quiet);

@@ -40,6 +40,27 @@ CS_EXPORT int cs_enc(unsigned char *ct, unsigned char *ss, const unsigned char *
 CS_EXPORT int cs_dec(unsigned char *ss, const unsigned char *ct, const unsigned char *sk) { return CS_DEC(ss, ct, sk); }
 "#;
 
+/// The shim of a liboqs build: liboqs's public KEM functions behind the same `cs_*` entry
+/// points, the harness's randomness installed as liboqs's custom randombytes.
+const LIBOQS_SHIM: &str = r#"/* cryptoscope liboqs build shim: generated, do not edit. */
+#include <stddef.h>
+#include <stdint.h>
+#include <oqs/oqs.h>
+
+#define CS_EXPORT __attribute__((visibility("default")))
+#define CS_CAT2(a, b) a##b
+#define CS_CAT(a, b) CS_CAT2(a, b)
+#define CS_FN(op) CS_CAT(CS_CAT(OQS_KEM_, CS_METHOD), op)
+
+CS_EXPORT void cs_set_rng(void (*f)(uint8_t *, size_t)) {
+    OQS_init();
+    OQS_randombytes_custom_algorithm(f);
+}
+CS_EXPORT int cs_keypair(unsigned char *pk, unsigned char *sk) { return CS_FN(_keypair)(pk, sk) == OQS_SUCCESS ? 0 : -1; }
+CS_EXPORT int cs_enc(unsigned char *ct, unsigned char *ss, const unsigned char *pk) { return CS_FN(_encaps)(ct, ss, pk) == OQS_SUCCESS ? 0 : -1; }
+CS_EXPORT int cs_dec(unsigned char *ss, const unsigned char *ct, const unsigned char *sk) { return CS_FN(_decaps)(ss, ct, sk) == OQS_SUCCESS ? 0 : -1; }
+"#;
+
 /// The header users' code may include for `randombytes` (the NIST API's signature).
 const RANDOMBYTES_H: &str = "#ifndef CRYPTOSCOPE_RANDOMBYTES_H\n#define CRYPTOSCOPE_RANDOMBYTES_H\n\
 /* Supplied by cryptoscope: draws from the harness (the NIST KAT DRBG in the gate). */\n\
@@ -169,6 +190,167 @@ fn pqclean_name(alg: &str) -> (String, &'static str) {
     }
 }
 
+/// liboqs's method name for a catalogue algorithm (`ML-KEM-512` → `ml_kem_512`).
+fn liboqs_method(alg: &str) -> String {
+    if alg == "sntrup761" {
+        return "ntruprime_sntrup761".into();
+    }
+    alg.to_ascii_lowercase().replace('-', "_")
+}
+
+/// liboqs's sources as the `oqs-sys` crate vendors them (the library the `liboqs`
+/// provider links), if they implement `alg`.
+pub fn liboqs_job(alg: &str, variant: &str, cc: &str, flags: &[String]) -> Option<Job> {
+    let (root, version) = crate_dir("oqs-sys")?;
+    let source = root.join("liboqs");
+    let method = liboqs_method(alg);
+    let algs = std::fs::read_to_string(source.join(".CMake/alg_support.cmake")).ok()?;
+    algs.contains(&format!("OQS_ENABLE_KEM_{method} ")).then(|| Job {
+        algorithm: alg.to_string(),
+        origin: "liboqs".into(),
+        source,
+        common: None,
+        variant: variant.to_string(),
+        source_version: format!("liboqs as vendored in oqs-sys {version}"),
+        cc: cc.to_string(),
+        flags: flags.to_vec(),
+    })
+}
+
+/// Compiles one algorithm of liboqs with its own CMake (a minimal build: only that KEM and
+/// liboqs's common code) into a static library, and links it with the shim into an
+/// isolated shared library: every liboqs symbol hidden (`--exclude-libs`).
+/// `clean` is `OQS_OPT_TARGET=generic` (portable code only); `avx2` is `auto` (liboqs adds
+/// -march=native and enables its AVX2 code). CMake's build type is Debug with our own
+/// flags, because every other build type makes liboqs add -O3 after them.
+fn compile_liboqs(job: &Job) -> std::result::Result<(PathBuf, Manifest), String> {
+    let method = liboqs_method(&job.algorithm);
+    let cc_version = compiler_version(&job.cc)?;
+    let label = label(&format!("liboqs_{}", job.variant), &job.cc, &cc_version, &job.flags);
+    let root = builds::dir();
+    let out_dir = root.join(format!("{}__{label}", job.algorithm));
+    let tmp = root.join(format!(".tmp-{}-{label}-{}", job.algorithm, std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
+    let fail = |e: String| {
+        let _ = std::fs::remove_dir_all(&tmp);
+        e
+    };
+    let cmake_dir = tmp.join("cmake");
+    let flags = job.flags.join(" ");
+    let run = |cmd: &mut Command, what: &str| -> std::result::Result<(), String> {
+        let out = cmd.output().map_err(|e| format!("cannot run {what}: {e} (scripts/setup.sh installs cmake)"))?;
+        if out.status.success() {
+            return Ok(());
+        }
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        let first = text
+            .lines()
+            .find(|l| l.contains("error") || l.contains("Error"))
+            .unwrap_or_else(|| text.lines().last().unwrap_or("no message"));
+        Err(format!("{what} failed for liboqs {method}: {}", first.trim()))
+    };
+    let avx2 = job.variant == "avx2";
+    run(
+        Command::new("cmake")
+            .arg("-S")
+            .arg(&job.source)
+            .arg("-B")
+            .arg(&cmake_dir)
+            .arg(format!("-DCMAKE_C_COMPILER={}", job.cc))
+            .arg(format!("-DCMAKE_C_FLAGS={flags}"))
+            .arg("-DCMAKE_BUILD_TYPE=Debug")
+            .arg("-DCMAKE_C_FLAGS_DEBUG=-gdwarf-4")
+            .arg(format!("-DOQS_MINIMAL_BUILD=KEM_{method}"))
+            .arg("-DOQS_BUILD_ONLY_LIB=ON")
+            .arg("-DOQS_USE_OPENSSL=OFF")
+            .arg("-DOQS_DIST_BUILD=OFF")
+            .arg(format!("-DOQS_OPT_TARGET={}", if avx2 { "auto" } else { "generic" }))
+            .arg("-DCMAKE_POSITION_INDEPENDENT_CODE=ON")
+            .arg("-DBUILD_SHARED_LIBS=OFF"),
+        "cmake",
+    )
+    .map_err(fail)?;
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get()).to_string();
+    run(
+        Command::new("cmake")
+            .arg("--build")
+            .arg(&cmake_dir)
+            .args(["--parallel", &jobs]),
+        "cmake --build",
+    )
+    .map_err(fail)?;
+    let include = cmake_dir.join("include");
+    let sizes = liboqs_sizes(&include, &method).map_err(fail)?;
+    let shim = tmp.join("cs_liboqs_shim.c");
+    std::fs::write(&shim, LIBOQS_SHIM).map_err(|e| fail(e.to_string()))?;
+    let mut cmd = Command::new(&job.cc);
+    cmd.args(job.flags.iter().flat_map(|f| f.split_whitespace()))
+        .args(["-gdwarf-4", "-fPIC", "-shared", "-fvisibility=hidden", "-pthread", "-Wl,-z,defs"])
+        .arg("-Wl,--exclude-libs,ALL")
+        .arg(format!("-DCS_METHOD={method}"))
+        .arg(format!("-I{}", include.display()))
+        .arg("-o")
+        .arg(tmp.join(builds::LIBRARY))
+        .arg(&shim)
+        .arg(cmake_dir.join("lib/liboqs.a"));
+    run_compiler(&mut cmd, &job.cc, &job.source).map_err(fail)?;
+    let _ = std::fs::remove_dir_all(&cmake_dir);
+    let _ = std::fs::remove_file(&shim);
+    let m = Manifest {
+        algorithm: job.algorithm.clone(),
+        label,
+        origin: job.origin.clone(),
+        source: job.source.display().to_string(),
+        variant: job.variant.clone(),
+        cc: job.cc.clone(),
+        cc_version,
+        flags: job.flags.clone(),
+        algname: method.clone(),
+        public_key: sizes[0],
+        secret_key: sizes[1],
+        ciphertext: sizes[2],
+        shared_secret: sizes[3],
+        requires: Vec::new(),
+        source_version: job.source_version.clone(),
+        probes: Vec::new(),
+        probe_notes: vec!["liboqs builds are linked from liboqs's static library and carry no probes".into()],
+    };
+    std::fs::write(
+        tmp.join(builds::MANIFEST),
+        serde_json::to_string_pretty(&m).unwrap_or_default(),
+    )
+    .map_err(|e| fail(e.to_string()))?;
+    let _ = std::fs::remove_dir_all(&out_dir);
+    std::fs::rename(&tmp, &out_dir).map_err(|e| format!("cannot move the build to {}: {e}", out_dir.display()))?;
+    Ok((out_dir, m))
+}
+
+/// Public key, secret key, ciphertext and shared secret lengths from liboqs's headers.
+fn liboqs_sizes(include: &Path, method: &str) -> std::result::Result<[usize; 4], String> {
+    let mut text = String::new();
+    let kem = include.join("oqs");
+    for e in std::fs::read_dir(&kem).map_err(|e| format!("cannot read {}: {e}", kem.display()))?.flatten() {
+        if e.file_name().to_string_lossy().starts_with("kem_") {
+            text.push_str(&std::fs::read_to_string(e.path()).unwrap_or_default());
+        }
+    }
+    let mut out = [0usize; 4];
+    for (k, what) in ["public_key", "secret_key", "ciphertext", "shared_secret"].iter().enumerate() {
+        let name = format!("OQS_KEM_{method}_length_{what}");
+        out[k] = text
+            .lines()
+            .find_map(|l| {
+                let mut w = l.split_whitespace();
+                (w.next() == Some("#define") && w.next() == Some(name.as_str()))
+                    .then(|| w.next().and_then(|v| v.parse().ok()))
+                    .flatten()
+            })
+            .ok_or_else(|| format!("liboqs's headers do not define {name}"))?;
+    }
+    Ok(out)
+}
+
 /// Where cargo unpacked the pqcrypto crate that the `pqclean` provider links.
 fn crate_dir(name: &str) -> Option<(PathBuf, String)> {
     let full = cryptoscope_worker::build_info::crate_version(name);
@@ -234,6 +416,9 @@ fn sources_in(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
 /// Compiles a job into its own directory under the builds directory and writes its
 /// manifest. Errors are one line (the compiler's first error).
 pub fn compile(job: &Job) -> std::result::Result<(PathBuf, Manifest), String> {
+    if job.origin == "liboqs" {
+        return compile_liboqs(job);
+    }
     let api_path = job.source.join("api.h");
     let api_text =
         std::fs::read_to_string(&api_path).map_err(|e| format!("cannot read {}: {e}", api_path.display()))?;

@@ -291,3 +291,48 @@ fn micro_puts_probe_cycles_beside_callgrind_counts() {
     let out = cs(&b).args(["micro"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn liboqs_sources_build_through_the_matrix_and_pass_the_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = dir.path().join("builds");
+    let out = cs(&b)
+        .args([
+            "build", "--quiet", "--alg", "ML-KEM-512", "--source", "liboqs", "--cc", "gcc", "--flags", "-O2",
+            "--variant", "clean",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("build/liboqs_clean-gcc"), "{text}");
+    // All 100 KAT entries of liboqs 0.13's digest (../shared/vectors).
+    let out = cs(&b)
+        .args(["verify", "--quiet", "--provider", "build", "--kat", "all"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert_eq!(text.matches("PASS").count(), 1, "{text}");
+    // liboqs's own symbols are hidden: only the shim's entry points are visible.
+    let lib = std::fs::read_dir(&b)
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path()
+        .join("libkem.so");
+    let nm = std::process::Command::new("nm")
+        .args(["-D", "--defined-only"])
+        .arg(&lib)
+        .output()
+        .unwrap();
+    let syms = String::from_utf8_lossy(&nm.stdout);
+    assert!(syms.contains("cs_keypair") && !syms.contains("OQS_"), "{syms}");
+    // A KEM liboqs does not have is a usage error.
+    let out = cs(&b)
+        .args(["build", "--alg", "NTRU-HRSS-701", "--source", "liboqs"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
