@@ -40,6 +40,11 @@ fn main() {
 fn locked_versions() -> Vec<String> {
     const WANTED: &[&str] = &[
         "oqs-sys",
+        "sha2",
+        "sha3",
+        "blake2",
+        "ascon-hash",
+        "shake",
         "pqcrypto-mlkem",
         "pqcrypto-classicmceliece",
         "pqcrypto-ntru",
@@ -64,11 +69,19 @@ fn locked_versions() -> Vec<String> {
             name = Some(n.trim_matches('"').to_string());
         } else if let (Some(v), Some(n)) = (line.strip_prefix("version = "), name.take()) {
             if WANTED.contains(&n.as_str()) {
-                found.push(format!("{n}={}", v.trim_matches('"')));
+                found.push((n, v.trim_matches('"').to_string()));
             }
         }
     }
-    found
+    // A crate locked at two versions (sha2 0.10 for a dependency, 0.11 for us): the
+    // providers use the newest, which Cargo.lock lists last.
+    let mut out: Vec<String> = Vec::new();
+    for (n, v) in &found {
+        if found.iter().rev().find(|(m, _)| m == n).is_some_and(|(_, last)| last == v) {
+            out.push(format!("{n}={v}"));
+        }
+    }
+    out
 }
 
 /// Builds the heap-counting preload library of the memory pass (`shim/heapcount.c`) into

@@ -10,6 +10,8 @@ pub enum Family {
     Kem,
     /// Key exchange: keypair / exchange.
     Kex,
+    /// Hash function (streaming: init / update / finalize / copy).
+    Hash,
 }
 
 impl Family {
@@ -17,18 +19,53 @@ impl Family {
         match self {
             Family::Kem => "kem",
             Family::Kex => "kex",
+            Family::Hash => "hash",
         }
     }
 }
 
-/// A measurable operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+/// A measurable operation. Hash operations carry the message length in bytes: `hash:N`
+/// is one update of N bytes, `stream:N` the same message in 64-byte updates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Operation {
     Keypair,
     Encaps,
     Decaps,
     Exchange,
+    Hash(u32),
+    Stream(u32),
+}
+
+/// Update size of the `stream:N` operations.
+pub const STREAM_PIECE: usize = 64;
+
+/// SUPERCOP's message lengths for hash functions, and a long (1 MiB) message.
+pub const HASH_LENGTHS: &[u32] = &[8, 64, 576, 1536, 4096, 1 << 20];
+
+const HASH_OPS: &[Operation] = &[
+    Operation::Hash(8),
+    Operation::Hash(64),
+    Operation::Hash(576),
+    Operation::Hash(1536),
+    Operation::Hash(4096),
+    Operation::Hash(1 << 20),
+    Operation::Stream(8),
+    Operation::Stream(64),
+    Operation::Stream(576),
+    Operation::Stream(1536),
+    Operation::Stream(4096),
+    Operation::Stream(1 << 20),
+];
+
+/// Names of the hash operations, made once per distinct length (a run uses a handful).
+fn interned(stream: bool, len: u32) -> &'static str {
+    static NAMES: std::sync::Mutex<std::collections::BTreeMap<(bool, u32), &'static str>> =
+        std::sync::Mutex::new(std::collections::BTreeMap::new());
+    let mut m = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    m.entry((stream, len)).or_insert_with(|| {
+        let kind = if stream { "stream" } else { "hash" };
+        Box::leak(format!("{kind}:{len}").into_boxed_str())
+    })
 }
 
 impl Operation {
@@ -38,6 +75,8 @@ impl Operation {
             Operation::Encaps => "encaps",
             Operation::Decaps => "decaps",
             Operation::Exchange => "exchange",
+            Operation::Hash(n) => interned(false, n),
+            Operation::Stream(n) => interned(true, n),
         }
     }
 
@@ -47,16 +86,47 @@ impl Operation {
             "encaps" => Some(Operation::Encaps),
             "decaps" => Some(Operation::Decaps),
             "exchange" => Some(Operation::Exchange),
+            _ => {
+                let (kind, n) = s.split_once(':')?;
+                let n: u32 = n.parse().ok()?;
+                match kind {
+                    "hash" => Some(Operation::Hash(n)),
+                    "stream" => Some(Operation::Stream(n)),
+                    _ => None,
+                }
+            }
+        }
+    }
+
+    /// Bytes hashed by one call (hash operations only).
+    pub fn message_bytes(self) -> Option<u64> {
+        match self {
+            Operation::Hash(n) | Operation::Stream(n) => Some(u64::from(n)),
             _ => None,
         }
     }
 
-    /// Operations of a family, in the order a protocol runs them.
+    /// Operations of a family, in the order a protocol runs them (hashes: every SUPERCOP
+    /// length, one update then 64-byte updates).
     pub fn of(family: Family) -> &'static [Operation] {
         match family {
             Family::Kem => &[Operation::Keypair, Operation::Encaps, Operation::Decaps],
             Family::Kex => &[Operation::Keypair, Operation::Exchange],
+            Family::Hash => HASH_OPS,
         }
+    }
+}
+
+impl Serialize for Operation {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Operation {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Operation, D::Error> {
+        let s = String::deserialize(d)?;
+        Operation::parse(&s).ok_or_else(|| serde::de::Error::custom(format!("unknown operation `{s}`")))
     }
 }
 
@@ -71,6 +141,16 @@ pub struct Sizes {
 }
 
 impl Sizes {
+    /// The sizes of a hash function: only its digest (in `shared_secret`).
+    pub fn digest(bytes: usize) -> Sizes {
+        Sizes {
+            public_key: 0,
+            secret_key: 0,
+            ciphertext: 0,
+            shared_secret: bytes,
+        }
+    }
+
     /// Checks the buffers of `keypair` against these sizes.
     pub fn check_keypair(&self, pk: &[u8], sk: &[u8]) -> Result<(), crate::OpError> {
         use crate::traits::check_len;

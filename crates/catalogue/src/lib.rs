@@ -20,4 +20,4 @@ pub mod traits;
 pub mod vectors;
 
 pub use descriptor::{Availability, Descriptor, Family, KatPrngKind, KatRef, Operation, Randomness, Sizes};
-pub use traits::{Decapsulator, Exchanger, Kem, Kex, OpError, Probes, Subject};
+pub use traits::{Decapsulator, Exchanger, Hash, HashState, Kem, Kex, OpError, Probes, Subject};

@@ -36,6 +36,9 @@ pub struct AlgorithmInfo {
     pub nist_level: Option<u8>,
     pub classical_bits: Option<u16>,
     pub default_suite: bool,
+    /// Hash functions: digest and block (rate) size in bytes; 0 otherwise.
+    pub digest_size: usize,
+    pub block_size: usize,
 }
 
 const fn kem(name: &'static str, level: u8, default_suite: bool) -> AlgorithmInfo {
@@ -45,6 +48,8 @@ const fn kem(name: &'static str, level: u8, default_suite: bool) -> AlgorithmInf
         nist_level: Some(level),
         classical_bits: None,
         default_suite,
+        digest_size: 0,
+        block_size: 0,
     }
 }
 
@@ -55,6 +60,20 @@ const fn kex(name: &'static str, bits: u16) -> AlgorithmInfo {
         nist_level: None,
         classical_bits: Some(bits),
         default_suite: true,
+        digest_size: 0,
+        block_size: 0,
+    }
+}
+
+const fn hash(name: &'static str, digest_size: usize, block_size: usize) -> AlgorithmInfo {
+    AlgorithmInfo {
+        name,
+        family: Family::Hash,
+        nist_level: None,
+        classical_bits: None,
+        default_suite: false,
+        digest_size,
+        block_size,
     }
 }
 
@@ -100,6 +119,20 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
     kex("X25519", 128),
     kex("P-256", 128),
     kex("FFDHE-2048", 103),
+    // Hash functions (`--suite hash`), digest and block size in bytes. SHAKE's "block" is
+    // its rate; SHAKE128/256 are used with 32-byte output. SHA-256d is Tahoe-LAFS's (and
+    // Bitcoin's) SHA-256 of SHA-256.
+    hash("SHA-256", 32, 64),
+    hash("SHA-256d", 32, 64),
+    hash("SHA-512", 64, 128),
+    hash("SHA-512/256", 32, 128),
+    hash("SHA3-256", 32, 136),
+    hash("SHA3-512", 64, 72),
+    hash("SHAKE128", 32, 168),
+    hash("SHAKE256", 32, 136),
+    hash("BLAKE2b-512", 64, 128),
+    hash("BLAKE2s-256", 32, 64),
+    hash("Ascon-Hash256", 32, 8),
 ];
 
 /// Looks up an algorithm by canonical name, case-insensitively.
@@ -108,7 +141,7 @@ pub fn algorithm(name: &str) -> Option<&'static AlgorithmInfo> {
 }
 
 /// Suites a user can name with `--suite`.
-pub const SUITES: &[&str] = &["kem", "kex"];
+pub const SUITES: &[&str] = &["kem", "kex", "hash"];
 
 /// Levenshtein distance, for suggestions.
 fn distance(a: &str, b: &str) -> usize {

@@ -107,10 +107,28 @@ pub trait Exchanger {
     fn exchange(&mut self, ss: &mut [u8], peer_pk: &[u8]) -> Result<(), OpError>;
 }
 
+/// A hash function: a factory of streaming states.
+pub trait Hash: Send + Sync {
+    fn descriptor(&self) -> &Descriptor;
+    /// A fresh state (init).
+    fn start(&self) -> Box<dyn HashState>;
+}
+
+/// The running state of one hash computation.
+pub trait HashState: Send {
+    /// Absorbs `data` (any length, any number of calls).
+    fn update(&mut self, data: &[u8]);
+    /// Writes the digest into `out` (the descriptor's digest size) and ends the state.
+    fn finish(self: Box<Self>, out: &mut [u8]);
+    /// An independent copy: updating one never changes the other.
+    fn copy(&self) -> Box<dyn HashState>;
+}
+
 /// One entry of a provider's catalogue.
 pub enum Subject {
     Kem(Box<dyn Kem>),
     Kex(Box<dyn Kex>),
+    Hash(Box<dyn Hash>),
 }
 
 impl Subject {
@@ -118,6 +136,7 @@ impl Subject {
         match self {
             Subject::Kem(k) => k.descriptor(),
             Subject::Kex(k) => k.descriptor(),
+            Subject::Hash(h) => h.descriptor(),
         }
     }
 }

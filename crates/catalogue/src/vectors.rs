@@ -155,6 +155,14 @@ pub fn validate_dir(dir: &Path) -> Result<(), VectorError> {
     x25519(dir)?;
     p256(dir)?;
     ffdhe2048(dir)?;
+    // Hash known answers, when the directory has them (copies made for KEM tests may not).
+    if dir.join("hash").is_dir() {
+        for alg in crate::names::ALGORITHMS.iter().filter(|a| a.family == crate::Family::Hash) {
+            for f in hash_files(alg.name) {
+                hash_vectors(&dir.join("hash").join(f))?;
+            }
+        }
+    }
     Ok(())
 }
 
@@ -199,5 +207,146 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("cannot read vector file"), "{e}");
+    }
+}
+
+/// One known answer for a hash function.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HashVector {
+    /// 1-based position in its file, for failure messages.
+    pub index: usize,
+    pub message: Vec<u8>,
+    /// The published digest (for SHAKE, possibly shorter than our output: a prefix).
+    pub digest: Vec<u8>,
+}
+
+/// The files (under `vectors/hash/`) with known answers for a hash algorithm.
+pub fn hash_files(algorithm: &str) -> &'static [&'static str] {
+    match algorithm {
+        "SHA-256" => &["cavp/SHA256ShortMsg.rsp", "cavp/SHA256LongMsg.rsp"],
+        "SHA-256d" => &["sha256d/sha256d.txt"],
+        "SHA-512" => &["cavp/SHA512ShortMsg.rsp", "cavp/SHA512LongMsg.rsp"],
+        "SHA-512/256" => &["cavp/SHA512_256ShortMsg.rsp", "cavp/SHA512_256LongMsg.rsp"],
+        "SHA3-256" => &["cavp/SHA3_256ShortMsg.rsp", "cavp/SHA3_256LongMsg.rsp"],
+        "SHA3-512" => &["cavp/SHA3_512ShortMsg.rsp", "cavp/SHA3_512LongMsg.rsp"],
+        "SHAKE128" => &["cavp/SHAKE128ShortMsg.rsp", "cavp/SHAKE128LongMsg.rsp"],
+        "SHAKE256" => &["cavp/SHAKE256ShortMsg.rsp", "cavp/SHAKE256LongMsg.rsp"],
+        "BLAKE2b-512" => &["blake2/blake2b.txt"],
+        "BLAKE2s-256" => &["blake2/blake2s.txt"],
+        "Ascon-Hash256" => &["ascon/asconhash.txt"],
+        _ => &[],
+    }
+}
+
+/// Reads a NIST-style known-answer file: records of `Key = value` lines separated by blank
+/// lines; `#` comments and `[section]` lines are skipped. A record's message is `Msg`
+/// (hex), cut to `Len` bits when `Len` is given (CAVP writes `Msg = 00` for `Len = 0`); its
+/// answer is `MD` or `Output`. Length values must be whole bytes.
+pub fn hash_vectors(path: &Path) -> Result<Vec<HashVector>, VectorError> {
+    let text = std::fs::read_to_string(path).map_err(|source| VectorError::Io {
+        path: path.into(),
+        source,
+    })?;
+    let bad = |detail: String| VectorError::Malformed {
+        path: path.into(),
+        detail,
+    };
+    let mut out = Vec::new();
+    let (mut len, mut msg, mut md): (Option<usize>, Option<Vec<u8>>, Option<Vec<u8>>) = (None, None, None);
+    let mut flush = |len: &mut Option<usize>,
+                     msg: &mut Option<Vec<u8>>,
+                     md: &mut Option<Vec<u8>>,
+                     line: usize|
+     -> Result<(), VectorError> {
+        match (msg.take(), md.take()) {
+            (None, None) => {}
+            (Some(mut m), Some(d)) => {
+                if let Some(bits) = len.take() {
+                    if bits % 8 != 0 {
+                        return Err(bad(format!("record ending at line {line}: Len = {bits} is not whole bytes")));
+                    }
+                    if bits / 8 > m.len() {
+                        return Err(bad(format!(
+                            "record ending at line {line}: Len = {bits} but Msg has {} bytes",
+                            m.len()
+                        )));
+                    }
+                    m.truncate(bits / 8);
+                }
+                out.push(HashVector {
+                    index: out.len() + 1,
+                    message: m,
+                    digest: d,
+                });
+            }
+            _ => return Err(bad(format!("record ending at line {line} lacks Msg or MD/Output"))),
+        }
+        *len = None;
+        Ok(())
+    };
+    for (n, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() {
+            flush(&mut len, &mut msg, &mut md, n + 1)?;
+            continue;
+        }
+        if line.starts_with('#') || line.starts_with('[') {
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            return Err(bad(format!("line {}: expected `Key = value`", n + 1)));
+        };
+        let (key, value) = (key.trim(), value.trim());
+        match key {
+            "Len" => {
+                len = Some(
+                    value
+                        .parse()
+                        .map_err(|_| bad(format!("line {}: Len `{value}` is not a number", n + 1)))?,
+                )
+            }
+            "Msg" => msg = Some(unhex(path, &format!("Msg (line {})", n + 1), value)?),
+            "MD" | "Output" => md = Some(unhex(path, &format!("{key} (line {})", n + 1), value)?),
+            _ => {}
+        }
+    }
+    flush(&mut len, &mut msg, &mut md, text.lines().count())?;
+    if out.is_empty() {
+        return Err(bad("no records".into()));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod hash_vector_tests {
+    use super::*;
+
+    #[test]
+    fn records_lengths_and_errors() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("v.rsp");
+        std::fs::write(
+            &p,
+            "# comment\n[L = 32]\n\nLen = 0\nMsg = 00\nMD = aa\n\nLen = 16\nMsg = 0102\nMD = bb\n\nCount = 1\nMsg = \nMD = CC\n",
+        )
+        .unwrap();
+        let v = hash_vectors(&p).unwrap();
+        assert_eq!(v.len(), 3);
+        assert!(v[0].message.is_empty());
+        assert_eq!(v[1].message, [1, 2]);
+        assert!(v[2].message.is_empty());
+        assert_eq!(v[2].digest, [0xcc]);
+        for bad in [
+            "Len = 4\nMsg = 00\nMD = aa\n",
+            "Len = 24\nMsg = 00\nMD = aa\n",
+            "Msg = 0g\nMD = aa\n",
+            "Msg = 00\n",
+            "garbage\n",
+            "",
+        ] {
+            std::fs::write(&p, bad).unwrap();
+            let e = hash_vectors(&p).unwrap_err();
+            assert!(matches!(e, VectorError::Malformed { .. }), "{bad:?}: {e}");
+        }
     }
 }

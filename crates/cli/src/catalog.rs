@@ -184,7 +184,11 @@ impl Selection {
             .filter(|d| self.suites.is_empty() || self.suites.iter().any(|s| s == d.family.as_str()))
             .filter(|d| {
                 if self.algorithms.is_empty() {
-                    self.all || names::algorithm(&d.algorithm).is_some_and(|a| a.default_suite)
+                    // The hash suite is not part of the default run; naming it takes all of it.
+                    self.all
+                        || names::algorithm(&d.algorithm).is_some_and(|a| {
+                            a.default_suite || (a.family == Family::Hash && self.suites.iter().any(|s| s == "hash"))
+                        })
                 } else {
                     self.algorithms.contains(&d.algorithm)
                 }

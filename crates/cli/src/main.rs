@@ -190,7 +190,7 @@ enum Cmd {
 
 #[derive(Args, Clone)]
 struct SelectArgs {
-    /// Suites to include: kem, kex (comma-separated or repeated). Default: both.
+    /// Suites to include: kem, kex, hash (comma-separated or repeated). Default: kem and kex.
     #[arg(long, value_name = "SUITE")]
     suite: Vec<String>,
     /// Algorithm by canonical name, e.g. ML-KEM-768, Classic-McEliece-8192128f, X25519 (repeatable).
@@ -1248,13 +1248,15 @@ fn cmd_list(sel: &SelectArgs, json: bool) -> Result<i32> {
             } else {
                 d.sizes.ciphertext.to_string()
             };
+            // A hash has no keys: its digest size goes in the `ss` column.
+            let key = |n: usize| if d.family == cryptoscope_catalogue::Family::Hash { "-".into() } else { n.to_string() };
             vec![
                 d.algorithm.clone(),
                 d.provider.clone(),
                 d.implementation.clone(),
                 level,
-                d.sizes.public_key.to_string(),
-                d.sizes.secret_key.to_string(),
+                key(d.sizes.public_key),
+                key(d.sizes.secret_key),
                 ct,
                 d.sizes.shared_secret.to_string(),
                 d.provider_version.clone(),
@@ -1281,7 +1283,7 @@ fn cmd_list(sel: &SelectArgs, json: bool) -> Result<i32> {
             &[false, false, false, false, true, true, true, true, false, false]
         )
     );
-    println!("{} subjects; sizes in bytes.", picked.len());
+    println!("{} subjects; sizes in bytes (for hashes, `ss` is the digest).", picked.len());
     Ok(0)
 }
 
@@ -1704,6 +1706,11 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
             .and_then(|b| table::speedups(&run_file.results, b))
         {
             print!("\nSpeed-up against {}:\n{t}", a.baseline.as_deref().unwrap_or_default());
+        }
+    }
+    if timing {
+        if let Some(t) = table::throughput(&run_file.results) {
+            print!("\n{t}");
         }
     }
     if let Some(t) = table::counters(&run_file.results) {

@@ -192,7 +192,7 @@ pub fn sort(rows: &mut [MicroRow]) {
             .position(|m| *m == f)
             .unwrap_or(usize::MAX)
     };
-    let op = |o: &str| Operation::parse(o).map_or(9, |o| o as usize);
+    let op = |o: &str| Operation::parse(o);
     rows.sort_by(|a, b| {
         (pos(&a.function), &a.subject, op(&a.operation)).cmp(&(pos(&b.function), &b.subject, op(&b.operation)))
     });

@@ -206,6 +206,51 @@ pub fn memory(rows: &[ResultRow]) -> String {
     render(&header, &table, &right)
 }
 
+/// Throughput of the hash rows of a run: bytes per call, cycles per byte and MiB/s (from
+/// the median cycles and median time of each `hash:N` / `stream:N` operation). `None`
+/// when the run has no hash rows.
+pub fn throughput(rows: &[ResultRow]) -> Option<String> {
+    let hashed: Vec<(&ResultRow, u64)> = rows
+        .iter()
+        .filter_map(|r| {
+            cryptoscope_catalogue::Operation::parse(&r.operation)
+                .and_then(|o| o.message_bytes())
+                .map(|n| (r, n))
+        })
+        .collect();
+    if hashed.is_empty() {
+        return None;
+    }
+    let header = ["algorithm", "provider", "impl", "op", "bytes", "cycles/byte", "MiB/s"];
+    let table: Vec<Vec<String>> = hashed
+        .iter()
+        .map(|(r, n)| {
+            let mut cells = vec![
+                r.algorithm.clone(),
+                r.provider.clone(),
+                r.implementation.clone(),
+                r.operation.clone(),
+                group(*n as f64),
+            ];
+            match (r.gate == GateStatus::Pass, r.median_cycles, r.median_ns) {
+                (true, Some(c), Some(t)) if *n > 0 => {
+                    cells.push(format!("{:.2}", c / *n as f64));
+                    cells.push(format!("{:.1}", *n as f64 / (1u64 << 20) as f64 / (t * 1e-9)));
+                }
+                (true, Some(_), Some(_)) => cells.extend(["-".into(), "-".into()]),
+                (true, _, _) => cells.extend(["-".into(), "-".into()]),
+                (false, _, _) => cells.extend([r.gate.as_str().to_string(), String::new()]),
+            }
+            cells
+        })
+        .collect();
+    let right: Vec<bool> = (0..header.len()).map(|i| i >= 4).collect();
+    Some(format!(
+        "Hash throughput (message bytes per call; stream:N feeds it in 64-byte updates):\n{}",
+        render(&header, &table, &right)
+    ))
+}
+
 /// The counters table of a run: exact instructions (callgrind) and the median of every
 /// perf event per call; an event the machine lacks shows "n/s" and is explained once in
 /// the footnote with the kernel's reason. `None` when the run counted nothing.

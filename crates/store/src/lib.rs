@@ -778,10 +778,10 @@ impl Store {
                 first_seen.push(r.subject.clone());
             }
         }
+        // Unknown names sort last (None < Some, hence the flag first).
         let op_rank = |op: &str| {
-            cryptoscope_catalogue::Operation::parse(op)
-                .map(|o| o as usize)
-                .unwrap_or(usize::MAX)
+            let o = cryptoscope_catalogue::Operation::parse(op);
+            (o.is_none(), o)
         };
         results.sort_by_key(|r| (first_seen.iter().position(|s| s == &r.subject), op_rank(&r.operation)));
         Ok(RunFile {

@@ -56,6 +56,8 @@ impl Inputs {
                 timed(Operation::Keypair, &mut || k.keypair(&mut i.pk, &mut i.sk))?;
                 timed(Operation::Keypair, &mut || k.keypair(&mut i.pk2, &mut i.sk2))?;
             }
+            // A hash's input is its message, made by the hash driver.
+            Subject::Hash(_) => {}
         }
         Ok(i)
     }
@@ -77,6 +79,7 @@ pub fn measure_subject(
     let order: &[Operation] = match subject {
         Subject::Kem(_) => &[Operation::Encaps, Operation::Decaps, Operation::Keypair],
         Subject::Kex(_) => &[Operation::Exchange, Operation::Keypair],
+        Subject::Hash(_) => d.operations(),
     };
     let ops: Vec<Operation> = order
         .iter()
@@ -144,6 +147,11 @@ pub fn measure_subject(
                 Ok(mut ex) => sample(clock, &p, || ex.exchange(&mut ss2, &pk2)),
                 Err(e) => Err(e),
             },
+            (Subject::Hash(h), Operation::Hash(_) | Operation::Stream(_)) => {
+                let msg = message(op);
+                let mut out = vec![0u8; d.sizes.shared_secret];
+                sample(clock, &p, || hash_once(h.as_ref(), op, &msg, &mut out))
+            }
             _ => continue,
         };
         match r {
@@ -243,7 +251,7 @@ pub fn with_call<R>(
                 Operation::Keypair => k.keypair(pk2, sk2),
                 Operation::Encaps => k.encaps(ct2, ss2, pk),
                 Operation::Decaps => dec.decaps(ss2, ct),
-                Operation::Exchange => Err(unsupported()),
+                _ => Err(unsupported()),
             };
             Ok(body(&mut call))
         }
@@ -257,7 +265,44 @@ pub fn with_call<R>(
             };
             Ok(body(&mut call))
         }
+        Subject::Hash(h) => {
+            if op.message_bytes().is_none() {
+                return Err(unsupported());
+            }
+            let msg = message(op);
+            let mut out = vec![0u8; s.shared_secret];
+            let mut call = || hash_once(h.as_ref(), op, &msg, &mut out);
+            Ok(body(&mut call))
+        }
     }
+}
+
+/// The message a hash operation hashes (a fixed pattern; no result depends on it).
+pub fn message(op: Operation) -> Vec<u8> {
+    let n = op.message_bytes().unwrap_or(0) as usize;
+    (0..n).map(|i| (i.wrapping_mul(131) ^ (i >> 8)) as u8).collect()
+}
+
+/// One call of a hash operation: a fresh state, the message in one update (`hash:N`) or
+/// in 64-byte updates (`stream:N`), the digest into `out`.
+pub fn hash_once(
+    h: &dyn cryptoscope_catalogue::Hash,
+    op: Operation,
+    msg: &[u8],
+    out: &mut [u8],
+) -> Result<(), cryptoscope_catalogue::OpError> {
+    let mut st = h.start();
+    match op {
+        Operation::Stream(_) => {
+            for piece in msg.chunks(cryptoscope_catalogue::descriptor::STREAM_PIECE) {
+                st.update(piece);
+            }
+        }
+        _ => st.update(msg),
+    }
+    st.finish(out);
+    std::hint::black_box(&out);
+    Ok(())
 }
 
 /// Counts `events` (perf_event_open names) around each of `calls` calls of every selected
@@ -385,7 +430,7 @@ pub fn probes_subject(
     let d = subject.descriptor();
     let probes = match subject {
         Subject::Kem(k) => k.probes(),
-        Subject::Kex(_) => None,
+        Subject::Kex(_) | Subject::Hash(_) => None,
     }
     .ok_or_else(|| format!("{} has no timing probes (only `cryptoscope build` libraries do)", d.id))?;
     let names = probes.names();
@@ -542,6 +587,8 @@ pub fn memory_subject(
             harness_stack_bytes: harness,
             heap: Default::default(),
         };
+        // A hash operation's message, made outside the measurement (empty otherwise).
+        let msg = message(op);
         // One measurement of the operation on the painted stack: stack and heap of a
         // second call on a fresh thread.
         let mut call = |f: &mut dyn FnMut() -> Result<(), cryptoscope_catalogue::OpError>,
@@ -577,6 +624,10 @@ pub fn memory_subject(
                     Ok(mut ex) => call(&mut || ex.exchange(&mut ss2, &pk), stack),
                     Err(e) => Err(e.to_string()),
                 },
+                (Subject::Hash(h), Operation::Hash(_) | Operation::Stream(_)) => {
+                    let mut out = vec![0u8; d.sizes.shared_secret];
+                    call(&mut || hash_once(h.as_ref(), op, &msg, &mut out), stack)
+                }
                 _ => Err(format!("{} has no operation {}", d.id, op.as_str())),
             }
         };

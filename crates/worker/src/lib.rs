@@ -239,6 +239,7 @@ pub fn worker_main(subjects: fn() -> Vec<Subject>) -> ! {
                     g.report
                 }
                 Subject::Kex(k) => gate::gate_kex(k.as_ref(), &vectors),
+                Subject::Hash(h) => gate::gate_hash(h.as_ref(), &vectors),
             };
             emit(&Event::Gate { subject, report });
         }
@@ -251,7 +252,7 @@ pub fn worker_main(subjects: fn() -> Vec<Subject>) -> ! {
             let encs: Vec<Encapsulation> = read_json(&encaps);
             let check = match find(&subject) {
                 Subject::Kem(k) => gate::verify_encapsulations(k.as_ref(), &entries, &encs),
-                Subject::Kex(_) => fail("verify-encaps applies to KEMs only".into()),
+                Subject::Kex(_) | Subject::Hash(_) => fail("verify-encaps applies to KEMs only".into()),
             };
             emit(&Event::Verify { subject, check });
         }

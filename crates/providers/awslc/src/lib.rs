@@ -15,6 +15,8 @@ use aws_lc_rs::kem::{self, Ciphertext, DecapsulationKey, EncapsulationKey};
 use cryptoscope_catalogue::descriptor::{Descriptor, Family, Randomness, Sizes};
 use cryptoscope_catalogue::traits::{check_len, Decapsulator, Exchanger, Kem, Kex, OpError, Subject};
 
+mod hashes;
+
 /// Canonical provider name.
 pub const PROVIDER: &str = "aws-lc";
 
@@ -205,5 +207,6 @@ pub fn subjects() -> Vec<Subject> {
         desc: descriptor("P-256", Family::Kex, p, Randomness::Internal),
         alg: &agreement::ECDH_P256,
     })));
+    v.extend(hashes::subjects());
     v
 }

@@ -13,6 +13,8 @@ use openssl::ec::{EcGroup, EcKey, EcPoint, PointConversionForm};
 use openssl::nid::Nid;
 use openssl::pkey::{Id, PKey, Private};
 
+mod hashes;
+
 /// Canonical provider name.
 pub const PROVIDER: &str = "openssl";
 
@@ -246,5 +248,6 @@ pub fn subjects() -> Vec<Subject> {
             },
         ),
     })));
+    v.extend(hashes::subjects());
     v
 }

@@ -14,6 +14,8 @@ use cryptoscope_catalogue::traits::{check_len, Decapsulator, Exchanger, Kem, Kex
 use ml_kem::array::Array;
 use ml_kem::{Decapsulate, ExpandedKeyEncoding, KeyExport};
 
+mod hashes;
+
 /// Canonical provider name.
 pub const PROVIDER: &str = "rustcrypto";
 
@@ -200,6 +202,12 @@ impl Exchanger for P256Ex {
 
 /// RustCrypto's subjects.
 pub fn subjects() -> Vec<Subject> {
+    let mut all = kems_and_kexes();
+    all.extend(hashes::subjects());
+    all
+}
+
+fn kems_and_kexes() -> Vec<Subject> {
     let kat = |name: &str| {
         Some(KatRef {
             file: "liboqs-kats.json".into(),

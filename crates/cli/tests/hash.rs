@@ -1,0 +1,121 @@
+//! The hash suite: every provider's hashes pass the published known answers and the
+//! study's basic and copy tests; a wrong published digest fails them; a malformed vector
+//! file is a usage error; `run --suite hash` measures one-shot and streaming calls at
+//! SUPERCOP's lengths and reports cycles per byte.
+
+mod common;
+
+use common::*;
+
+#[test]
+fn every_hash_of_every_provider_passes_its_gate() {
+    let out = cryptoscope().args(["verify", "--quiet", "--suite", "hash"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    // RustCrypto has all eleven; OpenSSL ten (no Ascon); aws-lc six (no SHAKE, BLAKE2, Ascon).
+    for (alg, providers) in [
+        ("SHA-256 ", 3),
+        ("SHA-256d ", 3),
+        ("SHA3-256 ", 3),
+        ("SHAKE128 ", 2),
+        ("BLAKE2b-512 ", 2),
+        ("Ascon-Hash256 ", 1),
+    ] {
+        let n = text.lines().filter(|l| l.starts_with(alg) && l.contains("PASS")).count();
+        assert_eq!(n, providers, "{alg}: {text}");
+    }
+    assert!(!text.contains("FAIL"), "{text}");
+}
+
+fn vectors_copy(dir: &std::path::Path) {
+    let status = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(vectors())
+        .arg(dir)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn a_wrong_published_digest_fails_every_provider_and_a_malformed_file_is_a_usage_error() {
+    let d = tempfile::tempdir().unwrap();
+    let v = d.path().join("vectors");
+    vectors_copy(&v);
+    let p = v.join("hash/cavp/SHA3_256ShortMsg.rsp");
+    let text = std::fs::read_to_string(&p).unwrap();
+    let at = text.match_indices("MD = ").nth(3).unwrap().0 + 5;
+    let mut b = text.clone().into_bytes();
+    b[at] = if b[at] == b'0' { b'1' } else { b'0' };
+    std::fs::write(&p, &b).unwrap();
+    let out = cryptoscope()
+        .args(["verify", "--quiet", "--alg", "SHA3-256", "--vectors"])
+        .arg(&v)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let t = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(t.matches("FAIL").count(), 3, "{t}");
+    assert!(t.contains("record 4"), "{t}");
+
+    // Len that is not whole bytes: the file is malformed, not the implementations wrong.
+    // (The CAVP files end their lines with CR LF.)
+    let broken = text.replacen("Len = 8\r\n", "Len = 7\r\n", 1);
+    assert_ne!(broken, text);
+    std::fs::write(&p, broken).unwrap();
+    let out = cryptoscope()
+        .args(["verify", "--alg", "SHA3-256", "--vectors"])
+        .arg(&v)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("SHA3_256ShortMsg.rsp") && err.contains("whole bytes"), "{err}");
+}
+
+#[test]
+fn the_hash_suite_reports_cycles_per_byte_at_supercop_lengths() {
+    let d = tempfile::tempdir().unwrap();
+    let json = d.path().join("r.json");
+    let out = cryptoscope()
+        .args([
+            "run", "--quiet", "--quick", "--rounds", "1", "--suite", "hash", "--alg", "SHA-256", "--json",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("cycles/byte") && text.contains("MiB/s"), "{text}");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let rows = v["results"].as_array().unwrap();
+    for p in ["rustcrypto", "openssl", "aws-lc"] {
+        for op in [
+            "hash:8",
+            "hash:64",
+            "hash:576",
+            "hash:1536",
+            "hash:4096",
+            "hash:1048576",
+            "stream:64",
+            "stream:1048576",
+        ] {
+            let r = rows
+                .iter()
+                .find(|r| r["provider"] == p && r["operation"] == op)
+                .unwrap_or_else(|| panic!("no {p} {op}"));
+            assert!(r["median_cycles"].as_f64().unwrap() > 0.0, "{r}");
+        }
+    }
+    // A longer message costs more, but less per byte (SHA-256's padding and finalisation).
+    let cyc = |op: &str| {
+        rows.iter()
+            .find(|r| r["provider"] == "rustcrypto" && r["operation"] == op)
+            .unwrap()["median_cycles"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(cyc("hash:1048576") > cyc("hash:4096"));
+    assert!(cyc("hash:8") / 8.0 > cyc("hash:1048576") / 1048576.0);
+}
