@@ -45,6 +45,8 @@ fn locked_versions() -> Vec<String> {
         "blake2",
         "ascon-hash",
         "shake",
+        "k12",
+        "blake3",
         "pqcrypto-mlkem",
         "pqcrypto-classicmceliece",
         "pqcrypto-ntru",

@@ -132,6 +132,8 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
     hash("SHAKE256", 32, 136),
     hash("BLAKE2b-512", 64, 128),
     hash("BLAKE2s-256", 32, 64),
+    hash("BLAKE3", 32, 64),
+    hash("KangarooTwelve", 32, 168),
     hash("Ascon-Hash256", 32, 8),
 ];
 

@@ -234,6 +234,8 @@ pub fn hash_files(algorithm: &str) -> &'static [&'static str] {
         "BLAKE2b-512" => &["blake2/blake2b.txt"],
         "BLAKE2s-256" => &["blake2/blake2s.txt"],
         "Ascon-Hash256" => &["ascon/asconhash.txt"],
+        "BLAKE3" => &["blake3/blake3.txt"],
+        "KangarooTwelve" => &["k12/kt128.txt"],
         _ => &[],
     }
 }
@@ -241,7 +243,9 @@ pub fn hash_files(algorithm: &str) -> &'static [&'static str] {
 /// Reads a NIST-style known-answer file: records of `Key = value` lines separated by blank
 /// lines; `#` comments and `[section]` lines are skipped. A record's message is `Msg`
 /// (hex), cut to `Len` bits when `Len` is given (CAVP writes `Msg = 00` for `Len = 0`); its
-/// answer is `MD` or `Output`. Length values must be whole bytes.
+/// answer is `MD` or `Output`. Length values must be whole bytes. `Ptn = N` instead of
+/// `Msg` stands for N bytes of the repeating pattern 00 01 .. FA (RFC 9861's `ptn(N)`, also
+/// the BLAKE3 vectors' input), for messages too long to write out.
 pub fn hash_vectors(path: &Path) -> Result<Vec<HashVector>, VectorError> {
     let text = std::fs::read_to_string(path).map_err(|source| VectorError::Io {
         path: path.into(),
@@ -306,6 +310,14 @@ pub fn hash_vectors(path: &Path) -> Result<Vec<HashVector>, VectorError> {
                 )
             }
             "Msg" => msg = Some(unhex(path, &format!("Msg (line {})", n + 1), value)?),
+            "Ptn" => {
+                let len: usize = value
+                    .parse()
+                    .ok()
+                    .filter(|&l| l <= 1 << 30)
+                    .ok_or_else(|| bad(format!("line {}: Ptn `{value}` is not a length up to 1 GiB", n + 1)))?;
+                msg = Some((0..len).map(|i| (i % 251) as u8).collect());
+            }
             "MD" | "Output" => md = Some(unhex(path, &format!("{key} (line {})", n + 1), value)?),
             _ => {}
         }
@@ -336,8 +348,12 @@ mod hash_vector_tests {
         assert_eq!(v[1].message, [1, 2]);
         assert!(v[2].message.is_empty());
         assert_eq!(v[2].digest, [0xcc]);
+        std::fs::write(&p, "Ptn = 253\nMD = dd\n").unwrap();
+        let v = hash_vectors(&p).unwrap();
+        assert_eq!((v[0].message[250], v[0].message[251], v[0].message[252]), (250, 0, 1));
         for bad in [
             "Len = 4\nMsg = 00\nMD = aa\n",
+            "Ptn = x\nMD = aa\n",
             "Len = 24\nMsg = 00\nMD = aa\n",
             "Msg = 0g\nMD = aa\n",
             "Msg = 00\n",

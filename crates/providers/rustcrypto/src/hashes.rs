@@ -1,4 +1,5 @@
-//! RustCrypto's hash crates (`sha2`, `sha3`, `shake`, `blake2`, `ascon-hash`) as streaming subjects.
+//! RustCrypto's hash crates (`sha2`, `sha3`, `shake`, `blake2`, `k12`, `ascon-hash`) and the
+//! BLAKE3 team's `blake3` crate (SIMD code chosen at run time) as streaming subjects.
 
 use cryptoscope_catalogue::descriptor::{Descriptor, Randomness, Sizes};
 use cryptoscope_catalogue::traits::{Hash, HashState, Subject};
@@ -52,6 +53,22 @@ impl HashState for DoubleState {
     }
 }
 
+/// The `blake3` crate's hasher.
+#[derive(Clone)]
+struct Blake3State(blake3::Hasher);
+
+impl HashState for Blake3State {
+    fn update(&mut self, data: &[u8]) {
+        self.0.update(data);
+    }
+    fn finish(self: Box<Self>, out: &mut [u8]) {
+        out.copy_from_slice(self.0.finalize().as_bytes());
+    }
+    fn copy(&self) -> Box<dyn HashState> {
+        Box::new(self.clone())
+    }
+}
+
 struct Subj {
     desc: Descriptor,
     start: fn() -> Box<dyn HashState>,
@@ -99,6 +116,8 @@ pub fn subjects() -> Vec<Subject> {
         subject("SHAKE256", "shake", || Box::new(XofState(shake::Shake256::default()))),
         subject("BLAKE2b-512", "blake2", || Box::new(DigestState(blake2::Blake2b512::new()))),
         subject("BLAKE2s-256", "blake2", || Box::new(DigestState(blake2::Blake2s256::new()))),
+        subject("BLAKE3", "blake3", || Box::new(Blake3State(blake3::Hasher::new()))),
+        subject("KangarooTwelve", "k12", || Box::new(XofState(k12::Kt128::default()))),
         subject("Ascon-Hash256", "ascon-hash", || {
             Box::new(DigestState(ascon_hash::AsconHash256::new()))
         }),
