@@ -248,6 +248,12 @@ struct RunArgs {
     /// Time budget per subject in seconds (default 12; 1 with --quick).
     #[arg(long, value_name = "SECONDS")]
     time_budget: Option<f64>,
+    /// Hash message lengths instead of SUPERCOP's 8, 64, 576, 1536, 4096 and 1 MiB, each
+    /// hashed in one update (hash:N): comma-separated N, A..B (every length from A to B)
+    /// or A..B/STEP, e.g. 0..4096 or 64,1024..65536/1024. The report draws them as a curve;
+    /// raise --time-budget for long sweeps (it is shared by all lengths of a subject).
+    #[arg(long, value_name = "LIST")]
+    lengths: Option<String>,
     /// Measure in R rounds: every subject is visited R times spread over the whole run
     /// (budget and sample counts split between visits) and its samples merged, so that all
     /// subjects see the same mixture of machine states, and `compare` can tell the
@@ -357,6 +363,7 @@ fn cmd_scale(sa: &ScaleArgs, quiet: bool) -> Result<i32> {
         quick: sa.quick,
         samples: None,
         time_budget: None,
+        lengths: None,
         rounds: 1,
         cpu: None,
         json: sa.json.clone(),
@@ -1085,6 +1092,7 @@ fn cmd_memory(m: &MemoryArgs, quiet: bool) -> Result<i32> {
         quick: m.quick,
         samples: None,
         time_budget: None,
+        lengths: None,
         rounds: 1,
         cpu: None,
         json: m.json.clone(),
@@ -1451,6 +1459,12 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
         plan.target_rel_ci = 0.0;
         plan.budget = Duration::from_secs(u64::MAX / 4);
     }
+    let hash_ops = a
+        .lengths
+        .as_deref()
+        .map(|l| run::parse_lengths(l).map_err(usage))
+        .transpose()?
+        .map(|v| v.into_iter().map(cryptoscope_catalogue::Operation::Hash).collect::<Vec<_>>());
     let settings = run::MeasureSettings {
         plan,
         budget: if a.samples.is_some() {
@@ -1460,6 +1474,7 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
         },
         cpu: a.cpu,
         tsc_hz: clock.tsc_hz(),
+        hash_ops,
         timeout: Duration::from_secs_f64(a.gate.timeout),
         run_start_unix_ms: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -1605,6 +1620,7 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
         let mut visit = run::MeasureSettings {
             plan: settings.plan.clone(),
             budget: settings.budget / r as u32,
+            hash_ops: settings.hash_ops.clone(),
             ..settings
         };
         visit.plan.max_samples = visit.plan.max_samples.div_ceil(r);

@@ -20,9 +20,60 @@ pub struct MeasureSettings {
     pub budget: Duration,
     pub cpu: Option<usize>,
     pub tsc_hz: Option<f64>,
+    /// Hash subjects: these operations instead of the default lengths (`--lengths`).
+    pub hash_ops: Option<Vec<Operation>>,
     pub timeout: Duration,
     /// When the run started, milliseconds since the Unix epoch (sample times are relative to it).
     pub run_start_unix_ms: f64,
+}
+
+/// Parses `--lengths`: comma-separated N, A..B (inclusive) or A..B/STEP; at most 10,000
+/// lengths of at most 1 GiB, in the order given, duplicates dropped.
+pub fn parse_lengths(list: &str) -> std::result::Result<Vec<u32>, String> {
+    const MAX_LEN: u64 = 1 << 30;
+    const MAX_COUNT: usize = 10_000;
+    let bad = |item: &str, why: &str| format!("--lengths: `{item}` {why} (e.g. 0..4096 or 64,1024..65536/1024)");
+    let num = |item: &str, v: &str| -> std::result::Result<u64, String> {
+        v.trim().parse::<u64>().map_err(|_| bad(item, "is not a length"))
+    };
+    let mut out: Vec<u32> = Vec::new();
+    for item in list.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        let (range, step) = match item.split_once('/') {
+            Some((r, st)) => (r, num(item, st)?),
+            None => (item, 1),
+        };
+        if step == 0 {
+            return Err(bad(item, "has step 0"));
+        }
+        let (a, b) = match range.split_once("..") {
+            Some((a, b)) => (num(item, a)?, num(item, b)?),
+            None if item.contains('/') => return Err(bad(item, "has a step but no range")),
+            None => {
+                let n = num(item, range)?;
+                (n, n)
+            }
+        };
+        if a > b {
+            return Err(bad(item, "runs backwards"));
+        }
+        if b > MAX_LEN {
+            return Err(bad(item, "goes beyond 1 GiB"));
+        }
+        let mut n = a;
+        while n <= b {
+            if !out.contains(&(n as u32)) {
+                out.push(n as u32);
+            }
+            if out.len() > MAX_COUNT {
+                return Err(format!("--lengths: more than {MAX_COUNT} lengths"));
+            }
+            n += step;
+        }
+    }
+    if out.is_empty() {
+        return Err(bad(list, "names no length"));
+    }
+    Ok(out)
 }
 
 /// A result row from a measured operation.
@@ -100,7 +151,10 @@ pub fn measure(
     s: &MeasureSettings,
     sink: &mut dyn FnMut(&mut ResultRow),
 ) -> Result<Vec<ResultRow>> {
-    let ops = d.operations();
+    let ops: Vec<Operation> = match (&s.hash_ops, d.family) {
+        (Some(v), cryptoscope_catalogue::Family::Hash) => v.clone(),
+        _ => d.operations().to_vec(),
+    };
     if verdict.status != GateStatus::Pass {
         let mut rows: Vec<ResultRow> = ops
             .iter()
@@ -126,6 +180,10 @@ pub fn measure(
     if let Some(hz) = s.tsc_hz {
         args.extend(["--tsc-hz".into(), format!("{hz:.0}")]);
     }
+    if d.family == cryptoscope_catalogue::Family::Hash && s.hash_ops.is_some() {
+        let list: Vec<&str> = ops.iter().map(|o| o.as_str()).collect();
+        args.extend(["--ops".into(), list.join(",")]);
+    }
     let mut rows: Vec<ResultRow> = Vec::new();
     let outcome = workers::call(bin, &args, s.timeout, &mut |ev| {
         let mut row = match ev {
@@ -150,7 +208,7 @@ pub fn measure(
             Outcome::Crashed(sig) => (GateStatus::Crashed, format!("crashed while measuring: {sig}")),
             o => (GateStatus::Crashed, o.describe()),
         };
-        for o in ops {
+        for o in &ops {
             if !rows.iter().any(|r| r.operation == o.as_str()) {
                 let mut row = ResultRow::without_numbers(d, o.as_str(), status, detail.clone());
                 sink(&mut row);
@@ -226,4 +284,20 @@ pub fn shifts_of(
         ),
     };
     (out, stability)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lengths_lists_ranges_and_steps() {
+        assert_eq!(parse_lengths("8,64").unwrap(), [8, 64]);
+        assert_eq!(parse_lengths("0..3").unwrap(), [0, 1, 2, 3]);
+        assert_eq!(parse_lengths("0..10/5, 5").unwrap(), [0, 5, 10]);
+        assert_eq!(parse_lengths("0..4096").unwrap().len(), 4097);
+        for bad in ["", "x", "5..1", "1/2", "0..10/0", "0..2000000000", "0..20000"] {
+            assert!(parse_lengths(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -122,3 +122,48 @@ fn the_hash_suite_reports_cycles_per_byte_at_supercop_lengths() {
     assert!(cyc("hash:1048576") > cyc("hash:4096"));
     assert!(cyc("hash:8") / 8.0 > cyc("hash:1048576") / 1048576.0);
 }
+
+#[test]
+fn a_length_sweep_is_measured_and_drawn_as_a_curve() {
+    let d = tempfile::tempdir().unwrap();
+    let json = d.path().join("r.json");
+    let html = d.path().join("r.html");
+    let out = cryptoscope()
+        .args([
+            "run", "--quiet", "--quick", "--rounds", "1", "--suite", "hash", "--alg", "SHA-256", "--provider",
+            "rustcrypto", "--lengths", "1..16,64..256/64", "--json",
+        ])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let ops: Vec<&str> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["operation"].as_str().unwrap())
+        .collect();
+    let want: Vec<String> = (1..=16).chain([64, 128, 192, 256]).map(|n| format!("hash:{n}")).collect();
+    assert_eq!(ops, want);
+    let run_id = v["run_id"].as_str().unwrap().to_string();
+    let out = cryptoscope()
+        .args(["report", &run_id, "--out"])
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("cycles per byte against message length"));
+    assert_eq!(page.matches("class=\"hashline\"").count(), 1, "one line: one subject, one update");
+    // 20 lengths, 20 points on the line.
+    assert_eq!(page.matches("cycles/byte</title></circle>").count(), 20);
+
+    // A malformed list is a usage error.
+    let out = cryptoscope()
+        .args(["run", "--suite", "hash", "--lengths", "9..1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("runs backwards"));
+}

@@ -81,11 +81,15 @@ pub fn measure_subject(
         Subject::Kex(_) => &[Operation::Exchange, Operation::Keypair],
         Subject::Hash(_) => d.operations(),
     };
-    let ops: Vec<Operation> = order
-        .iter()
-        .copied()
-        .filter(|o| only.is_none_or(|l| l.contains(o)))
-        .collect();
+    let ops: Vec<Operation> = match (subject, only) {
+        // A hash is measured at whatever lengths the parent asks for (`run --lengths`).
+        (Subject::Hash(_), Some(l)) => l.to_vec(),
+        _ => order
+            .iter()
+            .copied()
+            .filter(|o| only.is_none_or(|l| l.contains(o)))
+            .collect(),
+    };
     let info = ClockInfo {
         cycle_source: clock.source(),
         tsc_hz: clock.tsc_hz(),
