@@ -20,7 +20,8 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 # liboqs (bindgen), OpenSSL headers, pkg-config, valgrind (instruction counts in tests).
 # chromium renders the HTML report in the test suite; postgresql is the team store's
 # server, started on loopback by the tests.
-packages=(build-essential cmake libclang-dev clang libssl-dev pkg-config valgrind git ca-certificates chromium postgresql)
+# python3 and its venv module: the Python package (PyO3, built by maturin from PyPI).
+packages=(build-essential cmake libclang-dev clang libssl-dev pkg-config valgrind git ca-certificates chromium postgresql python3 python3-venv)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -50,6 +51,12 @@ fi
 
 say "building (release; liboqs and AWS-LC take several minutes the first time)"
 cargo build --release --workspace --locked
+
+# The Python package, `pip install`ed from the repository into .venv (maturin comes from
+# PyPI in pip's build environment and compiles the PyO3 crate with the same target dir).
+say "installing the Python package into .venv (pip install ./crates/python)"
+[[ -x .venv/bin/python ]] || python3 -m venv .venv
+.venv/bin/pip install -q --disable-pip-version-check ./crates/python
 
 bin=target/release/cryptoscope
 [[ -n "${CARGO_TARGET_DIR:-}" ]] && bin="$CARGO_TARGET_DIR/release/cryptoscope"

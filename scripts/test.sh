@@ -21,6 +21,15 @@ trap 'rm -f "$log"' EXIT
 set +e
 cargo test --release --workspace --locked -- --test-threads=1 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
+# The Python package against CPython's hashlib (unittest prints `Ran N tests` and OK/FAILED).
+.venv/bin/python -m unittest discover -s crates/python/tests -v 2>&1 | tee -a "$log"
+py=${PIPESTATUS[0]}
+awk '/^Ran [0-9]+ tests?/ { n = $2 } /^OK/ { printf "test result: ok. %d passed; 0 failed\n", n }
+     /^FAILED/ { s = $0; f = 0
+                 while (match(s, /(failures|errors)=[0-9]+/)) { t = substr(s, RSTART, RLENGTH); sub(/.*=/, "", t); f += t; s = substr(s, RSTART + RLENGTH) }
+                 printf "test result: FAILED. %d passed; %d failed\n", n - f, f }' "$log" >> "$log.py"
+cat "$log.py" >> "$log"; rm -f "$log.py"
+[[ $status -eq 0 ]] && status=$py
 set -e
 # One closing line with the totals over every test binary (cargo prints one per binary,
 # the last often being an empty doc-test run).

@@ -1,0 +1,87 @@
+"""A drop-in for the standard library's ``hashlib`` over cryptoscope's hash catalogue.
+
+    import cryptoscope.hashlib as hashlib
+    h = hashlib.new("sha3_256", b"abc")
+    h.update(b"more"); h.hexdigest(); h.copy()
+
+Objects have ``name``, ``digest_size``, ``block_size``, ``update``, ``digest``,
+``hexdigest`` and ``copy`` like hashlib's; SHAKE's ``digest``/``hexdigest`` take the output
+length. Beyond hashlib: ``sha256d`` (Tahoe-LAFS's SHA-256 of SHA-256), ``blake3``, ``k12``
+(KangarooTwelve) and ``ascon_hash256``. The GIL is released while hashing inputs of
+2,048 bytes or more; objects may be shared between threads.
+"""
+
+from . import _native
+
+# hashlib's name -> the catalogue's name.
+_NAMES = {
+    "sha256": "SHA-256",
+    "sha256d": "SHA-256d",
+    "sha512": "SHA-512",
+    "sha512_256": "SHA-512/256",
+    "sha3_256": "SHA3-256",
+    "sha3_512": "SHA3-512",
+    "shake_128": "SHAKE128",
+    "shake_256": "SHAKE256",
+    "blake2b": "BLAKE2b-512",
+    "blake2s": "BLAKE2s-256",
+    "blake3": "BLAKE3",
+    "k12": "KangarooTwelve",
+    "ascon_hash256": "Ascon-Hash256",
+}
+_offered = set(_native.algorithms())
+_NAMES = {k: v for k, v in _NAMES.items() if v in _offered}
+_BY_CATALOGUE = {v: k for k, v in _NAMES.items()}
+
+algorithms_guaranteed = frozenset(_NAMES)
+algorithms_available = frozenset(_NAMES)
+
+__all__ = ["new", "algorithms_guaranteed", "algorithms_available"] + sorted(_NAMES)
+
+
+def _canonical(name):
+    """hashlib's spelling of ``name``: case-insensitive, '-' for '_', catalogue names too."""
+    if not isinstance(name, str):
+        raise TypeError("name must be a string")
+    if name in _BY_CATALOGUE:
+        return _BY_CATALOGUE[name]
+    key = name.lower().replace("-", "_")
+    key = {"sha512/256": "sha512_256", "kangarootwelve": "k12", "shake128": "shake_128",
+           "shake256": "shake_256"}.get(key, key)
+    if key not in _NAMES:
+        raise ValueError("unsupported hash type " + name)
+    return key
+
+
+def new(name, data=b"", **kwargs):
+    """A new hash object for ``name`` (``hashlib.new``'s contract), fed ``data``."""
+    key = _canonical(name)
+    _check_options(key, kwargs)
+    return _native.new(_NAMES[key], data, key)
+
+
+def _check_options(key, kwargs):
+    kwargs.pop("usedforsecurity", None)
+    if kwargs:
+        raise TypeError(
+            "cryptoscope.hashlib.%s takes only data and usedforsecurity (the catalogue's "
+            "parameter set; got %s)" % (key, ", ".join(sorted(kwargs)))
+        )
+
+
+def _constructor(key):
+    cat = _NAMES[key]
+
+    def make(data=b"", **kwargs):
+        if kwargs:
+            _check_options(key, kwargs)
+        return _native.new(cat, data, key)
+
+    make.__name__ = make.__qualname__ = key
+    make.__doc__ = "A new %s hash object (the catalogue's %s), fed data." % (key, cat)
+    return make
+
+
+for _key in _NAMES:
+    globals()[_key] = _constructor(_key)
+del _key
