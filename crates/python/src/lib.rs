@@ -1,6 +1,7 @@
 //! `cryptoscope._native`: the hash catalogue's streaming subjects (RustCrypto's crates and
 //! the `blake3` crate, the same code the `rustcrypto` worker measures) as Python objects.
-//! `cryptoscope.hashlib` gives them the `hashlib` interface.
+//! `cryptoscope.hashlib` gives them the `hashlib` interface; `Kem` gives Python the
+//! catalogue's KEMs of the same provider (ML-KEM-512/768/1024, randomness from the OS).
 //!
 //! The GIL is released while hashing inputs of 2,048 bytes or more (CPython's hashlib uses
 //! the same threshold). Each object's state is behind a mutex, so an object shared between
@@ -206,9 +207,98 @@ fn versions() -> Vec<(String, String)> {
         .collect()
 }
 
+/// A key encapsulation mechanism of the catalogue.
+#[pyclass(module = "cryptoscope._native", name = "Kem", frozen)]
+struct PyKem {
+    subject: &'static Subject,
+}
+
+fn kems() -> &'static [Subject] {
+    static KEMS: OnceLock<Vec<Subject>> = OnceLock::new();
+    KEMS.get_or_init(|| {
+        cryptoscope_provider_rustcrypto::subjects()
+            .into_iter()
+            .filter(|s| matches!(s, Subject::Kem(_)))
+            .collect()
+    })
+}
+
+fn op_err(e: cryptoscope_catalogue::OpError) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+impl PyKem {
+    fn kem(&self) -> &dyn cryptoscope_catalogue::Kem {
+        match self.subject {
+            Subject::Kem(k) => k.as_ref(),
+            _ => unreachable!("only KEMs are listed"),
+        }
+    }
+}
+
+#[pymethods]
+impl PyKem {
+    #[new]
+    fn py_new(name: &str) -> PyResult<PyKem> {
+        kems()
+            .iter()
+            .find(|s| s.descriptor().algorithm.eq_ignore_ascii_case(name))
+            .map(|subject| PyKem { subject })
+            .ok_or_else(|| {
+                let known: Vec<&str> = kems().iter().map(|s| s.descriptor().algorithm.as_str()).collect();
+                PyValueError::new_err(format!("unknown KEM {name} (offered: {})", known.join(", ")))
+            })
+    }
+
+    #[getter]
+    fn name(&self) -> &str {
+        &self.subject.descriptor().algorithm
+    }
+
+    /// Byte lengths: public_key, secret_key, ciphertext, shared_secret.
+    #[getter]
+    fn sizes(&self) -> (usize, usize, usize, usize) {
+        let s = &self.subject.descriptor().sizes;
+        (s.public_key, s.secret_key, s.ciphertext, s.shared_secret)
+    }
+
+    /// A new key pair: (public key, secret key).
+    fn keypair<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+        let s = self.subject.descriptor().sizes;
+        let (mut pk, mut sk) = (vec![0u8; s.public_key], vec![0u8; s.secret_key]);
+        self.kem().keypair(&mut pk, &mut sk).map_err(op_err)?;
+        Ok((PyBytes::new(py, &pk), PyBytes::new(py, &sk)))
+    }
+
+    /// Encapsulates to `public_key`: (ciphertext, shared secret).
+    fn encaps<'py>(&self, py: Python<'py>, public_key: &[u8]) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+        let s = self.subject.descriptor().sizes;
+        let (mut ct, mut ss) = (vec![0u8; s.ciphertext], vec![0u8; s.shared_secret]);
+        self.kem().encaps(&mut ct, &mut ss, public_key).map_err(op_err)?;
+        Ok((PyBytes::new(py, &ct), PyBytes::new(py, &ss)))
+    }
+
+    /// Decapsulates `ciphertext` with `secret_key`: the shared secret (implicit rejection:
+    /// a modified ciphertext gives an unrelated secret, not an error).
+    fn decaps<'py>(&self, py: Python<'py>, secret_key: &[u8], ciphertext: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+        let mut ss = vec![0u8; self.subject.descriptor().sizes.shared_secret];
+        let mut d = self.kem().decapsulator(secret_key).map_err(op_err)?;
+        d.decaps(&mut ss, ciphertext).map_err(op_err)?;
+        Ok(PyBytes::new(py, &ss))
+    }
+}
+
+/// Catalogue names of the KEMs this module offers.
+#[pyfunction]
+fn kem_algorithms() -> Vec<String> {
+    kems().iter().map(|s| s.descriptor().algorithm.clone()).collect()
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyHash>()?;
+    m.add_class::<PyKem>()?;
+    m.add_function(wrap_pyfunction!(kem_algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(new, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(versions, m)?)?;

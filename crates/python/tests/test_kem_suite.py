@@ -1,0 +1,85 @@
+"""cryptoscope.kem round trips and sizes (FIPS 203 Table 3); cryptoscope.suite returns a run's
+results as dicts and raises the command's usage errors."""
+
+import os
+import tempfile
+import unittest
+
+from cryptoscope import kem, suite
+
+# FIPS 203, Table 3: encapsulation key, decapsulation key, ciphertext, shared secret bytes.
+FIPS203 = {
+    "ML-KEM-512": (800, 1632, 768, 32),
+    "ML-KEM-768": (1184, 2400, 1088, 32),
+    "ML-KEM-1024": (1568, 3168, 1568, 32),
+}
+
+
+class Kem(unittest.TestCase):
+    def test_round_trips_and_sizes(self):
+        self.assertEqual(sorted(kem.algorithms()), sorted(FIPS203))
+        for name, sizes in FIPS203.items():
+            k = kem.Kem(name)
+            self.assertEqual(k.sizes, sizes)
+            pk, sk = k.keypair()
+            self.assertEqual((len(pk), len(sk)), sizes[:2])
+            ct, ss = k.encaps(pk)
+            self.assertEqual((len(ct), len(ss)), sizes[2:])
+            self.assertEqual(k.decaps(sk, ct), ss)
+            # Implicit rejection: a modified ciphertext gives another secret, not an error.
+            bad = bytes([ct[0] ^ 1]) + ct[1:]
+            self.assertNotEqual(k.decaps(sk, bad), ss)
+
+    def test_errors(self):
+        with self.assertRaises(ValueError):
+            kem.Kem("ML-KEM-999")
+        k = kem.Kem("ML-KEM-512")
+        with self.assertRaises(ValueError):
+            k.encaps(b"short")
+
+
+@unittest.skipUnless(
+    os.environ.get("CRYPTOSCOPE_BIN") or os.environ.get("CARGO_TARGET_DIR") or os.path.exists("target/release/cryptoscope"),
+    "no cryptoscope executable built here",
+)
+class Suite(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        # Never the user's results database; results/ files go to a scratch directory.
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.saved = (os.getcwd(), os.environ.get("CRYPTOSCOPE_DB"))
+        os.environ["CRYPTOSCOPE_DB"] = os.path.join(cls.tmp.name, "results.db")
+        here = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+        os.environ.setdefault("CRYPTOSCOPE_VECTORS", os.path.join(here, "vectors"))
+        os.environ.setdefault("CRYPTOSCOPE_BIN", os.path.join(here, "target", "release", "cryptoscope")
+                              if not os.environ.get("CARGO_TARGET_DIR")
+                              else os.path.join(os.environ["CARGO_TARGET_DIR"], "release", "cryptoscope"))
+        os.chdir(cls.tmp.name)
+
+    @classmethod
+    def tearDownClass(cls):
+        os.chdir(cls.saved[0])
+        if cls.saved[1] is None:
+            os.environ.pop("CRYPTOSCOPE_DB", None)
+        else:
+            os.environ["CRYPTOSCOPE_DB"] = cls.saved[1]
+        cls.tmp.cleanup()
+
+    def test_run_returns_dicts(self):
+        rows = suite.run(["--quick", "--rounds", "1", "--alg", "X25519", "--provider", "rustcrypto"])
+        self.assertEqual([r["operation"] for r in rows], ["keypair", "exchange"])
+        for r in rows:
+            self.assertEqual(r["gate"], "pass")
+            self.assertGreater(r["median_cycles"], 0)
+        doc = suite.run(["--quick", "--rounds", "1", "--alg", "X25519", "--provider", "rustcrypto"], run_file=True)
+        self.assertIn("environment", doc)
+
+    def test_usage_errors_are_raised(self):
+        with self.assertRaises(suite.SuiteError) as e:
+            suite.run(["--alg", "ML-KEM-786"])
+        self.assertEqual(e.exception.code, 2)
+        self.assertIn("did you mean", str(e.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
