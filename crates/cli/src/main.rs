@@ -106,15 +106,16 @@ enum Cmd {
     )]
     Micro(MicroArgs),
     /// Compile C implementations through a compiler × flags × variant matrix into isolated
-    /// builds that `run` measures as provider `build` (PQClean sources from the pqcrypto crates).
+    /// builds that `run` measures as provider `build` (PQClean's sources from the pqcrypto
+    /// crates, or liboqs's with --source liboqs).
     #[command(
-        after_help = "Examples:\n  cryptoscope build --alg NTRU-HRSS-701\n  cryptoscope build --alg NTRU-HRSS-701 --cc gcc,clang --flags \"-O0\" --flags \"-O3 -march=native\" --variant clean,avx2\n  cryptoscope run --provider build --alg NTRU-HRSS-701 --baseline build/clean-gcc12-O0\n  cryptoscope build --list\n\nEach build is a shared library with hidden symbols in $CRYPTOSCOPE_BUILDS (default ~/.local/share/cryptoscope/builds), labelled <variant>-<compiler><major>-<flags>."
+        after_help = "Examples:\n  cryptoscope build --alg NTRU-HRSS-701\n  cryptoscope build --alg NTRU-HRSS-701 --cc gcc,clang --flags \"-O0\" --flags \"-O3 -march=native\" --variant clean,avx2\n  cryptoscope build --alg ML-KEM-768 --source liboqs --cc gcc,clang --flags -O2\n  cryptoscope run --provider build --alg NTRU-HRSS-701 --baseline build/clean-gcc12-O0\n  cryptoscope build --list\n\nEach build is a shared library with hidden symbols in $CRYPTOSCOPE_BUILDS (default ~/.local/share/cryptoscope/builds), labelled <variant>-<compiler><major>-<flags>."
     )]
     Build(BuildArgs),
     /// Bring your own implementation: compile a directory of C sources with the NIST KEM API
     /// (api.h, crypto_kem_keypair/enc/dec; randombytes supplied), gate it, and keep it for `run`.
     #[command(
-        after_help = "Example:\n  cryptoscope add examples/byo-kem --alg ML-KEM-512\n\nThe contract (README, \"Bring your own implementation\"): api.h defines CRYPTO_PUBLICKEYBYTES, CRYPTO_SECRETKEYBYTES, CRYPTO_CIPHERTEXTBYTES, CRYPTO_BYTES and CRYPTO_ALGNAME; the .c files define crypto_kem_keypair, crypto_kem_enc and crypto_kem_dec; randombytes(unsigned char *, unsigned long long) is ours (the NIST KAT DRBG in the gate). PQCgenKAT_kem.c, rng.c and randombytes.c are skipped."
+        after_help = "Example:\n  cryptoscope add examples/byo-mlkem512 --alg ML-KEM-512\n\nThe contract (README, \"Bring your own implementation\"): api.h defines CRYPTO_PUBLICKEYBYTES, CRYPTO_SECRETKEYBYTES, CRYPTO_CIPHERTEXTBYTES, CRYPTO_BYTES and CRYPTO_ALGNAME; the .c files define crypto_kem_keypair, crypto_kem_enc and crypto_kem_dec; randombytes(unsigned char *, unsigned long long) is ours (the NIST KAT DRBG in the gate). PQCgenKAT_kem.c, rng.c and randombytes.c are skipped."
     )]
     Add(AddArgs),
     /// Write a self-contained HTML report (SVG plots, tables, environments) of stored runs.

@@ -297,33 +297,17 @@ fn compile_liboqs(job: &Job) -> std::result::Result<(PathBuf, Manifest), String>
     run_compiler(&mut cmd, &job.cc, &job.source).map_err(fail)?;
     let _ = std::fs::remove_dir_all(&cmake_dir);
     let _ = std::fs::remove_file(&shim);
-    let m = Manifest {
-        algorithm: job.algorithm.clone(),
+    let m = Built {
         label,
-        origin: job.origin.clone(),
-        source: job.source.display().to_string(),
-        variant: job.variant.clone(),
-        cc: job.cc.clone(),
         cc_version,
-        flags: job.flags.clone(),
         algname: method.clone(),
-        public_key: sizes[0],
-        secret_key: sizes[1],
-        ciphertext: sizes[2],
-        shared_secret: sizes[3],
+        sizes,
         requires: Vec::new(),
-        source_version: job.source_version.clone(),
         probes: Vec::new(),
         probe_notes: vec!["liboqs builds are linked from liboqs's static library and carry no probes".into()],
-    };
-    std::fs::write(
-        tmp.join(builds::MANIFEST),
-        serde_json::to_string_pretty(&m).unwrap_or_default(),
-    )
-    .map_err(|e| fail(e.to_string()))?;
-    let _ = std::fs::remove_dir_all(&out_dir);
-    std::fs::rename(&tmp, &out_dir).map_err(|e| format!("cannot move the build to {}: {e}", out_dir.display()))?;
-    Ok((out_dir, m))
+    }
+    .manifest(job);
+    install(&tmp, &out_dir, m).map_err(fail)
 }
 
 /// Public key, secret key, ciphertext and shared secret lengths from liboqs's headers.
@@ -539,20 +523,11 @@ pub fn compile(job: &Job) -> std::result::Result<(PathBuf, Manifest), String> {
     }
     let _ = std::fs::remove_dir_all(&shim_dir);
     let _ = std::fs::remove_dir_all(&obj_dir);
-    let m = Manifest {
-        algorithm: job.algorithm.clone(),
+    let m = Built {
         label,
-        origin: job.origin.clone(),
-        source: job.source.display().to_string(),
-        variant: job.variant.clone(),
-        cc: job.cc.clone(),
         cc_version,
-        flags: job.flags.clone(),
         algname: api.algname,
-        public_key: api.public_key,
-        secret_key: api.secret_key,
-        ciphertext: api.ciphertext,
-        shared_secret: api.shared_secret,
+        sizes: [api.public_key, api.secret_key, api.ciphertext, api.shared_secret],
         requires: if avx2 {
             ["avx2", "bmi1", "bmi2", "aes", "popcnt", "pclmulqdq"]
                 .map(String::from)
@@ -560,18 +535,60 @@ pub fn compile(job: &Job) -> std::result::Result<(PathBuf, Manifest), String> {
         } else {
             Vec::new()
         },
-        source_version: job.source_version.clone(),
         probes: probed,
         probe_notes,
-    };
+    }
+    .manifest(job);
+    install(&tmp, &out_dir, m)
+}
+
+/// What a compilation found out, beside the job itself.
+struct Built {
+    label: String,
+    cc_version: String,
+    algname: String,
+    /// Public key, secret key, ciphertext, shared secret.
+    sizes: [usize; 4],
+    requires: Vec<String>,
+    probes: Vec<String>,
+    probe_notes: Vec<String>,
+}
+
+impl Built {
+    fn manifest(self, job: &Job) -> Manifest {
+        Manifest {
+            algorithm: job.algorithm.clone(),
+            label: self.label,
+            origin: job.origin.clone(),
+            source: job.source.display().to_string(),
+            variant: job.variant.clone(),
+            cc: job.cc.clone(),
+            cc_version: self.cc_version,
+            flags: job.flags.clone(),
+            algname: self.algname,
+            public_key: self.sizes[0],
+            secret_key: self.sizes[1],
+            ciphertext: self.sizes[2],
+            shared_secret: self.sizes[3],
+            requires: self.requires,
+            source_version: job.source_version.clone(),
+            probes: self.probes,
+            probe_notes: self.probe_notes,
+        }
+    }
+}
+
+/// Writes the manifest into the finished build in `tmp` and moves it to `out_dir`
+/// (replacing an earlier build with the same label).
+fn install(tmp: &Path, out_dir: &Path, m: Manifest) -> std::result::Result<(PathBuf, Manifest), String> {
     std::fs::write(
         tmp.join(builds::MANIFEST),
         serde_json::to_string_pretty(&m).unwrap_or_default(),
     )
     .map_err(|e| e.to_string())?;
-    let _ = std::fs::remove_dir_all(&out_dir);
-    std::fs::rename(&tmp, &out_dir).map_err(|e| format!("cannot move the build to {}: {e}", out_dir.display()))?;
-    Ok((out_dir, m))
+    let _ = std::fs::remove_dir_all(out_dir);
+    std::fs::rename(tmp, out_dir).map_err(|e| format!("cannot move the build to {}: {e}", out_dir.display()))?;
+    Ok((out_dir.to_path_buf(), m))
 }
 
 /// Runs a compiler command; on failure, its first real error as one line.

@@ -39,6 +39,23 @@ fn user_dir(to: &Path) {
     }
 }
 
+/// The dynamic symbols the first build in `builds` exports (`nm -D --defined-only`).
+fn exported_symbols(builds: &Path) -> String {
+    let lib = std::fs::read_dir(builds)
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path()
+        .join("libkem.so");
+    let nm = std::process::Command::new("nm")
+        .args(["-D", "--defined-only"])
+        .arg(&lib)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&nm.stdout).into_owned()
+}
+
 fn cs(builds: &Path) -> assert_cmd::Command {
     let mut c = cryptoscope();
     c.env("CRYPTOSCOPE_BUILDS", builds);
@@ -78,19 +95,7 @@ fn gcc_and_clang_builds_pass_the_gate() {
     assert!(out.status.success(), "{text}");
     assert_eq!(text.matches("PASS").count(), 2, "{text}");
     // Only the shim's entry points are visible in a build.
-    let lib = std::fs::read_dir(&b)
-        .unwrap()
-        .flatten()
-        .next()
-        .unwrap()
-        .path()
-        .join("libkem.so");
-    let nm = std::process::Command::new("nm")
-        .args(["-D", "--defined-only"])
-        .arg(&lib)
-        .output()
-        .unwrap();
-    let syms = String::from_utf8_lossy(&nm.stdout);
+    let syms = exported_symbols(&b);
     assert!(
         syms.contains("cs_keypair") && !syms.contains("PQCLEAN_NTRUHRSS701"),
         "{syms}"
@@ -315,19 +320,7 @@ fn liboqs_sources_build_through_the_matrix_and_pass_the_gate() {
     assert!(out.status.success(), "{text}");
     assert_eq!(text.matches("PASS").count(), 1, "{text}");
     // liboqs's own symbols are hidden: only the shim's entry points are visible.
-    let lib = std::fs::read_dir(&b)
-        .unwrap()
-        .flatten()
-        .next()
-        .unwrap()
-        .path()
-        .join("libkem.so");
-    let nm = std::process::Command::new("nm")
-        .args(["-D", "--defined-only"])
-        .arg(&lib)
-        .output()
-        .unwrap();
-    let syms = String::from_utf8_lossy(&nm.stdout);
+    let syms = exported_symbols(&b);
     assert!(syms.contains("cs_keypair") && !syms.contains("OQS_"), "{syms}");
     // A KEM liboqs does not have is a usage error.
     let out = cs(&b)
