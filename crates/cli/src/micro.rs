@@ -138,10 +138,6 @@ fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
     v.map(f).unwrap_or_else(|| "—".into())
 }
 
-fn pct(x: f64) -> String {
-    format!("{:.1}%", 100.0 * x)
-}
-
 /// The table for people, with `*` where the wrapper saw fewer calls than callgrind.
 pub fn render(rows: &[MicroRow]) -> (String, bool) {
     let mut partial = false;
@@ -159,10 +155,10 @@ pub fn render(rows: &[MicroRow]) -> (String, bool) {
                 r.operation.clone(),
                 opt(r.calls_per_op, profile::count),
                 opt(r.instructions_per_call, |x| table::group(x.round())),
-                opt(r.instruction_share, pct),
+                opt(r.instruction_share, profile::pct),
                 opt(r.probed_calls_per_op, |x| format!("{}{}", profile::count(x), if short { "*" } else { "" })),
                 opt(r.cycles_per_call, |x| table::group(x.round())),
-                opt(r.cycle_share, pct),
+                opt(r.cycle_share, profile::pct),
             ]
         })
         .collect();

@@ -399,7 +399,7 @@ fn source_line(file: &str, line: u32) -> Option<String> {
     Some(l.trim().chars().take(100).collect())
 }
 
-fn pct(x: f64) -> String {
+pub fn pct(x: f64) -> String {
     format!("{:.1}%", 100.0 * x)
 }
 

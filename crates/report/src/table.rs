@@ -42,6 +42,16 @@ pub fn render(header: &[&str], rows: &[Vec<String>], right_align: &[bool]) -> St
 }
 
 /// A number with thousands separators, no decimals ("1,234,567").
+/// The first four cells of every per-result table: algorithm, provider, impl, op.
+fn row_key(r: &ResultRow) -> Vec<String> {
+    vec![
+        r.algorithm.clone(),
+        r.provider.clone(),
+        r.implementation.clone(),
+        r.operation.clone(),
+    ]
+}
+
 pub fn group(x: f64) -> String {
     let s = format!("{:.0}", x.round());
     let (sign, digits) = s.strip_prefix('-').map_or(("", s.as_str()), |d| ("-", d));
@@ -115,18 +125,9 @@ pub fn results(rows: &[ResultRow]) -> String {
                     )
                 }
             };
-            vec![
-                r.algorithm.clone(),
-                r.provider.clone(),
-                r.implementation.clone(),
-                r.operation.clone(),
-                r.gate.as_str().into(),
-                med,
-                ci,
-                time,
-                n,
-                outl,
-            ]
+            let mut cells = row_key(r);
+            cells.extend([r.gate.as_str().into(), med, ci, time, n, outl]);
+            cells
         })
         .collect();
     render(
@@ -166,12 +167,7 @@ pub fn memory(rows: &[ResultRow]) -> String {
     let table: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
-            let mut cells = vec![
-                r.algorithm.clone(),
-                r.provider.clone(),
-                r.implementation.clone(),
-                r.operation.clone(),
-            ];
+            let mut cells = row_key(r);
             if r.stack_bytes.is_some() {
                 cells.extend([
                     n(r.heap_allocations),
@@ -225,19 +221,13 @@ pub fn throughput(rows: &[ResultRow]) -> Option<String> {
     let table: Vec<Vec<String>> = hashed
         .iter()
         .map(|(r, n)| {
-            let mut cells = vec![
-                r.algorithm.clone(),
-                r.provider.clone(),
-                r.implementation.clone(),
-                r.operation.clone(),
-                group(*n as f64),
-            ];
+            let mut cells = row_key(r);
+            cells.push(group(*n as f64));
             match (r.gate == GateStatus::Pass, r.median_cycles, r.median_ns) {
                 (true, Some(c), Some(t)) if *n > 0 => {
                     cells.push(format!("{:.2}", c / *n as f64));
                     cells.push(format!("{:.1}", *n as f64 / (1u64 << 20) as f64 / (t * 1e-9)));
                 }
-                (true, Some(_), Some(_)) => cells.extend(["-".into(), "-".into()]),
                 (true, _, _) => cells.extend(["-".into(), "-".into()]),
                 (false, _, _) => cells.extend([r.gate.as_str().to_string(), String::new()]),
             }
@@ -276,12 +266,7 @@ pub fn counters(rows: &[ResultRow]) -> Option<String> {
     let table: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
-            let mut cells = vec![
-                r.algorithm.clone(),
-                r.provider.clone(),
-                r.implementation.clone(),
-                r.operation.clone(),
-            ];
+            let mut cells = row_key(r);
             if r.gate != GateStatus::Pass {
                 cells.push(r.gate.as_str().to_string());
                 cells.resize(header.len(), String::new());
