@@ -130,6 +130,7 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
     hash("SHA3-512", 64, 72),
     hash("SHAKE128", 32, 168),
     hash("SHAKE256", 32, 136),
+    hash("BLAKE2b-256", 32, 128),
     hash("BLAKE2b-512", 64, 128),
     hash("BLAKE2s-256", 32, 64),
     hash("BLAKE3", 32, 64),

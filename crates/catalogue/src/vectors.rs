@@ -231,6 +231,7 @@ pub fn hash_files(algorithm: &str) -> &'static [&'static str] {
         "SHA3-512" => &["cavp/SHA3_512ShortMsg.rsp", "cavp/SHA3_512LongMsg.rsp"],
         "SHAKE128" => &["cavp/SHAKE128ShortMsg.rsp", "cavp/SHAKE128LongMsg.rsp"],
         "SHAKE256" => &["cavp/SHAKE256ShortMsg.rsp", "cavp/SHAKE256LongMsg.rsp"],
+        "BLAKE2b-256" => &["blake2/blake2b256.txt"],
         "BLAKE2b-512" => &["blake2/blake2b.txt"],
         "BLAKE2s-256" => &["blake2/blake2s.txt"],
         "Ascon-Hash256" => &["ascon/asconhash.txt"],

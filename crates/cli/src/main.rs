@@ -15,6 +15,7 @@ mod micro;
 mod profile;
 mod run;
 mod scale;
+mod tahoe;
 mod util;
 mod workers;
 
@@ -118,6 +119,12 @@ enum Cmd {
         after_help = "Example:\n  cryptoscope add examples/byo-mlkem512 --alg ML-KEM-512\n\nThe contract (README, \"Bring your own implementation\"): api.h defines CRYPTO_PUBLICKEYBYTES, CRYPTO_SECRETKEYBYTES, CRYPTO_CIPHERTEXTBYTES, CRYPTO_BYTES and CRYPTO_ALGNAME; the .c files define crypto_kem_keypair, crypto_kem_enc and crypto_kem_dec; randombytes(unsigned char *, unsigned long long) is ours (the NIST KAT DRBG in the gate). PQCgenKAT_kem.c, rng.c and randombytes.c are skipped."
     )]
     Add(AddArgs),
+    /// The Tahoe-LAFS study (Seed 002): a loopback grid per hash, uploads and downloads of
+    /// fresh random files through the web API, and the time every process spends hashing.
+    #[command(
+        after_help = "Examples:\n  cryptoscope tahoe                                   # quick profile, sha256d vs sha3-256, blake2b-256, blake3\n  cryptoscope tahoe --hash sha256d,sha256d-ours,blake3 --profile quick\n  cryptoscope tahoe --profile paper --repeat 3 --segment-size 131072 --foolscap   # the 2010 set-up\n\nThe first run builds a Python environment with Tahoe-LAFS 1.20.0 from PyPI and cryptoscope's package (about a minute; needs python3-venv and network access to PyPI). Each hash gets its own grid start: 1 introducer, 3 storage nodes and 1 client on 127.0.0.1, shares 2 of 3. A start-up hook replaces allmydata.util.hashutil._SHA256d_Hasher in every node (stock sha256d is only timed) and counts digests, bytes and time hashing per process. Every downloaded byte is compared with what was uploaded; a probe file with a fixed convergence secret checks that the swap took (different hashes give different caps; stock and our SHA-256d the same). Nodes are stopped and temporary state removed on success, failure and Ctrl-C. Results go to the results database and `cryptoscope report`.\n\nExit codes: 0 ok, 1 a check failed (a download differed, the swap did not take, interrupted: what was measured is kept), 2 usage or environment error."
+    )]
+    Tahoe(tahoe::TahoeArgs),
     /// Write a self-contained HTML report (SVG plots, tables, environments) of stored runs.
     Report {
         /// Runs to include (id, unique prefix or `latest`; default: latest).
@@ -1522,6 +1529,7 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
         ),
         environment: env,
         results: Vec::new(),
+        applications: Vec::new(),
     };
     let group = run_group(a.group.as_deref(), &run_id);
     store
@@ -1888,6 +1896,70 @@ fn cmd_report(runs: &[String], out: Option<&std::path::Path>, db: &DbArg) -> Res
     Ok(0)
 }
 
+fn cmd_tahoe(a: &tahoe::TahoeArgs, quiet: bool) -> Result<i32> {
+    let json_out = a
+        .json
+        .as_ref()
+        .map(|p| util::check_writable(p).map_err(usage))
+        .transpose()?;
+    let mut store = cryptoscope_store::Store::open_any(&store_location(a.db.as_deref())).map_err(|e| usage(e.to_string()))?;
+    let (started_at, _) = util::now_utc();
+    let run_id = util::run_id();
+    let (output, code) = tahoe::run_driver(a, quiet)?;
+    if code == 2 {
+        return Ok(2);
+    }
+    let items = cryptoscope_report::tahoe::items(&output).map_err(|e| anyhow::anyhow!(e))?;
+    let clock = Clock::new(ClockChoice::Auto);
+    let mut env = cryptoscope_measure::env::capture(clock.tsc_hz(), clock.perf_status());
+    env.libraries.insert("tahoe-lafs".into(), output["tahoe_version"].as_str().unwrap_or("?").into());
+    env.libraries.insert("python".into(), output["python"].as_str().unwrap_or("?").into());
+    let hashes: Vec<String> = output["hashes"].as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default();
+    let run_file = RunFile {
+        schema: SCHEMA.into(),
+        run_id: run_id.clone(),
+        started_at,
+        finished_at: util::now_utc().0,
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        command: std::env::args().collect(),
+        config: cryptoscope_report::RunConfig {
+            suites: vec!["tahoe".into()],
+            algorithms: hashes,
+            quick: a.profile == "quick",
+            rounds: a.repeat as usize,
+            ..Default::default()
+        },
+        environment: env,
+        results: Vec::new(),
+        applications: items,
+    };
+    let stored = store
+        .begin_run(&run_file)
+        .and_then(|_| run_file.applications.iter().try_for_each(|i| store.add_app_result(&run_id, i)))
+        .and_then(|_| store.finish_run(&run_id, &run_file.finished_at));
+    for l in cryptoscope_report::tahoe::setup_lines(&run_file.applications) {
+        println!("{l}");
+    }
+    println!();
+    print!("{}", cryptoscope_report::tahoe::table(&run_file.applications).unwrap_or_default());
+    if let Some(p) = json_out {
+        std::fs::write(&p, serde_json::to_string_pretty(&output)?)
+            .map_err(|e| usage(format!("cannot write {}: {e}", p.display())))?;
+        println!("Driver output: {}", p.display());
+    }
+    match stored {
+        Ok(()) => println!("Store:   {} (run {run_id}; `cryptoscope report {run_id}`)", store.location()),
+        Err(e) => {
+            eprintln!("error: results not stored: {e}");
+            return Ok(2);
+        }
+    }
+    if code != 0 {
+        eprintln!("error: the study did not complete (see above); what was measured is stored");
+    }
+    Ok(code)
+}
+
 fn cmd_runs(db: &DbArg) -> Result<i32> {
     let mut store = open_store(db)?;
     let runs = store.runs().map_err(|e| usage(e.to_string()))?;
@@ -2107,6 +2179,7 @@ fn main() {
         Cmd::Build(b) => cmd_build(b, cli.quiet),
         Cmd::Add(b) => cmd_add(b, cli.quiet),
         Cmd::Scale(sa) => cmd_scale(sa, cli.quiet),
+        Cmd::Tahoe(t) => cmd_tahoe(t, cli.quiet),
         Cmd::Runs { db } => cmd_runs(db),
         Cmd::Report { runs, out, db } => cmd_report(runs, out.as_deref(), db),
         Cmd::Show { run, baseline, db } => cmd_show(run, baseline.as_deref(), db),

@@ -56,6 +56,16 @@ class Equivalence(unittest.TestCase):
             self.assertEqual(a.digest_size, b.digest_size, name)
             self.assertEqual(a.block_size, b.block_size, name)
 
+    def test_blake2b_256_equals_hashlibs_32_byte_blake2b(self):
+        rng = random.Random(7693)
+        for n in LENGTHS:
+            data = rng.randbytes(n)
+            want = std.blake2b(data, digest_size=32)
+            for h in (ours.blake2b(data, digest_size=32), ours.new("blake2b", data, digest_size=32)):
+                self.assertEqual((h.name, h.digest_size, h.block_size), ("blake2b", 32, 128))
+                self.assertEqual(h.hexdigest(), want.hexdigest(), n)
+            self.assertEqual(ours.new("BLAKE2b-256", data).digest(), want.digest(), n)
+
     def test_sha256d_is_sha256_of_sha256(self):
         for n in (0, 5, 64, 1000):
             m = os.urandom(n)
@@ -90,8 +100,10 @@ class Equivalence(unittest.TestCase):
             ours.new("sha256").update("text")
         with self.assertRaises(TypeError):
             ours.shake_128(b"x").digest()
+        with self.assertRaises(ValueError):
+            ours.blake2b(b"x", digest_size=20)
         with self.assertRaises(TypeError):
-            ours.blake2b(b"x", digest_size=32)
+            ours.blake2b(b"x", key=b"k")
         self.assertIn("blake3", ours.algorithms_available)
         self.assertTrue(set(BOTH) <= ours.algorithms_guaranteed)
 

@@ -312,6 +312,7 @@ mod tests {
                     r
                 })
                 .collect(),
+            applications: Vec::new(),
         }
     }
 

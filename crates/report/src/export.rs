@@ -199,6 +199,7 @@ mod tests {
             config: RunConfig::default(),
             environment: Default::default(),
             results: vec![ok, bad],
+            applications: Vec::new(),
         }
     }
 

@@ -279,6 +279,11 @@ pub fn render(runs: &[RunFile]) -> String {
             esc(&run.run_id)
         );
         s.push_str(&env_table(run));
+        s.push_str(&tahoe_section(ri, run));
+        if run.results.is_empty() && !run.applications.is_empty() {
+            s.push_str("</section>");
+            continue;
+        }
         // Gate status of every subject.
         let mut gate: BTreeMap<(String, String), (GateStatus, String)> = BTreeMap::new();
         for r in &run.results {
@@ -413,6 +418,56 @@ pub fn render(runs: &[RunFile]) -> String {
 /// Hash functions: one chart per algorithm, cycles per byte (log scale) against message
 /// length (log scale), a solid line per subject for one update (`hash:N`) and a dashed one
 /// for 64-byte updates (`stream:N`). A sweep (`run --lengths`) becomes a curve.
+/// The Tahoe-LAFS study: set-up facts, the table, and the client's time hashing per file
+/// set and direction as bars, one per hash.
+fn tahoe_section(ri: usize, run: &RunFile) -> String {
+    let (header, rows) = crate::tahoe::rows(&run.applications);
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("<h3>Tahoe-LAFS: time spent hashing in uploads and downloads</h3><ul>");
+    for l in crate::tahoe::setup_lines(&run.applications) {
+        let _ = write!(s, "<li>{}</li>", esc(&l));
+    }
+    s.push_str("</ul><p>Hashing is the wall time inside the hash's update and digest calls in the client process (every tagged hash of Tahoe-LAFS goes through one patch point); the share is that time over the total time of the requests. Servers: the storage nodes and introducer together.</p><table><tr>");
+    for h in &header {
+        let _ = write!(s, "<th>{}</th>", esc(h));
+    }
+    s.push_str("</tr>");
+    for r in &rows {
+        s.push_str("<tr>");
+        for c in r {
+            let _ = write!(s, "<td>{}</td>", esc(c));
+        }
+        s.push_str("</tr>");
+    }
+    s.push_str("</table>");
+    let mut groups: Vec<(String, String)> = Vec::new();
+    for a in run.applications.iter().filter(|a| a.driver == crate::tahoe::DRIVER && a.item != "setup") {
+        let g = (a.data["vector"].as_str().unwrap_or("?").to_string(), a.data["direction"].as_str().unwrap_or("?").to_string());
+        if !groups.contains(&g) && !a.data["literal"].as_bool().unwrap_or(false) {
+            groups.push(g);
+        }
+    }
+    for (gi, (vector, direction)) in groups.iter().enumerate() {
+        let bars: Vec<Bar> = run
+            .applications
+            .iter()
+            .filter(|a| a.data["vector"] == vector.as_str() && a.data["direction"] == direction.as_str())
+            .enumerate()
+            .filter_map(|(i, a)| {
+                let ms = a.data["client_hash_s"].as_f64()? * 1e3;
+                (ms > 0.0).then(|| (a.data["hash"].as_str().unwrap_or("?").to_string(), ms, None, PALETTE[i % PALETTE.len()]))
+            })
+            .collect();
+        if !bars.is_empty() {
+            let title = format!("{vector} {direction}: client time hashing");
+            s.push_str(&bar_chart(&format!("tahoe-{ri}-{gi}"), &title, "ms", &bars));
+        }
+    }
+    s
+}
+
 fn hash_section(ri: usize, run: &RunFile) -> String {
     // (algorithm, subject label, provider, streamed) -> [(bytes, cycles per byte)]
     let mut lines: BTreeMap<(String, String, String, bool), Vec<(f64, f64)>> = BTreeMap::new();

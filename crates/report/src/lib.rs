@@ -10,6 +10,7 @@ pub mod export;
 pub mod html;
 pub mod published;
 pub mod table;
+pub mod tahoe;
 
 use cryptoscope_catalogue::descriptor::{Descriptor, Sizes};
 use cryptoscope_measure::env::Environment;
@@ -343,6 +344,19 @@ pub struct RunFile {
     pub config: RunConfig,
     pub environment: Environment,
     pub results: Vec<ResultRow>,
+    /// Results of application drivers (`cryptoscope tahoe`, ...), which are not
+    /// (subject, operation) timings: one record per reported item.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub applications: Vec<AppResult>,
+}
+
+/// One item of an application driver's results: its driver (`tahoe`), a key unique in the
+/// run (`blake3|5x1 MB|upload`, `setup`) and the figures as JSON.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct AppResult {
+    pub driver: String,
+    pub item: String,
+    pub data: serde_json::Value,
 }
 
 #[cfg(test)]

@@ -30,14 +30,14 @@
 
 mod db;
 
-use cryptoscope_report::{ResultRow, RunFile};
+use cryptoscope_report::{AppResult, ResultRow, RunFile};
 use db::{Db, Param};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// Current schema version.
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 /// A store operation failed.
 #[derive(Debug, Error)]
@@ -162,6 +162,16 @@ ALTER TABLE samples ADD COLUMN t BLOB;
 ALTER TABLE results ADD COLUMN counters TEXT;
 ALTER TABLE results ADD COLUMN instructions REAL;
 "#,
+    r#"
+CREATE TABLE app_results (
+    run_id TEXT NOT NULL REFERENCES runs(id),
+    seq INTEGER NOT NULL,
+    driver TEXT NOT NULL,
+    item TEXT NOT NULL,
+    json TEXT NOT NULL,
+    PRIMARY KEY (run_id, driver, item)
+);
+"#,
 ];
 
 /// The same schema for PostgreSQL (identity keys, BYTEA, DOUBLE PRECISION, an explicit
@@ -223,6 +233,16 @@ ALTER TABLE samples ADD COLUMN t BYTEA;
     r#"
 ALTER TABLE results ADD COLUMN counters TEXT;
 ALTER TABLE results ADD COLUMN instructions DOUBLE PRECISION;
+"#,
+    r#"
+CREATE TABLE app_results (
+    run_id TEXT NOT NULL REFERENCES runs(id),
+    seq BIGINT NOT NULL,
+    driver TEXT NOT NULL,
+    item TEXT NOT NULL,
+    json TEXT NOT NULL,
+    PRIMARY KEY (run_id, driver, item)
+);
 "#,
 ];
 
@@ -597,6 +617,23 @@ impl Store {
     }
 
     /// Marks a run complete.
+    /// Stores one item of an application driver's results (replacing an item of the same
+    /// driver and key), in one transaction; items load back in the order first stored.
+    pub fn add_app_result(&mut self, run_id: &str, item: &AppResult) -> Result<(), StoreError> {
+        let json = serde_json::to_string(&item.data).map_err(|e| StoreError::Decode(e.to_string()))?;
+        self.db.transaction(|db| {
+            db.execute(
+                "DELETE FROM app_results WHERE run_id = ?1 AND driver = ?2 AND item = ?3",
+                &[run_id.into(), item.driver.as_str().into(), item.item.as_str().into()],
+            )?;
+            db.execute(
+                "INSERT INTO app_results (run_id, seq, driver, item, json)
+                 VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM app_results WHERE run_id = ?1), ?2, ?3, ?4)",
+                &[run_id.into(), item.driver.as_str().into(), item.item.as_str().into(), json.into()],
+            )
+        })
+    }
+
     pub fn finish_run(&mut self, run_id: &str, finished_at: &str) -> Result<(), StoreError> {
         self.db.execute(
             "UPDATE runs SET status = 'complete', finished_at = ?2 WHERE id = ?1",
@@ -687,6 +724,7 @@ impl Store {
                 None => merged = Some(shard),
                 Some(m) => {
                     m.results.extend(shard.results);
+                    m.applications.extend(shard.applications);
                     m.finished_at = m.finished_at.clone().max(shard.finished_at);
                 }
             }
@@ -784,6 +822,17 @@ impl Store {
             (o.is_none(), o)
         };
         results.sort_by_key(|r| (first_seen.iter().position(|s| s == &r.subject), op_rank(&r.operation)));
+        let mut applications = Vec::new();
+        for r in self.db.query(
+            "SELECT driver, item, json FROM app_results WHERE run_id = ?1 ORDER BY seq",
+            &[id.as_str().into()],
+        )? {
+            applications.push(AppResult {
+                driver: r[0].text().unwrap_or_default(),
+                item: r[1].text().unwrap_or_default(),
+                data: serde_json::from_str(&r[2].text().unwrap_or_default()).map_err(dec)?,
+            });
+        }
         Ok(RunFile {
             schema: cryptoscope_report::SCHEMA.into(),
             run_id: id,
@@ -794,6 +843,7 @@ impl Store {
             config: serde_json::from_str(&head[4].text().unwrap_or_default()).map_err(dec)?,
             environment: serde_json::from_str(&head[5].text().unwrap_or_default()).map_err(dec)?,
             results,
+            applications,
         })
     }
 }

@@ -18,6 +18,7 @@ fn run(id: &str, started: &str) -> RunFile {
         },
         environment: cryptoscope_measure::env::capture(Some(2.0e9), "not supported: test"),
         results: Vec::new(),
+        applications: Vec::new(),
     }
 }
 
@@ -212,4 +213,30 @@ fn a_version_1_database_migrates_to_groups() {
     assert_eq!(st.version().unwrap(), SCHEMA_VERSION);
     let runs = st.runs().unwrap();
     assert_eq!((runs[0].id.as_str(), runs[0].group.as_str()), ("old", "old"));
+}
+
+#[test]
+fn application_results_round_trip_in_order_and_replace_by_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut st = Store::open(&dir.path().join("r.db")).unwrap();
+    let mut r = run("20260102T000000Z-bbbb", "2026-01-02T00:00:00Z");
+    r.config.suites = vec!["tahoe".into()];
+    st.begin_run(&r).unwrap();
+    let item = |key: &str, v: serde_json::Value| AppResult {
+        driver: "tahoe".into(),
+        item: key.into(),
+        data: v,
+    };
+    st.add_app_result(&r.run_id, &item("setup", serde_json::json!({"nodes": 5})))
+        .unwrap();
+    st.add_app_result(&r.run_id, &item("blake3|1x8 MB|upload", serde_json::json!({"total_s": 0.5})))
+        .unwrap();
+    st.add_app_result(&r.run_id, &item("setup", serde_json::json!({"nodes": 6})))
+        .unwrap();
+    let back = st.load("latest").unwrap();
+    assert!(back.results.is_empty());
+    let keys: Vec<_> = back.applications.iter().map(|a| a.item.as_str()).collect();
+    assert_eq!(keys, ["blake3|1x8 MB|upload", "setup"]);
+    assert_eq!(back.applications[1].data["nodes"], 6);
+    assert_eq!(st.runs().unwrap()[0].suites, "tahoe");
 }

@@ -114,6 +114,9 @@ pub fn subjects() -> Vec<Subject> {
         subject("SHA3-512", "sha3", || Box::new(DigestState(sha3::Sha3_512::new()))),
         subject("SHAKE128", "shake", || Box::new(XofState(shake::Shake128::default()))),
         subject("SHAKE256", "shake", || Box::new(XofState(shake::Shake256::default()))),
+        subject("BLAKE2b-256", "blake2", || {
+            Box::new(DigestState(blake2::Blake2b::<blake2::digest::consts::U32>::new()))
+        }),
         subject("BLAKE2b-512", "blake2", || Box::new(DigestState(blake2::Blake2b512::new()))),
         subject("BLAKE2s-256", "blake2", || Box::new(DigestState(blake2::Blake2s256::new()))),
         subject("BLAKE3", "blake3", || Box::new(Blake3State(blake3::Hasher::new()))),

@@ -7,7 +7,8 @@
 Objects have ``name``, ``digest_size``, ``block_size``, ``update``, ``digest``,
 ``hexdigest`` and ``copy`` like hashlib's; SHAKE's ``digest``/``hexdigest`` take the output
 length. Beyond hashlib: ``sha256d`` (Tahoe-LAFS's SHA-256 of SHA-256), ``blake3``, ``k12``
-(KangarooTwelve) and ``ascon_hash256``. The GIL is released while hashing inputs of
+(KangarooTwelve), ``ascon_hash256`` and ``blake2b_256`` (also reached as hashlib's
+``blake2b(digest_size=32)``). The GIL is released while hashing inputs of
 2,048 bytes or more; objects may be shared between threads.
 """
 
@@ -24,6 +25,7 @@ _NAMES = {
     "shake_128": "SHAKE128",
     "shake_256": "SHAKE256",
     "blake2b": "BLAKE2b-512",
+    "blake2b_256": "BLAKE2b-256",
     "blake2s": "BLAKE2s-256",
     "blake3": "BLAKE3",
     "k12": "KangarooTwelve",
@@ -56,17 +58,32 @@ def _canonical(name):
 def new(name, data=b"", **kwargs):
     """A new hash object for ``name`` (``hashlib.new``'s contract), fed ``data``."""
     key = _canonical(name)
-    _check_options(key, kwargs)
-    return _native.new(_NAMES[key], data, key)
+    cat, shown = _check_options(key, kwargs)
+    return _native.new(cat, data, shown)
+
+
+# BLAKE2b's digest sizes the catalogue has, as hashlib's ``digest_size`` option.
+_BLAKE2B_SIZES = {64: ("BLAKE2b-512", "blake2b"), 32: ("BLAKE2b-256", "blake2b")}
 
 
 def _check_options(key, kwargs):
+    """The catalogue algorithm and the reported name for ``key`` with hashlib's options."""
     kwargs.pop("usedforsecurity", None)
+    if key == "blake2b" and "digest_size" in kwargs:
+        size = kwargs.pop("digest_size")
+        if size not in _BLAKE2B_SIZES or _BLAKE2B_SIZES[size][0] not in _offered:
+            raise ValueError(
+                "cryptoscope.hashlib.blake2b offers digest_size %s only (got %r)"
+                % (" or ".join(str(k) for k in sorted(_BLAKE2B_SIZES)), size)
+            )
+        if not kwargs:
+            return _BLAKE2B_SIZES[size]
     if kwargs:
         raise TypeError(
             "cryptoscope.hashlib.%s takes only data and usedforsecurity (the catalogue's "
             "parameter set; got %s)" % (key, ", ".join(sorted(kwargs)))
         )
+    return _NAMES[key], key
 
 
 def _constructor(key):
@@ -74,7 +91,8 @@ def _constructor(key):
 
     def make(data=b"", **kwargs):
         if kwargs:
-            _check_options(key, kwargs)
+            c, shown = _check_options(key, kwargs)
+            return _native.new(c, data, shown)
         return _native.new(cat, data, key)
 
     make.__name__ = make.__qualname__ = key
