@@ -21,7 +21,10 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 # chromium renders the HTML report in the test suite; postgresql is the team store's
 # server, started on loopback by the tests.
 # python3 and its venv module: the Python package (PyO3, built by maturin from PyPI).
-packages=(build-essential cmake libclang-dev clang libssl-dev pkg-config valgrind git ca-certificates chromium postgresql python3 python3-venv)
+# `cryptoscope tls`: nginx (the OpenSSL peer), the openssl command, iproute2 (namespaces,
+# veth, tc).
+packages=(build-essential cmake libclang-dev clang libssl-dev pkg-config valgrind git ca-certificates chromium postgresql python3 python3-venv
+          nginx-light openssl iproute2)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

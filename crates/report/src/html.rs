@@ -280,6 +280,7 @@ pub fn render(runs: &[RunFile]) -> String {
         );
         s.push_str(&env_table(run));
         s.push_str(&tahoe_section(ri, run));
+        s.push_str(&tls_section(ri, run));
         if run.results.is_empty() && !run.applications.is_empty() {
             s.push_str("</section>");
             continue;
@@ -464,6 +465,62 @@ fn tahoe_section(ri: usize, run: &RunFile) -> String {
             let title = format!("{vector} {direction}: client time hashing");
             s.push_str(&bar_chart(&format!("tahoe-{ri}-{gi}"), &title, "ms", &bars));
         }
+    }
+    s
+}
+
+/// TLS handshakes: set-up facts, the configurations table, the soft/accelerated ratios and
+/// handshakes per second as bars.
+fn tls_section(ri: usize, run: &RunFile) -> String {
+    let (header, rows) = crate::tls::rows(&run.applications);
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("<h3>TLS handshakes</h3><ul>");
+    for l in crate::tls::setup_lines(&run.applications) {
+        let _ = write!(s, "<li>{}</li>", esc(&l));
+    }
+    s.push_str("</ul>");
+    let html_table = |header: &[&str], rows: &[Vec<String>]| {
+        let mut t = String::from("<table><tr>");
+        for h in header {
+            let _ = write!(t, "<th>{}</th>", esc(h));
+        }
+        t.push_str("</tr>");
+        for r in rows {
+            t.push_str("<tr>");
+            for c in r {
+                let _ = write!(t, "<td>{}</td>", esc(c));
+            }
+            t.push_str("</tr>");
+        }
+        t.push_str("</table>");
+        t
+    };
+    s.push_str(&html_table(&header, &rows));
+    let (rh, rr) = crate::tls::ratio_rows(&run.applications);
+    if !rr.is_empty() {
+        s.push_str("<h4>Software versus accelerated</h4>");
+        s.push_str(&html_table(&rh, &rr));
+    }
+    let bars: Vec<Bar> = run
+        .applications
+        .iter()
+        .filter(|a| a.driver == crate::tls::DRIVER && a.item != "setup" && a.data["status"] == "ok")
+        .enumerate()
+        .filter_map(|(i, a)| {
+            let hs = a.data["measurement"]["handshakes_per_s"].as_f64()?;
+            let name = format!(
+                "{} {} {}",
+                a.data["group"].as_str().unwrap_or("?"),
+                a.data["cert"].as_str().unwrap_or("?"),
+                a.data["accel"].as_str().unwrap_or("")
+            );
+            Some((name, hs, None, PALETTE[i % PALETTE.len()]))
+        })
+        .collect();
+    if !bars.is_empty() {
+        s.push_str(&bar_chart(&format!("tls-{ri}"), "handshakes per second", "hs/s", &bars));
     }
     s
 }

@@ -11,6 +11,7 @@ pub mod html;
 pub mod published;
 pub mod table;
 pub mod tahoe;
+pub mod tls;
 
 use cryptoscope_catalogue::descriptor::{Descriptor, Sizes};
 use cryptoscope_measure::env::Environment;

@@ -1,0 +1,686 @@
+//! `cryptoscope tls`: TLS handshakes per second, connection time, server CPU and bytes on
+//! the wire, per key-exchange group and certificate, with rustls (AWS-LC) on both ends or
+//! against nginx with the system's OpenSSL; on loopback or across a veth pair between two
+//! network namespaces; with the CPU's AES/CLMUL instructions or with them masked.
+//!
+//! The work is done by the TLS driver binaries (`cryptoscope-tls` with liboqs's KEMs,
+//! `cryptoscope-tls-pqclean` with PQClean's): this module resolves groups, gates catalogue
+//! KEMs, makes certificates, starts and stops servers and namespaces, runs the load
+//! generator and turns its output into stored items.
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::catalog::Catalogue;
+use crate::gating;
+use crate::workers;
+
+/// What masks only AES-NI and PCLMULQDQ in OpenSSL and AWS-LC (the second word left alone,
+/// so SHA-NI and AVX2 stay on; see notes/channels.md).
+pub const MASK_AES: &str = "~0x200000200000000:~0x0";
+
+pub const DEFAULT_GROUPS: &str = "X25519,secp256r1,secp384r1,X25519MLKEM768,secp256r1MLKEM768,MLKEM768,MLKEM1024";
+/// Groups nginx/OpenSSL 3.0 serve: TLS 1.3 groups by OpenSSL's names, and `DHE` for the
+/// study's TLS 1.2 DHE-RSA with the RFC 7919 2048-bit group.
+pub const OPENSSL_GROUPS: &[&str] = &["X25519", "P-256", "P-384", "X448", "ffdhe2048", "ffdhe3072", "DHE"];
+
+#[derive(Args, Clone)]
+pub struct TlsArgs {
+    /// Key-exchange groups, comma-separated. rustls: X25519, secp256r1, secp384r1,
+    /// X25519MLKEM768, secp256r1MLKEM768, MLKEM768, MLKEM1024, or any KEM of the catalogue
+    /// as an experimental group (HQC-128, FrodoKEM-640-AES, sntrup761, NTRU-HRSS-701,
+    /// BIKE-L1, ...; a full id like NTRU-HRSS-701/pqclean/clean picks the implementation).
+    /// --peer openssl: X25519, P-256, P-384, X448, ffdhe2048, ffdhe3072 (TLS 1.3) or DHE
+    /// (TLS 1.2 DHE-RSA-AES256-GCM-SHA384 with ffdhe2048).
+    #[arg(long, value_name = "LIST")]
+    pub group: Option<String>,
+    /// Server certificate key types, comma-separated: rsa-2048, rsa-3072, rsa-4096,
+    /// ecdsa-p256, ecdsa-p384, ed25519 (rsa-1024 only with --peer openssl).
+    #[arg(long, default_value = "ecdsa-p256", value_name = "LIST")]
+    pub cert: String,
+    /// Server and client: rustls (AWS-LC) on both ends, or nginx with the system's OpenSSL
+    /// and an OpenSSL client (for what rustls refuses: RSA-1024, DHE, TLS 1.2).
+    #[arg(long, default_value = "rustls", value_parser = ["rustls", "openssl"])]
+    pub peer: String,
+    /// Concurrent clients, each doing full handshakes back to back.
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub clients: usize,
+    /// Measured seconds per configuration (after the warm-up).
+    #[arg(long, value_name = "SECONDS")]
+    pub duration: Option<f64>,
+    /// Warm-up seconds per configuration, not counted.
+    #[arg(long, value_name = "SECONDS")]
+    pub warmup: Option<f64>,
+    /// Short windows (1 s measured, 0.3 s warm-up): a check that everything works.
+    #[arg(long)]
+    pub quick: bool,
+    /// Bytes each client sends after the handshake and reads back (0: handshake only).
+    #[arg(long, default_value_t = 0, value_name = "BYTES")]
+    pub request: usize,
+    /// Server and clients in two network namespaces joined by a veth pair (needs root),
+    /// instead of loopback.
+    #[arg(long)]
+    pub netns: bool,
+    /// Rate limit on the veth pair with tc tbf, e.g. 100mbit (needs --netns).
+    #[arg(long, value_name = "RATE")]
+    pub rate: Option<String>,
+    /// Added delay (netem), e.g. 20ms: only where the kernel has netem.
+    #[arg(long, value_name = "TIME")]
+    pub delay: Option<String>,
+    /// Packet loss (netem), e.g. 1%: only where the kernel has netem.
+    #[arg(long, value_name = "PERCENT")]
+    pub loss: Option<String>,
+    /// With the CPU's AES and carry-less multiply instructions (on), masked through
+    /// OPENSSL_ia32cap in server and clients (off), or each configuration both ways.
+    #[arg(long, default_value = "on", value_parser = ["on", "off", "both"])]
+    pub accel: String,
+    /// Server threads (rustls peer), or nginx worker processes (default: logical CPUs).
+    #[arg(long, value_name = "N")]
+    pub server_threads: Option<usize>,
+    /// Keep certificates, configurations and logs here (default: a private temporary
+    /// directory, removed at the end).
+    #[arg(long, value_name = "DIR")]
+    pub workdir: Option<PathBuf>,
+    /// Also write every configuration's full measurements as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Results database (default: ~/.local/share/cryptoscope/results.db; postgres://... for a team server).
+    #[arg(long, value_name = "PATH|URL")]
+    pub db: Option<String>,
+}
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_sigint(_: libc::c_int) {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+fn is_root() -> bool {
+    unsafe { libc::geteuid() == 0 }
+}
+
+fn split(list: &str) -> Vec<String> {
+    list.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
+}
+
+fn run_cmd(cmd: &mut Command) -> Result<String> {
+    let out = cmd.output().with_context(|| format!("cannot run {:?}", cmd.get_program()))?;
+    if !out.status.success() {
+        bail!(
+            "{:?} failed: {}",
+            cmd.get_program(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Two namespaces and a veth pair; removed on drop.
+struct Netns {
+    a: String,
+    b: String,
+}
+
+const ADDR_A: &str = "10.99.0.1";
+const ADDR_B: &str = "10.99.0.2";
+
+impl Netns {
+    fn create(rate: Option<&str>) -> Result<Netns> {
+        let tag = std::process::id();
+        let n = Netns {
+            a: format!("cstls{tag}a"),
+            b: format!("cstls{tag}b"),
+        };
+        let ip = |args: &[&str]| run_cmd(Command::new("ip").args(args));
+        ip(&["netns", "add", &n.a])?;
+        ip(&["netns", "add", &n.b])?;
+        let (va, vb) = (format!("cv{tag}a"), format!("cv{tag}b"));
+        ip(&["link", "add", &va, "type", "veth", "peer", "name", &vb])?;
+        ip(&["link", "set", &va, "netns", &n.a])?;
+        ip(&["link", "set", &vb, "netns", &n.b])?;
+        ip(&["-n", &n.a, "addr", "add", &format!("{ADDR_A}/24"), "dev", &va])?;
+        ip(&["-n", &n.b, "addr", "add", &format!("{ADDR_B}/24"), "dev", &vb])?;
+        for (ns, dev) in [(&n.a, &va), (&n.b, &vb)] {
+            ip(&["-n", ns, "link", "set", dev, "up"])?;
+            ip(&["-n", ns, "link", "set", "lo", "up"])?;
+        }
+        if let Some(r) = rate {
+            for (ns, dev) in [(&n.a, &va), (&n.b, &vb)] {
+                run_cmd(Command::new("ip").args(["netns", "exec", ns, "tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", r, "burst", "64kb", "latency", "50ms"]))
+                    .with_context(|| format!("rate limit {r} with tc tbf"))?;
+            }
+        }
+        Ok(n)
+    }
+
+    fn wrap(&self, side: char, cmd: &Path) -> Command {
+        let mut c = Command::new("ip");
+        c.args(["netns", "exec", if side == 'a' { &self.a } else { &self.b }]).arg(cmd);
+        c
+    }
+}
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        for ns in [&self.a, &self.b] {
+            let _ = Command::new("ip").args(["netns", "del", ns]).status();
+        }
+    }
+}
+
+/// Whether the kernel has netem: tries it on the loopback of a throw-away namespace.
+fn netem_available() -> bool {
+    let ns = format!("cstlsnetem{}", std::process::id());
+    if run_cmd(Command::new("ip").args(["netns", "add", &ns])).is_err() {
+        return false;
+    }
+    let ok = run_cmd(Command::new("ip").args(["netns", "exec", &ns, "tc", "qdisc", "add", "dev", "lo", "root", "netem", "delay", "1ms"])).is_ok();
+    let _ = Command::new("ip").args(["netns", "del", &ns]).status();
+    ok
+}
+
+/// A running server: killed and reaped on drop.
+struct Server {
+    child: Child,
+    pids: Vec<u32>,
+    addr: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        let t = Instant::now();
+        while t.elapsed() < Duration::from_secs(5) {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn children_of(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir("/proc") {
+        for e in rd.flatten() {
+            let Some(p) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+            if let Ok(s) = std::fs::read_to_string(format!("/proc/{p}/stat")) {
+                if let Some(rest) = s.rfind(')').map(|i| &s[i + 1..]) {
+                    if rest.split_whitespace().nth(1).and_then(|x| x.parse::<u32>().ok()) == Some(pid) {
+                        out.push(p);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One configuration to measure.
+#[derive(Clone)]
+struct Config {
+    group: String,
+    cert: String,
+    soft: bool,
+    /// The driver binary (rustls peer): which provider's KEMs it links.
+    driver: PathBuf,
+    info: Value,
+}
+
+fn label(c: &Config, peer: &str) -> String {
+    format!("{peer} {} {} {}", c.group, c.cert, if c.soft { "soft" } else { "accel" })
+}
+
+struct Ctx<'a> {
+    a: &'a TlsArgs,
+    work: PathBuf,
+    netns: Option<Netns>,
+    warmup: f64,
+    duration: f64,
+    threads: usize,
+}
+
+impl Ctx<'_> {
+    fn command(&self, side: char, bin: &Path) -> Command {
+        match &self.netns {
+            Some(n) => n.wrap(side, bin),
+            None => Command::new(bin),
+        }
+    }
+
+    fn server_addr(&self) -> &'static str {
+        if self.netns.is_some() {
+            ADDR_A
+        } else {
+            "127.0.0.1"
+        }
+    }
+}
+
+fn cert_dir(ctx: &Ctx, driver: &Path, alg: &str) -> Result<PathBuf> {
+    let d = ctx.work.join(format!("cert-{alg}"));
+    if !d.join("chain.pem").is_file() {
+        std::fs::create_dir_all(&d)?;
+        run_cmd(Command::new(driver).args(["certs", "--alg", alg, "--dir"]).arg(&d).args(["--ip", "127.0.0.1", "--ip", ADDR_A]))
+            .with_context(|| format!("making the {alg} certificate"))?;
+    }
+    Ok(d)
+}
+
+fn start_rustls(ctx: &Ctx, c: &Config, dir: &Path) -> Result<Server> {
+    let mut cmd = ctx.command('a', &c.driver);
+    cmd.args(["serve", "--group", &c.group, "--threads", &ctx.threads.to_string(), "--listen"])
+        .arg(format!("{}:0", ctx.server_addr()))
+        .arg("--dir")
+        .arg(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if c.soft {
+        cmd.env("OPENSSL_ia32cap", MASK_AES);
+    }
+    let mut child = cmd.spawn().context("cannot start the TLS server")?;
+    let out = child.stdout.take().expect("piped");
+    let mut line = String::new();
+    let read = BufReader::new(out).read_line(&mut line);
+    if read.is_err() || line.trim().is_empty() {
+        let mut err = String::new();
+        if let Some(mut e) = child.stderr.take() {
+            let _ = std::io::Read::read_to_string(&mut e, &mut err);
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        bail!("the TLS server did not start: {}", err.trim());
+    }
+    let v: Value = serde_json::from_str(line.trim()).context("the TLS server's ready line")?;
+    Ok(Server {
+        pids: vec![v["pid"].as_u64().unwrap_or(child.id() as u64) as u32],
+        addr: v["addr"].as_str().unwrap_or_default().to_string(),
+        child,
+    })
+}
+
+fn free_port() -> Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+fn start_nginx(ctx: &Ctx, c: &Config, dir: &Path) -> Result<Server> {
+    let ng = ctx.work.join(format!("nginx-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&ng);
+    std::fs::create_dir_all(ng.join("tmp"))?;
+    let port = free_port()?;
+    let dh = ctx.work.join("ffdhe2048.pem");
+    if !dh.is_file() {
+        run_cmd(Command::new("openssl").args(["genpkey", "-genparam", "-algorithm", "DH", "-pkeyopt", "group:ffdhe2048", "-out"]).arg(&dh))
+            .context("writing the ffdhe2048 parameters")?;
+    }
+    let (protocols, curve) = if c.group == "DHE" {
+        ("TLSv1.2", "X25519")
+    } else {
+        ("TLSv1.3", c.group.as_str())
+    };
+    let p = ng.display();
+    let conf = format!(
+        "daemon off;\nmaster_process on;\nworker_processes {threads};\n{user}pid {p}/nginx.pid;\nerror_log {p}/error.log;\n\
+         events {{ worker_connections 1024; }}\n\
+         http {{\n  access_log off;\n  client_body_temp_path {p}/tmp/body;\n  proxy_temp_path {p}/tmp/proxy;\n  fastcgi_temp_path {p}/tmp/fcgi;\n  uwsgi_temp_path {p}/tmp/uwsgi;\n  scgi_temp_path {p}/tmp/scgi;\n\
+         \x20 server {{\n    listen {addr}:{port} ssl;\n    server_name localhost;\n    ssl_certificate {d}/chain.pem;\n    ssl_certificate_key {d}/key.pem;\n\
+         \x20   ssl_protocols {protocols};\n    ssl_ciphers DHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:@SECLEVEL=0;\n\
+         \x20   ssl_prefer_server_ciphers on;\n    ssl_ecdh_curve {curve};\n    ssl_dhparam {dh};\n    ssl_session_tickets off;\n    ssl_session_cache off;\n\
+         \x20   location / {{ return 200 \"ok\\n\"; }}\n  }}\n}}\n",
+        threads = ctx.threads,
+        user = if is_root() { "user root;\n" } else { "" },
+        addr = ctx.server_addr(),
+        d = dir.display(),
+        dh = dh.display(),
+    );
+    std::fs::write(ng.join("nginx.conf"), conf)?;
+    // RSA-1024 and DHE need security level 0 in OpenSSL 3.0 (Debian's default is 2); the
+    // certificate is loaded before nginx applies ssl_ciphers, so set it for the library.
+    std::fs::write(
+        ng.join("openssl.cnf"),
+        "openssl_conf = init\n[init]\nssl_conf = ssl_sect\n[ssl_sect]\nsystem_default = sys\n[sys]\nCipherString = DEFAULT:@SECLEVEL=0\n",
+    )?;
+    let mut cmd = ctx.command('a', Path::new("nginx"));
+    cmd.arg("-p").arg(&ng).arg("-c").arg(ng.join("nginx.conf")).arg("-e").arg(ng.join("error.log"));
+    cmd.env("OPENSSL_CONF", ng.join("openssl.cnf")).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
+    if c.soft {
+        cmd.env("OPENSSL_ia32cap", MASK_AES);
+    }
+    let mut child = cmd.spawn().context("cannot start nginx")?;
+    let t = Instant::now();
+    loop {
+        if let Ok(Some(st)) = child.try_wait() {
+            let log = std::fs::read_to_string(ng.join("error.log")).unwrap_or_default();
+            bail!("nginx exited ({st}): {}", log.lines().last().unwrap_or("").trim());
+        }
+        let pid = std::fs::read_to_string(ng.join("nginx.pid")).ok().and_then(|s| s.trim().parse::<u32>().ok());
+        if let Some(pid) = pid {
+            let kids = children_of(pid);
+            if kids.len() >= ctx.threads {
+                let mut pids = vec![pid];
+                pids.extend(kids);
+                return Ok(Server {
+                    child,
+                    pids,
+                    addr: format!("{}:{port}", ctx.server_addr()),
+                });
+            }
+        }
+        if t.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            let _ = child.wait();
+            bail!("nginx did not become ready in 10 s (see {}/error.log)", ng.display());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn measure(ctx: &Ctx, c: &Config) -> Result<Value> {
+    let a = ctx.a;
+    let dir = cert_dir(ctx, &c.driver, &c.cert)?;
+    let server = if a.peer == "openssl" {
+        start_nginx(ctx, c, &dir)?
+    } else {
+        start_rustls(ctx, c, &dir)?
+    };
+    let mut cmd = ctx.command('b', &c.driver);
+    cmd.args(["load", "--connect", &server.addr, "--clients", &a.clients.to_string()])
+        .arg("--ca")
+        .arg(dir.join("ca.pem"))
+        .args(["--warmup", &ctx.warmup.to_string(), "--duration", &ctx.duration.to_string()])
+        .args(["--request", &a.request.to_string()]);
+    for p in &server.pids {
+        cmd.args(["--server-pid", &p.to_string()]);
+    }
+    if a.peer == "openssl" {
+        cmd.args(["--client", "openssl"]);
+        if c.group == "DHE" {
+            cmd.args(["--tls12-ciphers", "DHE-RSA-AES256-GCM-SHA384"]);
+        } else {
+            cmd.args(["--openssl-groups", &c.group]);
+        }
+    } else {
+        cmd.args(["--group", &c.group]);
+    }
+    if c.soft {
+        cmd.env("OPENSSL_ia32cap", MASK_AES);
+    }
+    let out = cmd.stdin(Stdio::null()).output().context("cannot start the load generator")?;
+    drop(server);
+    if !out.status.success() {
+        bail!("load generator: {}", String::from_utf8_lossy(&out.stderr).trim());
+    }
+    let mut v: Value = serde_json::from_slice(&out.stdout).context("the load generator's output")?;
+    let window = v["window_s"].as_f64().unwrap_or(f64::NAN);
+    let n = v["handshakes"].as_f64().unwrap_or(0.0);
+    let m = v.as_object_mut().expect("object");
+    if let Some(cpu) = m.get("server_cpu_s").and_then(Value::as_f64) {
+        let pct = cpu / window * 100.0;
+        m.insert("server_cpu_pct".into(), json!(pct));
+        m.insert("server_cpu_s_per_handshake".into(), json!(if n > 0.0 { cpu / n } else { f64::NAN }));
+        m.insert("handshakes_per_min_per_cpu_pct".into(), json!(if pct > 0.0 { n / window * 60.0 / pct } else { f64::NAN }));
+    }
+    m.insert("handshakes_per_min".into(), json!(n / window * 60.0));
+    Ok(v)
+}
+
+/// Resolves the requested groups with the driver binaries; experimental ones are gated.
+fn plan(a: &TlsArgs, dir: &Path, quiet: bool) -> Result<(Vec<Config>, Vec<Value>, Vec<String>)> {
+    let liboqs = dir.join("cryptoscope-tls");
+    let pqclean = dir.join("cryptoscope-tls-pqclean");
+    if !liboqs.is_file() {
+        bail!("{} is missing: build the workspace (cargo build --release --workspace)", liboqs.display());
+    }
+    let groups = split(a.group.as_deref().unwrap_or(if a.peer == "openssl" { "X25519,P-256,ffdhe2048" } else { DEFAULT_GROUPS }));
+    let certs = split(&a.cert);
+    if groups.is_empty() || certs.is_empty() {
+        bail!("--group and --cert need at least one name");
+    }
+    for c in &certs {
+        let ok = ["rsa-2048", "rsa-3072", "rsa-4096", "ecdsa-p256", "ecdsa-p384", "ed25519"].contains(&c.as_str())
+            || (c == "rsa-1024" && a.peer == "openssl");
+        if !ok {
+            if c == "rsa-1024" {
+                bail!("rsa-1024 needs --peer openssl (rustls and webpki refuse RSA keys under 2048 bits)");
+            }
+            bail!("unknown certificate type `{c}` (rsa-2048, rsa-3072, rsa-4096, ecdsa-p256, ecdsa-p384, ed25519; rsa-1024 with --peer openssl)");
+        }
+    }
+    let modes: Vec<bool> = match a.accel.as_str() {
+        "off" => vec![true],
+        "both" => vec![false, true],
+        _ => vec![false],
+    };
+    let mut configs = Vec::new();
+    let mut skipped = Vec::new();
+    let mut gate_failed = Vec::new();
+    let mut resolved: Vec<(String, PathBuf, Value)> = Vec::new();
+    if a.peer == "openssl" {
+        for g in &groups {
+            let Some(name) = OPENSSL_GROUPS.iter().find(|n| n.eq_ignore_ascii_case(g)) else {
+                bail!("unknown group `{g}` for --peer openssl (one of: {})", OPENSSL_GROUPS.join(", "));
+            };
+            if *name == "DHE" && certs.iter().any(|c| !c.starts_with("rsa-")) {
+                bail!("DHE (TLS 1.2 DHE-RSA) needs RSA certificates");
+            }
+            resolved.push((name.to_string(), liboqs.clone(), json!({"name": name, "kind": "openssl"})));
+        }
+    } else {
+        let ask = |bin: &Path, names: &[String]| -> Result<Vec<Value>> {
+            let out = run_cmd(Command::new(bin).arg("groups").args(names))?;
+            Ok(serde_json::from_str::<Vec<Value>>(&out)?)
+        };
+        let first = ask(&liboqs, &groups)?;
+        let second = if pqclean.is_file() { ask(&pqclean, &groups)? } else { vec![Value::Null; groups.len()] };
+        for (i, g) in groups.iter().enumerate() {
+            let wants_pqclean = g.to_ascii_lowercase().contains("/pqclean/");
+            let (bin, v) = if first[i].get("ok").is_some() && !wants_pqclean {
+                (liboqs.clone(), &first[i])
+            } else if second[i].get("ok").is_some() {
+                (pqclean.clone(), &second[i])
+            } else {
+                let e = first[i]["error"].as_str().unwrap_or("unknown group");
+                bail!("{e}");
+            };
+            let info = v["ok"].clone();
+            if !info["fits"].as_bool().unwrap_or(false) {
+                skipped.push(json!({
+                    "group": info["name"], "status": "does not fit",
+                    "client_share": info["client_share"], "server_share": info["server_share"],
+                    "limit": 65535, "subject": info["subject"],
+                }));
+                continue;
+            }
+            resolved.push((info["name"].as_str().unwrap_or(g).to_string(), bin, info));
+        }
+        // Correct before fast: a catalogue KEM is gated before it carries a handshake.
+        let ids: Vec<String> = resolved.iter().filter_map(|(_, _, i)| i["subject"].as_str().map(String::from)).collect();
+        if !ids.is_empty() {
+            let cat = Catalogue::discover()?;
+            let picked: Vec<_> = cat.subjects.iter().filter(|d| ids.contains(&d.id)).cloned().collect();
+            let vectors = crate::util::vectors_dir(None)?;
+            let settings = gating::GateSettings {
+                vectors: &vectors,
+                depth: "single",
+                timeout: Duration::from_secs(600),
+            };
+            let verdicts = gating::gate_all(&cat, &picked, &settings, &mut |d, v| {
+                if !quiet {
+                    eprintln!("gate {}: {}", d.id, v.status.as_str());
+                }
+            });
+            resolved.retain(|(name, _, info)| match info["subject"].as_str() {
+                Some(id) => match verdicts.get(id) {
+                    Some(v) if v.status == cryptoscope_report::GateStatus::Pass => true,
+                    v => {
+                        gate_failed.push(format!("{name} ({id}): gate {}", v.map(|v| v.detail.as_str()).unwrap_or("not run")));
+                        false
+                    }
+                },
+                None => true,
+            });
+        }
+    }
+    for (g, bin, info) in &resolved {
+        for c in &certs {
+            for &soft in &modes {
+                configs.push(Config {
+                    group: g.clone(),
+                    cert: c.clone(),
+                    soft,
+                    driver: bin.clone(),
+                    info: info.clone(),
+                });
+            }
+        }
+    }
+    Ok((configs, skipped, gate_failed))
+}
+
+/// Runs the study; returns (setup, rows, exit code).
+pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
+    if a.clients == 0 {
+        bail!("--clients must be at least 1");
+    }
+    if (a.rate.is_some() || a.delay.is_some() || a.loss.is_some()) && !a.netns {
+        bail!("--rate, --delay and --loss shape the veth pair: add --netns");
+    }
+    if a.netns && !is_root() {
+        bail!("--netns needs root (it creates network namespaces and a veth pair); run as root or drop --netns to use loopback");
+    }
+    if a.peer == "openssl" && a.request > 0 {
+        bail!("--request needs the rustls peer (nginx does not echo)");
+    }
+    if a.peer == "openssl" && Command::new("nginx").arg("-v").output().is_err() {
+        bail!("--peer openssl needs nginx (run scripts/setup.sh, which installs it)");
+    }
+    if a.delay.is_some() || a.loss.is_some() {
+        if !netem_available() {
+            bail!("this kernel has no netem (sch_netem), so no added delay or loss; what exists here is --rate (tc tbf)");
+        }
+        bail!("netem sweeps are not wired in yet; use --rate (tc tbf)");
+    }
+    let dir = workers::worker_dir()?;
+    let (configs, skipped, gate_failed) = plan(a, &dir, quiet)?;
+    let (warmup, duration) = (
+        a.warmup.unwrap_or(if a.quick { 0.3 } else { 2.0 }),
+        a.duration.unwrap_or(if a.quick { 1.0 } else { 10.0 }),
+    );
+    if !(duration > 0.0) || !(warmup >= 0.0) {
+        bail!("--duration must be positive and --warmup not negative");
+    }
+    let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let threads = a.server_threads.unwrap_or(if a.peer == "openssl" { cpus } else { a.clients.max(cpus) });
+    // A private 0700 directory for keys and configurations.
+    let (work, remove) = match &a.workdir {
+        Some(d) => (d.clone(), false),
+        None => (std::env::temp_dir().join(format!("cryptoscope-tls-{}", std::process::id())), true),
+    };
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&work)
+            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", work.display()))?;
+    }
+    struct Remove(PathBuf, bool);
+    impl Drop for Remove {
+        fn drop(&mut self) {
+            if self.1 {
+                let _ = std::fs::remove_dir_all(&self.0);
+            }
+        }
+    }
+    let _cleanup = Remove(work.clone(), remove);
+    let netns = if a.netns { Some(Netns::create(a.rate.as_deref())?) } else { None };
+    let network = match (&netns, &a.rate) {
+        (Some(n), Some(r)) => format!("veth between namespaces {} and {}, tbf {r}", n.a, n.b),
+        (Some(n), None) => format!("veth between namespaces {} and {}", n.a, n.b),
+        _ => "loopback".to_string(),
+    };
+    let ctx = Ctx {
+        a,
+        work,
+        netns,
+        warmup,
+        duration,
+        threads,
+    };
+    unsafe { libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t) };
+    let mut rows = Vec::new();
+    let mut code = if gate_failed.is_empty() { 0 } else { 1 };
+    for m in &gate_failed {
+        eprintln!("error: {m}: not measured");
+    }
+    let total = configs.len();
+    for (i, c) in configs.iter().enumerate() {
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            code = 1;
+            break;
+        }
+        let lbl = label(c, &a.peer);
+        if !quiet {
+            eprintln!("[{}/{total}] {lbl} ({duration} s)", i + 1);
+        }
+        let mut row = json!({
+            "peer": a.peer, "group": c.group, "cert": c.cert,
+            "accel": if c.soft { "soft" } else { "accel" },
+            "mask": if c.soft { MASK_AES } else { "" },
+            "network": network, "group_info": c.info,
+        });
+        match measure(&ctx, c) {
+            Ok(v) => {
+                if v["handshakes"].as_u64().unwrap_or(0) == 0 {
+                    code = 1;
+                    eprintln!("error: {lbl}: no handshake completed: {}", v["first_error"].as_str().unwrap_or("?"));
+                    row["status"] = json!("failed");
+                } else {
+                    row["status"] = json!("ok");
+                }
+                row["measurement"] = v;
+            }
+            Err(e) => {
+                code = 1;
+                if INTERRUPTED.load(Ordering::SeqCst) {
+                    break;
+                }
+                eprintln!("error: {lbl}: {e:#}");
+                row["status"] = json!("failed");
+                row["error"] = json!(format!("{e:#}"));
+            }
+        }
+        rows.push(row);
+    }
+    unsafe { libc::signal(libc::SIGINT, libc::SIG_DFL) };
+    if INTERRUPTED.load(Ordering::SeqCst) {
+        eprintln!("interrupted: servers and namespaces removed; what was measured is kept");
+    }
+    for s in &skipped {
+        rows.push(s.clone());
+    }
+    let setup = json!({
+        "peer": a.peer,
+        "server": if a.peer == "openssl" { format!("nginx ({} workers), system OpenSSL", threads) } else { format!("rustls 0.23 (AWS-LC), {threads} threads") },
+        "client": if a.peer == "openssl" { "OpenSSL (system libssl) via the openssl crate" } else { "rustls (AWS-LC)" },
+        "clients": a.clients,
+        "warmup_s": warmup,
+        "duration_s": duration,
+        "request_bytes": a.request,
+        "network": network,
+        "netem": if !is_root() { "not checked (needs root)" } else if netem_available() { "available (sweeps not wired in yet)" } else { "not available on this kernel (no sch_netem): no delay or loss sweeps; --rate (tc tbf) is what exists" },
+        "resumption": "off (full handshakes only; no tickets, no session cache)",
+        "window": "at least the duration, extended until 20 handshakes completed in it (60 s at most); steal = share of the CPUs' time the hypervisor gave to others during the window (/proc/stat), noted from 10 %",
+        "cpu": "server CPU = utime+stime of its processes over the window (/proc/PID/stat, clock ticks); CPU % is of one core",
+        "mask": MASK_AES,
+        "gate_failed": gate_failed,
+        "interrupted": INTERRUPTED.load(Ordering::SeqCst),
+    });
+    Ok((setup, rows, code))
+}

@@ -1,0 +1,213 @@
+//! `cryptoscope tls --quick` end to end: real rustls handshakes with standard, hybrid and
+//! catalogue-KEM groups; nginx with the system's OpenSSL for the study's DHE and RSA-1024;
+//! two network namespaces over a veth pair; results in the store and the report; nothing
+//! left behind, also after Ctrl-C.
+//!
+//! Expected sizes come from the specifications, not from running the tool: an ML-KEM-768
+//! encapsulation key is 1,184 bytes and its ciphertext 1,088 (FIPS 203, Table 3), X25519
+//! shares are 32 bytes (RFC 7748), and X25519MLKEM768 concatenates the two
+//! (draft-ietf-tls-ecdhe-mlkem): 1,184 more bytes from client to server and 1,088 more back
+//! than X25519 alone. A Classic McEliece 348864 public key is 261,120 bytes (round-4
+//! submission), over the 65,535-byte key_share limit of RFC 8446 §4.2.8.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+
+fn rows(json: &std::path::Path) -> Vec<Value> {
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    v["rows"].as_array().unwrap().clone()
+}
+
+fn find<'a>(rows: &'a [Value], group: &str, accel: &str) -> &'a Value {
+    rows.iter()
+        .find(|r| r["group"] == group && (r["accel"] == accel || r["status"] == "does not fit"))
+        .unwrap_or_else(|| panic!("no row for {group} {accel}"))
+}
+
+fn p50(r: &Value, k: &str) -> i64 {
+    r["measurement"][k]["p50"].as_f64().unwrap() as i64
+}
+
+fn namespaces_left() -> Vec<String> {
+    let out = std::process::Command::new("ip").args(["netns", "list"]).output().unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.starts_with("cstls"))
+        .map(String::from)
+        .collect()
+}
+
+fn is_root() -> bool {
+    unsafe { libc::geteuid() == 0 }
+}
+
+#[test]
+fn rustls_groups_hybrid_sizes_catalogue_kems_and_does_not_fit() {
+    let d = tempfile::tempdir().unwrap();
+    let (db, json) = (d.path().join("r.db"), d.path().join("tls.json"));
+    let out = cryptoscope()
+        .args([
+            "tls", "--quick", "--quiet", "--clients", "4", "--cert", "ed25519",
+            "--group", "X25519,X25519MLKEM768,MLKEM768,FrodoKEM-640-AES,NTRU-HRSS-701,Classic-McEliece-348864",
+            "--db",
+        ])
+        .arg(&db)
+        .arg("--json")
+        .arg(&json)
+        .timeout(std::time::Duration::from_secs(600))
+        .output()
+        .unwrap();
+    let text = stdout_of(&out);
+    assert!(out.status.success(), "{text}\n{}", stderr_of(&out));
+    let rows = rows(&json);
+    for g in ["X25519", "X25519MLKEM768", "MLKEM768", "FrodoKEM-640-AES", "NTRU-HRSS-701"] {
+        let r = find(&rows, g, "accel");
+        assert_eq!(r["status"], "ok", "{r}");
+        let m = &r["measurement"];
+        assert!(m["handshakes"].as_u64().unwrap() > 0, "{r}");
+        assert_eq!(m["version"], "TLSv1_3", "{r}");
+        // One round trip for a full TLS 1.3 handshake (no HelloRetryRequest).
+        assert_eq!(p50(r, "round_trips"), 1, "{r}");
+        assert!(m["server_cpu_s"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    let x = find(&rows, "X25519", "accel");
+    let h = find(&rows, "X25519MLKEM768", "accel");
+    let k = find(&rows, "MLKEM768", "accel");
+    // Ed25519 signatures have a fixed length, so every handshake has the same size.
+    for r in [x, h, k] {
+        for dir in ["bytes_client_to_server", "bytes_server_to_client"] {
+            assert_eq!(r["measurement"][dir]["min"], r["measurement"][dir]["max"], "{r}");
+        }
+    }
+    assert_eq!(p50(h, "bytes_client_to_server") - p50(x, "bytes_client_to_server"), 1184);
+    assert_eq!(p50(h, "bytes_server_to_client") - p50(x, "bytes_server_to_client"), 1088);
+    assert_eq!(p50(k, "bytes_client_to_server") - p50(x, "bytes_client_to_server"), 1184 - 32);
+    assert_eq!(p50(k, "bytes_server_to_client") - p50(x, "bytes_server_to_client"), 1088 - 32);
+    // FrodoKEM-640: public key 9,616 bytes, ciphertext 9,720 (the submission's table).
+    let f = find(&rows, "FrodoKEM-640-AES", "accel");
+    assert_eq!(p50(f, "bytes_client_to_server") - p50(x, "bytes_client_to_server"), 9616 - 32);
+    assert_eq!(p50(f, "bytes_server_to_client") - p50(x, "bytes_server_to_client"), 9720 - 32);
+    let code = f["group_info"]["code"].as_u64().unwrap();
+    assert!((0xFE00..=0xFEFF).contains(&code), "private-use code point: {code:#x}");
+    // NTRU-HRSS-701 comes from PQClean, through the second driver binary.
+    let n = find(&rows, "NTRU-HRSS-701", "accel");
+    assert!(n["group_info"]["subject"].as_str().unwrap().contains("/pqclean/"), "{n}");
+    let mc = find(&rows, "Classic-McEliece-348864", "");
+    assert_eq!(mc["status"], "does not fit");
+    assert_eq!(mc["client_share"], 261120);
+    assert!(text.contains("does not fit: key shares 261120 / 96 B"), "{text}");
+    // Stored and reported.
+    let html = d.path().join("report.html");
+    let rep = cryptoscope().args(["report", "latest", "--db"]).arg(&db).arg("--out").arg(&html).output().unwrap();
+    assert!(rep.status.success(), "{}", stderr_of(&rep));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("TLS handshakes") && page.contains("X25519MLKEM768"), "no TLS section");
+    let runs = cryptoscope().args(["runs", "--db"]).arg(&db).output().unwrap();
+    assert!(stdout_of(&runs).contains("tls"), "{}", stdout_of(&runs));
+}
+
+#[test]
+fn openssl_peer_runs_the_studys_dhe_with_rsa_1024_soft_and_accelerated() {
+    let d = tempfile::tempdir().unwrap();
+    let (db, json) = (d.path().join("r.db"), d.path().join("tls.json"));
+    let out = cryptoscope()
+        .args(["tls", "--quick", "--quiet", "--peer", "openssl", "--group", "DHE,X25519", "--cert", "rsa-1024", "--accel", "both", "--db"])
+        .arg(&db)
+        .arg("--json")
+        .arg(&json)
+        .timeout(std::time::Duration::from_secs(600))
+        .output()
+        .unwrap();
+    let text = stdout_of(&out);
+    assert!(out.status.success(), "{text}\n{}", stderr_of(&out));
+    let rows = rows(&json);
+    assert_eq!(rows.len(), 4);
+    for accel in ["accel", "soft"] {
+        let dhe = find(&rows, "DHE", accel);
+        assert_eq!(dhe["status"], "ok", "{dhe}");
+        assert_eq!(dhe["measurement"]["version"], "TLSv1.2");
+        assert_eq!(dhe["measurement"]["cipher"], "DHE-RSA-AES256-GCM-SHA384");
+        // TLS 1.2 full handshake: two round trips.
+        assert_eq!(p50(dhe, "round_trips"), 2, "{dhe}");
+        let x = find(&rows, "X25519", accel);
+        assert_eq!(x["measurement"]["version"], "TLSv1.3");
+        assert_eq!(p50(x, "round_trips"), 1, "{x}");
+    }
+    assert_eq!(find(&rows, "DHE", "soft")["mask"], "~0x200000200000000:~0x0");
+    assert!(text.contains("Software versus accelerated"), "{text}");
+    // nginx is gone.
+    let ps = std::process::Command::new("sh").args(["-c", "pgrep -f 'nginx-[0-9]+/nginx.conf' || true"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&ps.stdout).trim().is_empty(), "nginx left running");
+}
+
+#[test]
+fn namespaces_with_a_rate_limit_and_nothing_left_after_ctrl_c() {
+    if !is_root() {
+        // Without root, --netns explains what it needs.
+        let out = cryptoscope().args(["tls", "--quick", "--netns"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(stderr_of(&out).contains("needs root"), "{}", stderr_of(&out));
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let (db, json) = (d.path().join("r.db"), d.path().join("tls.json"));
+    let out = cryptoscope()
+        .args(["tls", "--quick", "--quiet", "--netns", "--rate", "100mbit", "--group", "X25519", "--cert", "ed25519", "--db"])
+        .arg(&db)
+        .arg("--json")
+        .arg(&json)
+        .timeout(std::time::Duration::from_secs(300))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}\n{}", stdout_of(&out), stderr_of(&out));
+    let r = &rows(&json)[0];
+    assert!(r["network"].as_str().unwrap().contains("veth"), "{r}");
+    assert!(r["network"].as_str().unwrap().contains("tbf 100mbit"), "{r}");
+    assert!(r["measurement"]["handshakes"].as_u64().unwrap() > 0, "{r}");
+    assert!(namespaces_left().is_empty(), "{:?}", namespaces_left());
+
+    // Ctrl-C in the middle of a configuration: servers, clients and namespaces go, the
+    // first configuration's result is kept, exit status 1.
+    use std::os::unix::process::CommandExt;
+    let child = std::process::Command::new(bin())
+        .args(["tls", "--quiet", "--netns", "--duration", "3", "--warmup", "0.2", "--group", "X25519,secp256r1,secp384r1", "--cert", "ed25519", "--db"])
+        .arg(&db)
+        .process_group(0)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(5000));
+    unsafe { libc::killpg(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}\n{}", stdout_of(&out), stderr_of(&out));
+    assert!(stderr_of(&out).contains("interrupted"), "{}", stderr_of(&out));
+    assert!(stdout_of(&out).contains("X25519"), "the finished configuration is reported: {}", stdout_of(&out));
+    assert!(namespaces_left().is_empty(), "{:?}", namespaces_left());
+}
+
+#[test]
+fn bad_input_is_a_usage_error() {
+    for (args, want) in [
+        (vec!["--group", "X25519,nope"], "unknown group `nope`"),
+        (vec!["--cert", "rsa-1024"], "rsa-1024 needs --peer openssl"),
+        (vec!["--cert", "dsa-1024"], "unknown certificate type"),
+        (vec!["--peer", "openssl", "--group", "X25519MLKEM768"], "unknown group `X25519MLKEM768` for --peer openssl"),
+        (vec!["--peer", "openssl", "--group", "DHE", "--cert", "ecdsa-p256"], "DHE (TLS 1.2 DHE-RSA) needs RSA"),
+        (vec!["--rate", "1mbit"], "add --netns"),
+        (vec!["--clients", "0"], "--clients"),
+    ] {
+        let out = cryptoscope().args(["tls", "--quick", "--quiet"]).args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr_of(&out));
+        assert!(stderr_of(&out).contains(want), "{args:?}: {}", stderr_of(&out));
+        assert_eq!(stderr_of(&out).trim().lines().count(), 1, "one line: {}", stderr_of(&out));
+    }
+    if is_root() {
+        // This kernel has no netem: said once, with what exists instead.
+        let out = cryptoscope().args(["tls", "--quick", "--netns", "--delay", "20ms"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(stderr_of(&out).contains("netem"), "{}", stderr_of(&out));
+    }
+}

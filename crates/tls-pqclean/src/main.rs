@@ -1,0 +1,3 @@
+fn main() {
+    cryptoscope_tls::main(cryptoscope_provider_pqclean::subjects, cryptoscope_provider_pqclean::PROVIDER)
+}

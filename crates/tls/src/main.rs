@@ -1,0 +1,3 @@
+fn main() {
+    cryptoscope_tls::main(cryptoscope_provider_liboqs::subjects, cryptoscope_provider_liboqs::PROVIDER)
+}
