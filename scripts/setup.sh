@@ -22,9 +22,13 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 # server, started on loopback by the tests.
 # python3 and its venv module: the Python package (PyO3, built by maturin from PyPI).
 # `cryptoscope tls`: nginx (the OpenSSL peer), the openssl command, iproute2 (namespaces,
-# veth, tc).
+# veth, tc). `cryptoscope tunnel`: OpenVPN, strongSwan (charon with kernel-libipsec, swanctl,
+# the openssl plugin), wireguard-go and wg, OpenSSH client and server, iperf3, ping;
+# procps for the tests' leftover checks.
 packages=(build-essential cmake libclang-dev clang libssl-dev pkg-config valgrind git ca-certificates chromium postgresql python3 python3-venv
-          nginx-light openssl iproute2)
+          nginx-light openssl iproute2
+          openvpn strongswan-charon strongswan-swanctl libcharon-extra-plugins libstrongswan-standard-plugins
+          wireguard-go wireguard-tools openssh-client openssh-server iperf3 iputils-ping procps)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

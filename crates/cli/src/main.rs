@@ -12,11 +12,13 @@ mod matrix;
 mod probes;
 mod memory;
 mod micro;
+mod netns;
 mod profile;
 mod run;
 mod scale;
 mod tahoe;
 mod tls;
+mod tunnel;
 mod util;
 mod workers;
 
@@ -133,6 +135,13 @@ enum Cmd {
         after_help = "Examples:\n  cryptoscope tls --quick                                   # the seven standard groups, ECDSA P-256, 1 s each\n  cryptoscope tls --group X25519,X25519MLKEM768,HQC-128,NTRU-HRSS-701,Classic-McEliece-348864\n  cryptoscope tls --group X25519 --cert rsa-2048,rsa-3072,rsa-4096,ecdsa-p256,ed25519 --accel both\n  cryptoscope tls --peer openssl --group DHE --cert rsa-1024,rsa-2048,rsa-4096 --accel both   # the study's set-up\n  cryptoscope tls --netns --rate 100mbit                    # two namespaces over a rate-limited veth (root)\n\nEvery configuration starts its own server (rustls with AWS-LC, one group, no resumption, or nginx with the system's OpenSSL 3.0), warms up, then counts handshakes completed by --clients concurrent clients in the measured window. Server CPU is read from /proc over the same window. A catalogue KEM becomes a TLS 1.3 group with a private-use code point (0xFE00-0xFEFF) after passing its correctness gate; one whose key share exceeds 65,535 bytes (Classic McEliece) is listed as \"does not fit\" with its sizes. --accel off masks AES-NI and PCLMULQDQ (OPENSSL_ia32cap=~0x200000200000000:~0x0) in server and clients. This kernel's lack of netem is detected: --delay/--loss then explain and exit 2. Keys live in a private 0700 directory, removed at the end with every server and namespace, also on Ctrl-C. Results go to the results database and `cryptoscope report`.\n\nExit codes: 0 ok, 1 a configuration failed or a KEM failed its gate (the rest is measured and stored), 2 usage or environment error (e.g. --netns without root)."
     )]
     Tls(tls::TlsArgs),
+    /// VPN and SSH tunnels between two network namespaces: ping latency by payload size,
+    /// bulk transfer throughput and each endpoint's CPU per cipher:MAC couple, against the
+    /// same path without a tunnel; soft or accelerated.
+    #[command(
+        after_help = "Examples:\n  cryptoscope tunnel --quick                               # every tunnel and couple, 10 pings per size, 16 MiB transfers\n  cryptoscope tunnel --tunnel ipsec,ssh --couple aes-256-gcm --accel both\n  cryptoscope tunnel --tunnel openvpn-static --couple none:none,aes-256-cbc:none,aes-256-cbc:sha256   # Seed 004's couples\n\nTunnels: openvpn-static (OpenVPN 2.6 static key), openvpn-tls (OpenVPN TLS mode, ECDSA P-256 certificates made by the tool), ipsec (strongSwan charon with kernel-libipsec: ESP in user space, IKEv2 with a pre-shared key, one charon per namespace), wireguard (wireguard-go), ssh (OpenSSH, iperf3 through a -L forward). Each configuration gets fresh namespaces joined by a veth pair, fresh keys and daemons; all are removed afterwards, also on failure and Ctrl-C. A couple a tunnel cannot carry is listed as not supported, with the reason. Needs root.\n\nExit codes: 0 ok, 1 a configuration failed or the run was interrupted (what was measured is stored), 2 usage or environment error (not root, a missing program)."
+    )]
+    Tunnel(tunnel::TunnelArgs),
     /// Write a self-contained HTML report (SVG plots, tables, environments) of stored runs.
     Report {
         /// Runs to include (id, unique prefix or `latest`; default: latest).
@@ -2027,6 +2036,64 @@ fn cmd_tls(a: &tls::TlsArgs, quiet: bool) -> Result<i32> {
     Ok(code)
 }
 
+fn cmd_tunnel(a: &tunnel::TunnelArgs, quiet: bool) -> Result<i32> {
+    let json_out = a
+        .json
+        .as_ref()
+        .map(|p| util::check_writable(p).map_err(usage))
+        .transpose()?;
+    let mut store = cryptoscope_store::Store::open_any(&store_location(a.db.as_deref())).map_err(|e| usage(e.to_string()))?;
+    let (started_at, _) = util::now_utc();
+    let run_id = util::run_id();
+    let (setup, rows, code) = tunnel::run(a, quiet)?;
+    let items = cryptoscope_report::tunnel::items(&setup, &rows);
+    let clock = Clock::new(ClockChoice::Auto);
+    let env = cryptoscope_measure::env::capture(clock.tsc_hz(), clock.perf_status());
+    let run_file = RunFile {
+        schema: SCHEMA.into(),
+        run_id: run_id.clone(),
+        started_at,
+        finished_at: util::now_utc().0,
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        command: std::env::args().collect(),
+        config: cryptoscope_report::RunConfig {
+            suites: vec!["tunnel".into()],
+            algorithms: a.tunnel.split(',').map(|s| s.trim().to_string()).collect(),
+            quick: a.quick,
+            ..Default::default()
+        },
+        environment: env,
+        results: Vec::new(),
+        applications: items,
+    };
+    let stored = store
+        .begin_run(&run_file)
+        .and_then(|_| run_file.applications.iter().try_for_each(|i| store.add_app_result(&run_id, i)))
+        .and_then(|_| store.finish_run(&run_id, &run_file.finished_at));
+    for l in cryptoscope_report::tunnel::setup_lines(&run_file.applications) {
+        println!("{l}");
+    }
+    println!();
+    print!("{}", cryptoscope_report::tunnel::table(&run_file.applications).unwrap_or_default());
+    if let Some(t) = cryptoscope_report::tunnel::ratio_table(&run_file.applications) {
+        println!("\nSoftware versus accelerated (AES-NI and PCLMULQDQ masked):");
+        print!("{t}");
+    }
+    if let Some(p) = json_out {
+        std::fs::write(&p, serde_json::to_string_pretty(&serde_json::json!({"setup": setup, "rows": rows}))?)
+            .map_err(|e| usage(format!("cannot write {}: {e}", p.display())))?;
+        println!("JSON:    {}", p.display());
+    }
+    match stored {
+        Ok(()) => println!("Store:   {} (run {run_id}; `cryptoscope report {run_id}`)", store.location()),
+        Err(e) => {
+            eprintln!("error: results not stored: {e}");
+            return Ok(2);
+        }
+    }
+    Ok(code)
+}
+
 fn cmd_runs(db: &DbArg) -> Result<i32> {
     let mut store = open_store(db)?;
     let runs = store.runs().map_err(|e| usage(e.to_string()))?;
@@ -2248,6 +2315,7 @@ fn main() {
         Cmd::Scale(sa) => cmd_scale(sa, cli.quiet),
         Cmd::Tahoe(t) => cmd_tahoe(t, cli.quiet),
         Cmd::Tls(t) => cmd_tls(t, cli.quiet),
+        Cmd::Tunnel(t) => cmd_tunnel(t, cli.quiet),
         Cmd::Runs { db } => cmd_runs(db),
         Cmd::Report { runs, out, db } => cmd_report(runs, out.as_deref(), db),
         Cmd::Show { run, baseline, db } => cmd_show(run, baseline.as_deref(), db),

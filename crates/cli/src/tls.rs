@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use crate::catalog::Catalogue;
 use crate::gating;
+use crate::netns::{children_of, Netns, ADDR_A};
 use crate::workers;
 
 /// What masks only AES-NI and PCLMULQDQ in OpenSSL and AWS-LC (the second word left alone,
@@ -109,70 +110,7 @@ fn split(list: &str) -> Vec<String> {
     list.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
 }
 
-fn run_cmd(cmd: &mut Command) -> Result<String> {
-    let out = cmd.output().with_context(|| format!("cannot run {:?}", cmd.get_program()))?;
-    if !out.status.success() {
-        bail!(
-            "{:?} failed: {}",
-            cmd.get_program(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-/// Two namespaces and a veth pair; removed on drop.
-struct Netns {
-    a: String,
-    b: String,
-}
-
-const ADDR_A: &str = "10.99.0.1";
-const ADDR_B: &str = "10.99.0.2";
-
-impl Netns {
-    fn create(rate: Option<&str>) -> Result<Netns> {
-        let tag = std::process::id();
-        let n = Netns {
-            a: format!("cstls{tag}a"),
-            b: format!("cstls{tag}b"),
-        };
-        let ip = |args: &[&str]| run_cmd(Command::new("ip").args(args));
-        ip(&["netns", "add", &n.a])?;
-        ip(&["netns", "add", &n.b])?;
-        let (va, vb) = (format!("cv{tag}a"), format!("cv{tag}b"));
-        ip(&["link", "add", &va, "type", "veth", "peer", "name", &vb])?;
-        ip(&["link", "set", &va, "netns", &n.a])?;
-        ip(&["link", "set", &vb, "netns", &n.b])?;
-        ip(&["-n", &n.a, "addr", "add", &format!("{ADDR_A}/24"), "dev", &va])?;
-        ip(&["-n", &n.b, "addr", "add", &format!("{ADDR_B}/24"), "dev", &vb])?;
-        for (ns, dev) in [(&n.a, &va), (&n.b, &vb)] {
-            ip(&["-n", ns, "link", "set", dev, "up"])?;
-            ip(&["-n", ns, "link", "set", "lo", "up"])?;
-        }
-        if let Some(r) = rate {
-            for (ns, dev) in [(&n.a, &va), (&n.b, &vb)] {
-                run_cmd(Command::new("ip").args(["netns", "exec", ns, "tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", r, "burst", "64kb", "latency", "50ms"]))
-                    .with_context(|| format!("rate limit {r} with tc tbf"))?;
-            }
-        }
-        Ok(n)
-    }
-
-    fn wrap(&self, side: char, cmd: &Path) -> Command {
-        let mut c = Command::new("ip");
-        c.args(["netns", "exec", if side == 'a' { &self.a } else { &self.b }]).arg(cmd);
-        c
-    }
-}
-
-impl Drop for Netns {
-    fn drop(&mut self) {
-        for ns in [&self.a, &self.b] {
-            let _ = Command::new("ip").args(["netns", "del", ns]).status();
-        }
-    }
-}
+use crate::netns::run_cmd;
 
 /// Whether the kernel has netem: tries it on the loopback of a throw-away namespace.
 fn netem_available() -> bool {
@@ -205,23 +143,6 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn children_of(pid: u32) -> Vec<u32> {
-    let mut out = Vec::new();
-    if let Ok(rd) = std::fs::read_dir("/proc") {
-        for e in rd.flatten() {
-            let Some(p) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
-            if let Ok(s) = std::fs::read_to_string(format!("/proc/{p}/stat")) {
-                if let Some(rest) = s.rfind(')').map(|i| &s[i + 1..]) {
-                    if rest.split_whitespace().nth(1).and_then(|x| x.parse::<u32>().ok()) == Some(pid) {
-                        out.push(p);
-                    }
-                }
-            }
-        }
-    }
-    out
 }
 
 /// One configuration to measure.
@@ -599,7 +520,7 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
         }
     }
     let _cleanup = Remove(work.clone(), remove);
-    let netns = if a.netns { Some(Netns::create(a.rate.as_deref())?) } else { None };
+    let netns = if a.netns { Some(Netns::create("cstls", a.rate.as_deref())?) } else { None };
     let network = match (&netns, &a.rate) {
         (Some(n), Some(r)) => format!("veth between namespaces {} and {}, tbf {r}", n.a, n.b),
         (Some(n), None) => format!("veth between namespaces {} and {}", n.a, n.b),

@@ -281,6 +281,7 @@ pub fn render(runs: &[RunFile]) -> String {
         s.push_str(&env_table(run));
         s.push_str(&tahoe_section(ri, run));
         s.push_str(&tls_section(ri, run));
+        s.push_str(&tunnel_section(ri, run));
         if run.results.is_empty() && !run.applications.is_empty() {
             s.push_str("</section>");
             continue;
@@ -521,6 +522,62 @@ fn tls_section(ri: usize, run: &RunFile) -> String {
         .collect();
     if !bars.is_empty() {
         s.push_str(&bar_chart(&format!("tls-{ri}"), "handshakes per second", "hs/s", &bars));
+    }
+    s
+}
+
+/// Tunnels: set-up facts, the table, soft/accelerated ratios and throughput as bars.
+fn tunnel_section(ri: usize, run: &RunFile) -> String {
+    let (header, rows) = crate::tunnel::rows(&run.applications);
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("<h3>Tunnels: latency, throughput and CPU</h3><ul>");
+    for l in crate::tunnel::setup_lines(&run.applications) {
+        let _ = write!(s, "<li>{}</li>", esc(&l));
+    }
+    s.push_str("</ul>");
+    let html_table = |header: &[&str], rows: &[Vec<String>]| {
+        let mut t = String::from("<table><tr>");
+        for h in header {
+            let _ = write!(t, "<th>{}</th>", esc(h));
+        }
+        t.push_str("</tr>");
+        for r in rows {
+            t.push_str("<tr>");
+            for c in r {
+                let _ = write!(t, "<td>{}</td>", esc(c));
+            }
+            t.push_str("</tr>");
+        }
+        t.push_str("</table>");
+        t
+    };
+    let h: Vec<&str> = header.iter().map(String::as_str).collect();
+    s.push_str(&html_table(&h, &rows));
+    let (rh, rr) = crate::tunnel::ratio_rows(&run.applications);
+    if !rr.is_empty() {
+        s.push_str("<h4>Software versus accelerated</h4>");
+        s.push_str(&html_table(&rh, &rr));
+    }
+    let bars: Vec<Bar> = run
+        .applications
+        .iter()
+        .filter(|a| a.driver == crate::tunnel::DRIVER && a.item != "setup" && a.data["status"] == "ok")
+        .enumerate()
+        .filter_map(|(i, a)| {
+            let v = a.data["transfer"]["mb_per_s"].as_f64()?;
+            let name = format!(
+                "{} {} {}",
+                a.data["tunnel"].as_str().unwrap_or("?"),
+                a.data["couple"].as_str().unwrap_or(""),
+                a.data["accel"].as_str().unwrap_or("")
+            );
+            Some((name, v, None, PALETTE[i % PALETTE.len()]))
+        })
+        .collect();
+    if !bars.is_empty() {
+        s.push_str(&bar_chart(&format!("tunnel-{ri}"), "bulk transfer throughput", "MB/s", &bars));
     }
     s
 }

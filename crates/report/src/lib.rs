@@ -12,6 +12,7 @@ pub mod published;
 pub mod table;
 pub mod tahoe;
 pub mod tls;
+pub mod tunnel;
 
 use cryptoscope_catalogue::descriptor::{Descriptor, Sizes};
 use cryptoscope_measure::env::Environment;

@@ -74,7 +74,8 @@ fn build(
     } else {
         b.append_extension(BasicConstraints::new().critical().build()?)?;
         b.append_extension(KeyUsage::new().critical().digital_signature().key_encipherment().build()?)?;
-        b.append_extension(ExtendedKeyUsage::new().server_auth().build()?)?;
+        // clientAuth too: OpenVPN's point-to-point TLS mode presents the same certificate from both ends.
+        b.append_extension(ExtendedKeyUsage::new().server_auth().client_auth().build()?)?;
         let mut san = SubjectAlternativeName::new();
         san.dns("localhost");
         for ip in ips {

@@ -1,0 +1,734 @@
+//! `cryptoscope tunnel`: ping latency by payload size, bulk transfer throughput and the CPU
+//! of each endpoint through real VPN and SSH tunnels between two network namespaces, per
+//! cipher:MAC couple, against the same path without a tunnel; with the AES instructions or
+//! with them masked.
+//!
+//! Every configuration gets fresh namespaces, keys and daemons, all removed afterwards
+//! (drop guards; SIGINT is caught so the guards run).
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::netns::{run_cmd, Netns, ADDR_A, ADDR_B};
+use crate::tls::MASK_AES;
+
+pub const TUNNELS: &[&str] = &["openvpn-static", "openvpn-tls", "ipsec", "wireguard", "ssh"];
+pub const COUPLES: &[&str] = &["none:none", "aes-256-cbc:none", "aes-256-cbc:sha256", "aes-256-gcm", "chacha20-poly1305"];
+const INNER_A: &str = "10.8.0.1";
+const INNER_B: &str = "10.8.0.2";
+
+#[derive(Args, Clone)]
+pub struct TunnelArgs {
+    /// Tunnels, comma-separated: openvpn-static, openvpn-tls, ipsec (strongSwan,
+    /// kernel-libipsec), wireguard (wireguard-go), ssh (OpenSSH port forwarding).
+    #[arg(long, default_value = "openvpn-static,openvpn-tls,ipsec,wireguard,ssh", value_name = "LIST")]
+    pub tunnel: String,
+    /// Cipher:MAC couples, comma-separated: none:none, aes-256-cbc:none, aes-256-cbc:sha256,
+    /// aes-256-gcm, chacha20-poly1305. Couples a tunnel cannot do are listed with the reason.
+    #[arg(long, default_value = "none:none,aes-256-cbc:none,aes-256-cbc:sha256,aes-256-gcm,chacha20-poly1305", value_name = "LIST")]
+    pub couple: String,
+    /// Ping payload sizes in bytes.
+    #[arg(long, default_value = "64,512,1000,1400,4000,8000,16000", value_name = "LIST")]
+    pub sizes: String,
+    /// Pings per size (default 100; --quick 10).
+    #[arg(long, value_name = "N")]
+    pub pings: Option<u32>,
+    /// Bytes per bulk transfer (default 256 MiB; --quick 32 MiB).
+    #[arg(long, value_name = "BYTES")]
+    pub bytes: Option<u64>,
+    /// Fewer pings and a smaller transfer: a check that everything works.
+    #[arg(long)]
+    pub quick: bool,
+    /// With the CPU's AES and carry-less multiply instructions (on), masked through
+    /// OPENSSL_ia32cap in both endpoints (off), or each configuration both ways.
+    #[arg(long, default_value = "on", value_parser = ["on", "off", "both"])]
+    pub accel: String,
+    /// Rate limit on the veth pair with tc tbf, e.g. 100mbit.
+    #[arg(long, value_name = "RATE")]
+    pub rate: Option<String>,
+    /// Keep keys, configurations and logs here (default: a private temporary directory,
+    /// removed at the end).
+    #[arg(long, value_name = "DIR")]
+    pub workdir: Option<PathBuf>,
+    /// Also write every configuration's full measurements as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Results database (default: ~/.local/share/cryptoscope/results.db; postgres://... for a team server).
+    #[arg(long, value_name = "PATH|URL")]
+    pub db: Option<String>,
+}
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_sigint(_: libc::c_int) {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// Why a tunnel cannot carry a couple, or `None` when it can.
+pub fn unsupported(tunnel: &str, couple: &str) -> Option<&'static str> {
+    match (tunnel, couple) {
+        ("openvpn-static", "aes-256-gcm" | "chacha20-poly1305") => {
+            Some("OpenVPN's static-key mode refuses AEAD ciphers (use openvpn-tls)")
+        }
+        ("openvpn-tls", "none:none" | "aes-256-cbc:none") => {
+            Some("OpenVPN 2.6 negotiates no unauthenticated data channel in TLS mode (use openvpn-static)")
+        }
+        ("ipsec", "none:none") => Some("ESP needs encryption or integrity: strongSwan has no null:null proposal"),
+        ("ipsec", "aes-256-cbc:none") => {
+            Some("strongSwan refuses CBC without integrity (\"unsupported integrity algorithm UNDEFINED\")")
+        }
+        ("wireguard", c) if c != "chacha20-poly1305" => Some("WireGuard has exactly one cipher suite: ChaCha20-Poly1305"),
+        ("ssh", "none:none") => Some("OpenSSH has no `none` cipher"),
+        ("ssh", "aes-256-cbc:none") => Some("OpenSSH has no `none` MAC"),
+        _ => None,
+    }
+}
+
+fn binary_for(tunnel: &str) -> &'static [&'static str] {
+    match tunnel {
+        "openvpn-static" | "openvpn-tls" => &["openvpn"],
+        "ipsec" => &["/usr/lib/ipsec/charon", "swanctl"],
+        "wireguard" => &["wireguard-go", "wg"],
+        "ssh" => &["/usr/sbin/sshd", "ssh", "ssh-keygen"],
+        _ => &[],
+    }
+}
+
+fn have(bin: &str) -> bool {
+    if bin.starts_with('/') {
+        return Path::new(bin).is_file();
+    }
+    std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).any(|d| d.join(bin).is_file()))
+        .unwrap_or(false)
+}
+
+fn cpu_of(pids: &[u32]) -> f64 {
+    pids.iter().filter_map(|p| crate::netns::process_cpu(*p)).sum()
+}
+
+/// The processes of a tunnel endpoint, killed and reaped on drop.
+struct Running {
+    children: Vec<Child>,
+    /// Processes whose CPU is endpoint A's / B's (found after start-up).
+    pids_a: Vec<u32>,
+    pids_b: Vec<u32>,
+    /// Where A sends pings and the transfer, and from which source address.
+    target: String,
+    source: Option<String>,
+    port: u16,
+    /// Whether IP packets cross it (ssh forwards TCP only).
+    pings: bool,
+    software: String,
+    cleanup: Vec<PathBuf>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        for c in self.children.iter_mut() {
+            unsafe { libc::kill(c.id() as i32, libc::SIGTERM) };
+        }
+        let t = Instant::now();
+        for c in self.children.iter_mut() {
+            while t.elapsed() < Duration::from_secs(3) {
+                if let Ok(Some(_)) = c.try_wait() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        for p in &self.cleanup {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+fn spawn_logged(mut cmd: Command, log: &Path, soft: bool) -> Result<Child> {
+    if soft {
+        cmd.env("OPENSSL_ia32cap", MASK_AES);
+    }
+    let f = std::fs::File::create(log)?;
+    let g = f.try_clone()?;
+    cmd.stdin(Stdio::null()).stdout(f).stderr(g);
+    cmd.spawn().with_context(|| format!("cannot start {:?}", cmd.get_program()))
+}
+
+fn wait_for(what: &str, timeout: Duration, mut ready: impl FnMut() -> Result<bool>) -> Result<()> {
+    let t = Instant::now();
+    loop {
+        if ready()? {
+            return Ok(());
+        }
+        if t.elapsed() > timeout {
+            bail!("{what}: not ready after {} s", timeout.as_secs());
+        }
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            bail!("interrupted");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn check_alive(children: &mut [Child], logs: &[PathBuf]) -> Result<()> {
+    for (c, log) in children.iter_mut().zip(logs) {
+        if let Ok(Some(st)) = c.try_wait() {
+            let text = std::fs::read_to_string(log).unwrap_or_default();
+            let last: Vec<&str> = text.lines().rev().filter(|l| !l.trim().is_empty()).take(2).collect();
+            bail!("{:?} exited ({st}): {}", log.file_name().unwrap_or_default(), last.into_iter().rev().collect::<Vec<_>>().join(" | "));
+        }
+    }
+    Ok(())
+}
+
+fn version_of(cmd: &mut Command, pick: impl Fn(&str) -> bool) -> String {
+    cmd.output()
+        .ok()
+        .map(|o| {
+            let t = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+            t.lines().find(|l| pick(l)).unwrap_or("").trim().to_string()
+        })
+        .unwrap_or_default()
+}
+
+fn openvpn(n: &Netns, dir: &Path, tls: bool, couple: &str, soft: bool, driver: &Path) -> Result<Running> {
+    let mut common: Vec<String> = vec!["--dev".into(), "tun0".into(), "--dev-type".into(), "tun".into(), "--proto".into(), "udp".into(), "--disable-dco".into(), "--verb".into(), "3".into()];
+    if tls {
+        run_cmd(Command::new(driver).args(["certs", "--alg", "ecdsa-p256", "--dir"]).arg(dir))?;
+        match couple {
+            "aes-256-gcm" => common.extend(["--data-ciphers".into(), "AES-256-GCM".into()]),
+            "chacha20-poly1305" => common.extend(["--data-ciphers".into(), "CHACHA20-POLY1305".into()]),
+            _ => common.extend(["--data-ciphers".into(), "AES-256-CBC".into(), "--auth".into(), "SHA256".into()]),
+        }
+    } else {
+        run_cmd(Command::new("openvpn").args(["--genkey", "secret"]).arg(dir.join("static.key")))?;
+        let (c, h) = match couple {
+            "none:none" => ("none", "none"),
+            "aes-256-cbc:none" => ("AES-256-CBC", "none"),
+            _ => ("AES-256-CBC", "SHA256"),
+        };
+        common.extend(["--cipher".into(), c.into(), "--auth".into(), h.into()]);
+    }
+    let mut children = Vec::new();
+    let mut logs = Vec::new();
+    for (side, local, remote, me, peer) in [('a', ADDR_A, ADDR_B, INNER_A, INNER_B), ('b', ADDR_B, ADDR_A, INNER_B, INNER_A)] {
+        let mut cmd = n.wrap(side, Path::new("openvpn"));
+        cmd.args(&common).args(["--local", local, "--remote", remote, "--ifconfig", me, peer]);
+        if tls {
+            let d = dir.display();
+            // Point to point: both ends present the one certificate the tool made; each
+            // verifies the other's chain against the CA, the client also the name.
+            if side == 'a' {
+                cmd.args(["--tls-server", "--dh", "none"]);
+            } else {
+                cmd.args(["--tls-client", "--verify-x509-name", "localhost", "name"]);
+            }
+            cmd.arg("--ca").arg(format!("{d}/ca.pem")).arg("--cert").arg(format!("{d}/chain.pem")).arg("--key").arg(format!("{d}/key.pem"));
+        } else {
+            cmd.arg("--secret").arg(dir.join("static.key")).arg(if side == 'a' { "0" } else { "1" });
+        }
+        let log = dir.join(format!("openvpn-{side}.log"));
+        children.push(spawn_logged(cmd, &log, soft)?);
+        logs.push(log);
+    }
+    wait_for("openvpn", Duration::from_secs(30), || {
+        check_alive(&mut children, &logs)?;
+        Ok(logs.iter().all(|l| std::fs::read_to_string(l).unwrap_or_default().contains("Initialization Sequence Completed")))
+    })?;
+    let pids: Vec<u32> = children.iter().map(|c| c.id()).collect();
+    Ok(Running {
+        pids_a: vec![pids[0]],
+        pids_b: vec![pids[1]],
+        children,
+        target: INNER_B.into(),
+        source: Some(INNER_A.into()),
+        port: 5201,
+        pings: true,
+        software: version_of(Command::new("openvpn").arg("--version"), |l| l.starts_with("OpenVPN ")).split_whitespace().take(2).collect::<Vec<_>>().join(" "),
+        cleanup: Vec::new(),
+    })
+}
+
+fn wireguard(n: &Netns, dir: &Path) -> Result<Running> {
+    let tag = std::process::id();
+    let mut keys = Vec::new();
+    for side in ['a', 'b'] {
+        let private = run_cmd(Command::new("wg").arg("genkey"))?;
+        let key = dir.join(format!("wg-{side}.key"));
+        std::fs::write(&key, &private)?;
+        let mut p = Command::new("wg");
+        p.arg("pubkey").stdin(Stdio::piped()).stdout(Stdio::piped());
+        let mut ch = p.spawn()?;
+        std::io::Write::write_all(ch.stdin.as_mut().expect("piped"), private.as_bytes())?;
+        let out = ch.wait_with_output()?;
+        keys.push((key, String::from_utf8_lossy(&out.stdout).trim().to_string()));
+    }
+    let mut children = Vec::new();
+    let mut cleanup = Vec::new();
+    let mut logs = Vec::new();
+    for (i, (side, me, peer, peer_addr)) in [('a', INNER_A, INNER_B, ADDR_B), ('b', INNER_B, INNER_A, ADDR_A)].into_iter().enumerate() {
+        let dev = format!("wcs{tag}{side}");
+        let mut cmd = n.wrap(side, Path::new("wireguard-go"));
+        cmd.args(["-f", &dev]);
+        let log = dir.join(format!("wireguard-{side}.log"));
+        children.push(spawn_logged(cmd, &log, false)?);
+        logs.push(log);
+        cleanup.push(PathBuf::from(format!("/var/run/wireguard/{dev}.sock")));
+        let ns = if side == 'a' { &n.a } else { &n.b };
+        wait_for("wireguard-go", Duration::from_secs(10), || {
+            check_alive(&mut children, &logs)?;
+            Ok(Command::new("ip").args(["-n", ns, "link", "show", &dev]).output().map(|o| o.status.success()).unwrap_or(false))
+        })?;
+        run_cmd(n.wrap(side, Path::new("wg")).args(["set", &dev, "listen-port", "51820", "private-key"]).arg(&keys[i].0)
+            .args(["peer", &keys[1 - i].1, "endpoint", &format!("{peer_addr}:51820"), "allowed-ips", &format!("{peer}/32")]))?;
+        run_cmd(Command::new("ip").args(["-n", ns, "addr", "add", &format!("{me}/24"), "dev", &dev]))?;
+        run_cmd(Command::new("ip").args(["-n", ns, "link", "set", &dev, "up"]))?;
+    }
+    let pids: Vec<u32> = children.iter().map(|c| c.id()).collect();
+    Ok(Running {
+        pids_a: vec![pids[0]],
+        pids_b: vec![pids[1]],
+        children,
+        target: INNER_B.into(),
+        source: Some(INNER_A.into()),
+        port: 5201,
+        pings: true,
+        software: format!("wireguard-go {}", version_of(Command::new("wireguard-go").arg("--version"), |l| l.starts_with("wireguard-go")).trim_start_matches("wireguard-go ")),
+        cleanup,
+    })
+}
+
+fn ipsec(n: &Netns, dir: &Path, couple: &str, soft: bool) -> Result<Running> {
+    let esp = match couple {
+        "aes-256-gcm" => "aes256gcm16",
+        "chacha20-poly1305" => "chacha20poly1305",
+        _ => "aes256-sha256",
+    };
+    let mut children = Vec::new();
+    let mut logs = Vec::new();
+    let psk = hex_secret();
+    for (side, local, remote, me, peer) in [('a', ADDR_A, ADDR_B, INNER_A, INNER_B), ('b', ADDR_B, ADDR_A, INNER_B, INNER_A)] {
+        let d = dir.join(format!("ipsec-{side}"));
+        std::fs::create_dir_all(d.join("run"))?;
+        let vici = format!("unix://{}/charon.vici", d.display());
+        std::fs::write(
+            d.join("strongswan.conf"),
+            format!(
+                "charon {{\n  load_modular = no\n  load = random nonce openssl pem pkcs1 x509 pubkey kdf curve25519 kernel-libipsec kernel-netlink socket-default vici\n  install_routes = yes\n  filelog {{\n    log {{\n      path = {}/charon.log\n      default = 1\n    }}\n  }}\n  plugins {{\n    vici {{\n      socket = {vici}\n    }}\n  }}\n}}\n",
+                d.display()
+            ),
+        )?;
+        let (my_id, peer_id) = if side == 'a' { ("a.cryptoscope", "b.cryptoscope") } else { ("b.cryptoscope", "a.cryptoscope") };
+        std::fs::write(
+            d.join("swanctl.conf"),
+            format!(
+                "connections {{\n  t {{\n    local_addrs = {local}\n    remote_addrs = {remote}\n    proposals = aes256-sha256-x25519\n    encap = yes\n    local {{\n      auth = psk\n      id = {my_id}\n    }}\n    remote {{\n      auth = psk\n      id = {peer_id}\n    }}\n    children {{\n      t {{\n        local_ts = {me}/32\n        remote_ts = {peer}/32\n        esp_proposals = {esp}\n      }}\n    }}\n  }}\n}}\nsecrets {{\n  ike-t {{\n    id-a = a.cryptoscope\n    id-b = b.cryptoscope\n    secret = \"{psk}\"\n  }}\n}}\n"
+            ),
+        )?;
+        let ns = if side == 'a' { &n.a } else { &n.b };
+        run_cmd(Command::new("ip").args(["-n", ns, "addr", "add", &format!("{me}/32"), "dev", "lo"]))?;
+        // charon's pid file and sockets live under /run: give each its own.
+        let mut cmd = n.wrap(side, Path::new("unshare"));
+        cmd.args(["-m", "--propagation", "private", "sh", "-c"])
+            .arg(format!("mount --bind {}/run /run && exec /usr/lib/ipsec/charon", d.display()))
+            .env("STRONGSWAN_CONF", d.join("strongswan.conf"));
+        let log = d.join("charon.out");
+        children.push(spawn_logged(cmd, &log, soft)?);
+        logs.push(log);
+        let sock = d.join("charon.vici");
+        wait_for("charon", Duration::from_secs(15), || {
+            check_alive(&mut children, &logs)?;
+            Ok(sock.exists())
+        })?;
+        run_cmd(n.wrap(side, Path::new("swanctl")).args(["--load-all", "--file"]).arg(d.join("swanctl.conf")).args(["--uri", &vici]))
+            .context("swanctl --load-all")?;
+    }
+    let vici_a = format!("unix://{}/ipsec-a/charon.vici", dir.display());
+    let out = n.wrap('a', Path::new("swanctl")).args(["--initiate", "--child", "t", "--timeout", "20", "--uri", &vici_a]).output()?;
+    if !out.status.success() {
+        let text = String::from_utf8_lossy(&out.stdout);
+        let why: Vec<&str> = text.lines().filter(|l| l.contains("[IKE]") || l.contains("[CFG]")).collect();
+        bail!("IKE negotiation failed: {}", why.iter().rev().take(2).rev().cloned().collect::<Vec<_>>().join(" | "));
+    }
+    let pids: Vec<u32> = children.iter().map(|c| c.id()).collect();
+    Ok(Running {
+        pids_a: vec![pids[0]],
+        pids_b: vec![pids[1]],
+        children,
+        target: INNER_B.into(),
+        source: Some(INNER_A.into()),
+        port: 5201,
+        pings: true,
+        software: format!(
+            "strongSwan {} (kernel-libipsec, openssl plugin)",
+            version_of(Command::new("swanctl").arg("--version"), |l| l.contains("strongSwan"))
+                .split_whitespace()
+                .find(|w| w.starts_with(|c: char| c.is_ascii_digit()))
+                .unwrap_or("?")
+                .to_string()
+        ),
+        cleanup: Vec::new(),
+    })
+}
+
+fn hex_secret() -> String {
+    let mut b = [0u8; 24];
+    let _ = std::fs::File::open("/dev/urandom").and_then(|mut f| std::io::Read::read_exact(&mut f, &mut b));
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn descendants(pid: u32) -> Vec<u32> {
+    let mut out = vec![pid];
+    let mut i = 0;
+    while i < out.len() {
+        let kids = crate::netns::children_of(out[i]);
+        out.extend(kids);
+        i += 1;
+    }
+    out
+}
+
+fn ssh(n: &Netns, dir: &Path, couple: &str, soft: bool) -> Result<Running> {
+    let cipher = match couple {
+        "aes-256-gcm" => "aes256-gcm@openssh.com",
+        "chacha20-poly1305" => "chacha20-poly1305@openssh.com",
+        _ => "aes256-cbc",
+    };
+    for k in ["host", "id"] {
+        run_cmd(Command::new("ssh-keygen").args(["-q", "-t", "ed25519", "-N", "", "-f"]).arg(dir.join(k)))?;
+    }
+    std::fs::copy(dir.join("id.pub"), dir.join("authorized_keys"))?;
+    // sshd insists on its privilege-separation directory.
+    std::fs::create_dir_all("/run/sshd").ok();
+    let d = dir.display();
+    std::fs::write(
+        dir.join("sshd_config"),
+        format!(
+            "Port 22022\nListenAddress {ADDR_B}\nHostKey {d}/host\nPidFile {d}/sshd.pid\nUsePAM no\nStrictModes no\nPermitRootLogin yes\nAuthorizedKeysFile {d}/authorized_keys\nPasswordAuthentication no\nKbdInteractiveAuthentication no\nCiphers aes256-cbc,aes256-gcm@openssh.com,chacha20-poly1305@openssh.com\nMACs hmac-sha2-256\nAllowTcpForwarding yes\n"
+        ),
+    )?;
+    let mut children = Vec::new();
+    let mut logs = Vec::new();
+    let mut sshd = n.wrap('b', Path::new("/usr/sbin/sshd"));
+    sshd.args(["-D", "-e", "-f"]).arg(dir.join("sshd_config"));
+    let log = dir.join("sshd.log");
+    children.push(spawn_logged(sshd, &log, soft)?);
+    logs.push(log);
+    wait_for("sshd", Duration::from_secs(10), || {
+        check_alive(&mut children, &logs)?;
+        Ok(std::fs::read_to_string(dir.join("sshd.log")).unwrap_or_default().contains("Server listening"))
+    })?;
+    let mut client = n.wrap('a', Path::new("ssh"));
+    client
+        .args(["-N", "-F", "/dev/null", "-i"])
+        .arg(dir.join("id"))
+        .args(["-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes", "-o", "ExitOnForwardFailure=yes"])
+        .args(["-o", &format!("Ciphers={cipher}"), "-o", "MACs=hmac-sha2-256", "-o", "Compression=no"])
+        .args(["-L", "127.0.0.1:15201:127.0.0.1:5201", "-p", "22022", &format!("root@{ADDR_B}")]);
+    let log = dir.join("ssh.log");
+    children.push(spawn_logged(client, &log, soft)?);
+    logs.push(log);
+    wait_for("ssh", Duration::from_secs(15), || {
+        check_alive(&mut children, &logs)?;
+        let out = run_cmd(n.wrap('a', Path::new("ss")).args(["-ltnH"]))?;
+        Ok(out.contains("127.0.0.1:15201"))
+    })?;
+    let pids: Vec<u32> = children.iter().map(|c| c.id()).collect();
+    Ok(Running {
+        pids_a: vec![pids[1]],
+        pids_b: descendants(pids[0]),
+        children,
+        target: "127.0.0.1".into(),
+        source: None,
+        port: 15201,
+        pings: false,
+        software: version_of(Command::new("ssh").arg("-V"), |l| l.contains("OpenSSH")),
+        cleanup: Vec::new(),
+    })
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    sorted[(((p / 100.0) * (sorted.len() - 1) as f64).round() as usize).min(sorted.len() - 1)]
+}
+
+/// Pings `target` from namespace A: per size, RTT mean and percentiles in ms, and loss.
+fn ping(n: &Netns, target: &str, source: Option<&str>, sizes: &[u32], count: u32) -> Result<Value> {
+    let mut out = serde_json::Map::new();
+    for &s in sizes {
+        let mut cmd = n.wrap('a', Path::new("ping"));
+        cmd.args(["-n", "-c", &count.to_string(), "-i", "0.01", "-W", "2", "-s", &s.to_string()]);
+        if let Some(src) = source {
+            cmd.args(["-I", src]);
+        }
+        cmd.arg(target);
+        let o = cmd.output().context("cannot run ping")?;
+        let text = String::from_utf8_lossy(&o.stdout);
+        let mut t: Vec<f64> = text
+            .lines()
+            .filter_map(|l| l.split("time=").nth(1))
+            .filter_map(|x| x.split_whitespace().next()?.parse().ok())
+            .collect();
+        t.sort_by(|a, b| a.total_cmp(b));
+        let got = t.len() as u32;
+        out.insert(
+            s.to_string(),
+            json!({
+                "sent": count, "received": got,
+                "mean_ms": if got > 0 { t.iter().sum::<f64>() / got as f64 } else { f64::NAN },
+                "p50_ms": percentile(&t, 50.0), "p95_ms": percentile(&t, 95.0), "p99_ms": percentile(&t, 99.0),
+                "max_ms": t.last().copied().unwrap_or(f64::NAN),
+            }),
+        );
+    }
+    Ok(Value::Object(out))
+}
+
+/// Sends `file` with iperf3 from namespace A to `target:port` (the server runs in B, or
+/// behind ssh's forward); returns seconds, bytes, MB/s and the endpoints' CPU.
+fn transfer(n: &Netns, r: Option<&Running>, target: &str, source: Option<&str>, port: u16, file: &Path, bytes: u64) -> Result<Value> {
+    let bind = if r.map(|r| !r.pings).unwrap_or(false) { "127.0.0.1" } else { target };
+    let mut server = n.wrap('b', Path::new("iperf3"));
+    server.args(["-s", "-1", "-B", bind, "-p", "5201"]).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    let mut server = server.spawn().context("cannot start iperf3")?;
+    std::thread::sleep(Duration::from_millis(300));
+    let (a0, b0) = r.map(|r| (cpu_of(&r.pids_a), cpu_of(&r.pids_b))).unwrap_or_default();
+    let mut cmd = n.wrap('a', Path::new("iperf3"));
+    cmd.args(["-c", target, "-p", &port.to_string(), "-n", &bytes.to_string(), "-J", "-F"]).arg(file);
+    if let Some(s) = source {
+        cmd.args(["-B", s]);
+    }
+    let out = cmd.output().context("cannot run iperf3");
+    let (a1, b1) = r.map(|r| (cpu_of(&r.pids_a), cpu_of(&r.pids_b))).unwrap_or_default();
+    let _ = server.kill();
+    let _ = server.wait();
+    let out = out?;
+    let v: Value = serde_json::from_slice(&out.stdout).context("iperf3's JSON")?;
+    if let Some(e) = v["error"].as_str() {
+        bail!("iperf3: {e}");
+    }
+    let recv = &v["end"]["sum_received"];
+    let secs = recv["seconds"].as_f64().unwrap_or(f64::NAN);
+    let got = recv["bytes"].as_f64().unwrap_or(0.0);
+    // iperf3's receiver counts until the sender's end message, so a few segments still in
+    // flight can be missing from `bytes`; `bytes_sent` is the whole file.
+    let mut t = json!({
+        "bytes": got, "bytes_sent": v["end"]["sum_sent"]["bytes"], "seconds": secs, "mb_per_s": got / secs / 1e6,
+        "sender_retransmits": v["end"]["sum_sent"]["retransmits"],
+    });
+    if r.is_some() {
+        t["cpu_a_pct"] = json!((a1 - a0) / secs * 100.0);
+        t["cpu_b_pct"] = json!((b1 - b0) / secs * 100.0);
+    }
+    Ok(t)
+}
+
+fn split(list: &str) -> Vec<String> {
+    list.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
+}
+
+/// Runs the study; returns (setup, rows, exit code).
+pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
+    let tunnels = split(&a.tunnel);
+    let couples = split(&a.couple);
+    for t in &tunnels {
+        if !TUNNELS.contains(&t.as_str()) {
+            bail!("unknown tunnel `{t}` (one of: {})", TUNNELS.join(", "));
+        }
+    }
+    for c in &couples {
+        if !COUPLES.contains(&c.as_str()) {
+            bail!("unknown couple `{c}` (one of: {})", COUPLES.join(", "));
+        }
+    }
+    let sizes: Vec<u32> = split(&a.sizes)
+        .iter()
+        .map(|s| s.parse::<u32>().ok().filter(|n| (1..=65_000).contains(n)).with_context(|| format!("bad ping size `{s}` (1 to 65000 bytes)")))
+        .collect::<Result<_>>()?;
+    if unsafe { libc::geteuid() } != 0 {
+        bail!("cryptoscope tunnel needs root: it creates network namespaces, TUN devices and runs VPN daemons (run it as root)");
+    }
+    for t in &tunnels {
+        for b in binary_for(t) {
+            if !have(b) {
+                bail!("{t} needs {b}, which is not installed (scripts/setup.sh installs it)");
+            }
+        }
+    }
+    for b in ["ip", "iperf3", "ping"] {
+        if !have(b) {
+            bail!("cryptoscope tunnel needs {b} (scripts/setup.sh installs it)");
+        }
+    }
+    let pings = a.pings.unwrap_or(if a.quick { 10 } else { 100 });
+    let bytes = a.bytes.unwrap_or(if a.quick { 32 << 20 } else { 256 << 20 });
+    if pings == 0 || bytes == 0 {
+        bail!("--pings and --bytes must be positive");
+    }
+    let driver = crate::workers::worker_dir()?.join("cryptoscope-tls");
+    let (work, remove) = match &a.workdir {
+        Some(d) => (d.clone(), false),
+        None => (std::env::temp_dir().join(format!("cryptoscope-tunnel-{}", std::process::id())), true),
+    };
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&work)
+            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", work.display()))?;
+    }
+    struct Remove(PathBuf, bool);
+    impl Drop for Remove {
+        fn drop(&mut self) {
+            if self.1 {
+                let _ = std::fs::remove_dir_all(&self.0);
+            }
+        }
+    }
+    let _cleanup = Remove(work.clone(), remove);
+    // The file to transfer: random bytes, so nothing compresses.
+    let file = work.join("payload.bin");
+    {
+        let mut f = std::fs::File::create(&file)?;
+        let mut src = std::fs::File::open("/dev/urandom")?;
+        let mut buf = vec![0u8; 1 << 20];
+        let mut left = bytes;
+        while left > 0 {
+            let k = left.min(buf.len() as u64) as usize;
+            std::io::Read::read_exact(&mut src, &mut buf[..k])?;
+            std::io::Write::write_all(&mut f, &buf[..k])?;
+            left -= k as u64;
+        }
+    }
+    let modes: Vec<bool> = match a.accel.as_str() {
+        "off" => vec![true],
+        "both" => vec![false, true],
+        _ => vec![false],
+    };
+    unsafe { libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t) };
+    let mut rows = Vec::new();
+    let mut code = 0;
+    // The same path without a tunnel: the baseline every overhead is relative to.
+    {
+        if !quiet {
+            eprintln!("baseline: the veth pair without a tunnel");
+        }
+        let n = Netns::create("cstun", a.rate.as_deref())?;
+        let p = ping(&n, ADDR_B, None, &sizes, pings)?;
+        let t = transfer(&n, None, ADDR_B, None, 5201, &file, bytes)?;
+        rows.push(json!({"tunnel": "none", "couple": "-", "accel": "-", "status": "ok", "ping": p, "transfer": t}));
+    }
+    // In order: (tunnel, couple, accel), with what cannot run listed where it belongs.
+    let mut plan: Vec<(String, String, bool, Option<&'static str>)> = Vec::new();
+    for t in &tunnels {
+        for c in &couples {
+            match unsupported(t, c) {
+                Some(why) => plan.push((t.clone(), c.clone(), false, Some(why))),
+                None => {
+                    for &soft in &modes {
+                        let why = (soft && t == "wireguard")
+                            .then_some("wireguard-go's ChaCha20-Poly1305 uses no AES instructions: nothing to mask");
+                        plan.push((t.clone(), c.clone(), soft, why));
+                    }
+                }
+            }
+        }
+    }
+    let total = plan.iter().filter(|p| p.3.is_none()).count();
+    let mut done = 0;
+    for (t, c, soft, why) in plan.iter() {
+        if let Some(why) = why {
+            let accel = if *soft { "soft" } else { "-" };
+            rows.push(json!({"tunnel": t, "couple": c, "accel": accel, "status": "not supported", "reason": why}));
+            continue;
+        }
+        done += 1;
+        let i = done - 1;
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            code = 1;
+            break;
+        }
+        let accel = if *soft { "soft" } else { "accel" };
+        if !quiet {
+            eprintln!("[{}/{total}] {t} {c} {accel}", i + 1);
+        }
+        let mut row = json!({"tunnel": t, "couple": c, "accel": accel, "mask": if *soft { MASK_AES } else { "" }});
+        let dir = work.join(format!("{t}-{}-{accel}", c.replace(':', "_")));
+        std::fs::create_dir_all(&dir)?;
+        let result = (|| -> Result<Value> {
+            let n = Netns::create("cstun", a.rate.as_deref())?;
+            let r = match t.as_str() {
+                "openvpn-static" => openvpn(&n, &dir, false, c, *soft, &driver)?,
+                "openvpn-tls" => openvpn(&n, &dir, true, c, *soft, &driver)?,
+                "wireguard" => wireguard(&n, &dir)?,
+                "ipsec" => ipsec(&n, &dir, c, *soft)?,
+                _ => ssh(&n, &dir, c, *soft)?,
+            };
+            let p = if r.pings { Some(ping(&n, &r.target, r.source.as_deref(), &sizes, pings)?) } else { None };
+            let tr = transfer(&n, Some(&r), &r.target, r.source.as_deref(), r.port, &file, bytes)?;
+            let software = r.software.clone();
+            drop(r);
+            drop(n);
+            Ok(json!({"ping": p, "transfer": tr, "software": software}))
+        })();
+        match result {
+            Ok(v) => {
+                row["status"] = json!("ok");
+                for k in ["ping", "transfer", "software"] {
+                    row[k] = v[k].clone();
+                }
+                if row["ping"].is_null() {
+                    row["ping_note"] = json!("SSH forwards TCP streams, not IP packets: no ping through it");
+                }
+            }
+            Err(e) => {
+                code = 1;
+                if INTERRUPTED.load(Ordering::SeqCst) {
+                    break;
+                }
+                eprintln!("error: {t} {c} {accel}: {e:#}");
+                row["status"] = json!("failed");
+                row["error"] = json!(format!("{e:#}"));
+            }
+        }
+        rows.push(row);
+    }
+    unsafe { libc::signal(libc::SIGINT, libc::SIG_DFL) };
+    if INTERRUPTED.load(Ordering::SeqCst) {
+        code = 1;
+        eprintln!("interrupted: daemons and namespaces removed; what was measured is kept");
+    }
+    // Overheads against the baseline.
+    let base = rows[0].clone();
+    for r in rows.iter_mut().skip(1) {
+        if r["status"] != "ok" {
+            continue;
+        }
+        let bt = base["transfer"]["mb_per_s"].as_f64().unwrap_or(f64::NAN);
+        let rt = r["transfer"]["mb_per_s"].as_f64().unwrap_or(f64::NAN);
+        r["throughput_vs_plain"] = json!(rt / bt);
+        if let Some(p) = r["ping"].as_object() {
+            let mut lat = serde_json::Map::new();
+            for (size, v) in p {
+                let b = base["ping"][size]["p50_ms"].as_f64().unwrap_or(f64::NAN);
+                lat.insert(size.clone(), json!(v["p50_ms"].as_f64().unwrap_or(f64::NAN) / b));
+            }
+            r["latency_vs_plain"] = Value::Object(lat);
+        }
+    }
+    let setup = json!({
+        "network": match &a.rate { Some(r) => format!("veth between two namespaces, tbf {r}"), None => "veth between two namespaces".into() },
+        "pings_per_size": pings, "sizes": sizes, "transfer_bytes": bytes,
+        "transfer": "iperf3 -F: a file of random bytes, TCP through the tunnel (ssh: through a -L forward)",
+        "cpu": "CPU of each endpoint's tunnel processes during the transfer (/proc/PID/stat), % of one core; A sends, B receives",
+        "mask": MASK_AES,
+        "interrupted": INTERRUPTED.load(Ordering::SeqCst),
+    });
+    Ok((setup, rows, code))
+}

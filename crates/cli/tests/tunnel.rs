@@ -1,0 +1,148 @@
+//! `cryptoscope tunnel --quick` end to end with the real daemons: OpenVPN (static key and
+//! TLS), strongSwan with kernel-libipsec, wireguard-go and OpenSSH between two network
+//! namespaces; couples a tunnel cannot carry are listed with the reason; results reach the
+//! store and the report; nothing is left behind, also after Ctrl-C.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+
+fn leftovers() -> String {
+    let ns = std::process::Command::new("ip").args(["netns", "list"]).output().unwrap();
+    let ns: Vec<String> = String::from_utf8_lossy(&ns.stdout).lines().filter(|l| l.starts_with("cstun")).map(String::from).collect();
+    let ps = std::process::Command::new("sh")
+        .args(["-c", "pgrep -a -f '[c]ryptoscope-tunnel-[0-9]+|/usr/lib/ipsec/[c]haron|[w]ireguard-go -f wcs' || true"])
+        .output()
+        .unwrap();
+    let ps = String::from_utf8_lossy(&ps.stdout).trim().to_string();
+    if ns.is_empty() && ps.is_empty() {
+        String::new()
+    } else {
+        format!("namespaces {ns:?}, processes {ps}")
+    }
+}
+
+fn is_root() -> bool {
+    unsafe { libc::geteuid() == 0 }
+}
+
+#[test]
+fn every_tunnel_and_couple_quick() {
+    if !is_root() {
+        let out = cryptoscope().args(["tunnel", "--quick"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(stderr_of(&out).contains("needs root"), "{}", stderr_of(&out));
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let (db, json) = (d.path().join("r.db"), d.path().join("t.json"));
+    let out = cryptoscope()
+        .args(["tunnel", "--quick", "--quiet", "--sizes", "64,1400,8000", "--db"])
+        .arg(&db)
+        .arg("--json")
+        .arg(&json)
+        .timeout(std::time::Duration::from_secs(900))
+        .output()
+        .unwrap();
+    let text = stdout_of(&out);
+    assert!(out.status.success(), "{text}\n{}", stderr_of(&out));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    // The baseline, then 5 tunnels x 5 couples.
+    assert_eq!(rows[0]["tunnel"], "none");
+    assert_eq!(rows.len(), 1 + 25, "{rows:?}");
+    let bytes = 32u64 << 20;
+    let mut measured = 0;
+    for r in rows {
+        match r["status"].as_str().unwrap() {
+            "ok" => {
+                measured += 1;
+                // The whole file went in (iperf3's receiver stops counting at the sender's
+                // end message, so a little of it may be missing from the received count).
+                assert_eq!(r["transfer"]["bytes_sent"].as_u64().unwrap(), bytes, "{r}");
+                assert!(r["transfer"]["bytes"].as_f64().unwrap() as u64 > bytes / 2, "{r}");
+                assert!(r["transfer"]["mb_per_s"].as_f64().unwrap() > 0.0, "{r}");
+                if r["tunnel"] == "ssh" {
+                    assert!(r["ping"].is_null(), "{r}");
+                } else {
+                    for s in ["64", "1400", "8000"] {
+                        // Every ping came back through the tunnel.
+                        assert_eq!(r["ping"][s]["received"], r["ping"][s]["sent"], "{r}");
+                        assert!(r["ping"][s]["p50_ms"].as_f64().unwrap() > 0.0, "{r}");
+                    }
+                }
+                if r["tunnel"] != "none" {
+                    assert!(r["transfer"]["cpu_a_pct"].as_f64().unwrap() >= 0.0, "{r}");
+                    assert!(r["throughput_vs_plain"].as_f64().unwrap() > 0.0, "{r}");
+                }
+            }
+            "not supported" => assert!(!r["reason"].as_str().unwrap().is_empty(), "{r}"),
+            s => panic!("{s}: {r}"),
+        }
+    }
+    // openvpn-static 3, openvpn-tls 3, ipsec 3, wireguard 1, ssh 3, and the baseline.
+    assert_eq!(measured, 14, "{text}");
+    let find = |t: &str, c: &str| rows.iter().find(|r| r["tunnel"] == t && r["couple"] == c).unwrap();
+    assert_eq!(find("ssh", "none:none")["status"], "not supported");
+    assert_eq!(find("wireguard", "aes-256-gcm")["status"], "not supported");
+    assert_eq!(find("openvpn-static", "none:none")["status"], "ok");
+    assert!(find("ipsec", "aes-256-gcm")["software"].as_str().unwrap().contains("kernel-libipsec"));
+    assert!(leftovers().is_empty(), "{}", leftovers());
+    let html = d.path().join("report.html");
+    let rep = cryptoscope().args(["report", "latest", "--db"]).arg(&db).arg("--out").arg(&html).output().unwrap();
+    assert!(rep.status.success(), "{}", stderr_of(&rep));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("Tunnels: latency, throughput and CPU"), "no tunnel section");
+    let runs = cryptoscope().args(["runs", "--db"]).arg(&db).output().unwrap();
+    assert!(stdout_of(&runs).contains("tunnel"), "{}", stdout_of(&runs));
+}
+
+#[test]
+fn soft_and_accelerated_and_ctrl_c_leaves_nothing() {
+    if !is_root() {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("r.db");
+    let out = cryptoscope()
+        .args(["tunnel", "--quick", "--quiet", "--tunnel", "ssh,wireguard", "--couple", "aes-256-gcm,chacha20-poly1305", "--sizes", "64", "--accel", "both", "--db"])
+        .arg(&db)
+        .timeout(std::time::Duration::from_secs(600))
+        .output()
+        .unwrap();
+    let text = stdout_of(&out);
+    assert!(out.status.success(), "{text}\n{}", stderr_of(&out));
+    assert!(text.contains("Software versus accelerated"), "{text}");
+    assert!(text.contains("nothing to mask"), "{text}");
+
+    use std::os::unix::process::CommandExt;
+    let child = std::process::Command::new(bin())
+        .args(["tunnel", "--quiet", "--tunnel", "ipsec,openvpn-static", "--couple", "aes-256-cbc:sha256", "--pings", "2000", "--sizes", "64", "--db"])
+        .arg(&db)
+        .process_group(0)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(12));
+    unsafe { libc::killpg(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}\n{}", stdout_of(&out), stderr_of(&out));
+    assert!(stderr_of(&out).contains("interrupted"), "{}", stderr_of(&out));
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(leftovers().is_empty(), "{}", leftovers());
+}
+
+#[test]
+fn bad_input_is_a_usage_error() {
+    for (args, want) in [
+        (vec!["--tunnel", "ipsec,pptp"], "unknown tunnel `pptp`"),
+        (vec!["--couple", "rc4:md5"], "unknown couple `rc4:md5`"),
+        (vec!["--sizes", "64,huge"], "bad ping size `huge`"),
+    ] {
+        let out = cryptoscope().args(["tunnel", "--quick", "--quiet"]).args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr_of(&out));
+        assert!(stderr_of(&out).contains(want), "{args:?}: {}", stderr_of(&out));
+    }
+}
