@@ -19,7 +19,7 @@ bash scripts/setup.sh --no-run
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 set +e
-cargo test --release --workspace --locked -- --test-threads=1 2>&1 | tee "$log"
+cargo test --release --workspace --locked --no-fail-fast -- --test-threads=1 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 # The Python package against CPython's hashlib (unittest prints `Ran N tests` and OK/FAILED).
 .venv/bin/python -m unittest discover -s crates/python/tests -v 2>&1 | tee -a "$log"

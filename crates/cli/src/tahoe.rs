@@ -90,10 +90,11 @@ fn package_source() -> Result<PathBuf> {
     Ok(p.canonicalize().unwrap_or(p))
 }
 
-/// A fingerprint of the package's sources and this tool's version: the environment is
+/// A fingerprint of the package's sources (relative paths and contents, so another checkout
+/// of the same sources shares the environment) and this tool's version: the environment is
 /// rebuilt when it changes.
 fn stamp(src: &Path) -> String {
-    fn walk(dir: &Path, h: &mut std::collections::hash_map::DefaultHasher) {
+    fn walk(base: &Path, dir: &Path, h: &mut std::collections::hash_map::DefaultHasher) {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
             .map(|r| r.filter_map(|e| e.ok().map(|e| e.path())).collect())
             .unwrap_or_default();
@@ -104,15 +105,15 @@ fn stamp(src: &Path) -> String {
                 continue;
             }
             if p.is_dir() {
-                walk(&p, h);
+                walk(base, &p, h);
             } else if let Ok(b) = std::fs::read(&p) {
-                p.hash(h);
+                p.strip_prefix(base).unwrap_or(&p).hash(h);
                 b.hash(h);
             }
         }
     }
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    walk(src, &mut h);
+    walk(src, src, &mut h);
     format!(
         "tahoe-lafs=={TAHOE_VERSION} cryptoscope {} sources {:016x}\n",
         env!("CARGO_PKG_VERSION"),

@@ -55,6 +55,10 @@ pub struct TlsArgs {
     /// Measured seconds per configuration (after the warm-up).
     #[arg(long, value_name = "SECONDS")]
     pub duration: Option<f64>,
+    /// Measure N handshakes per configuration instead of a duration (the window ends when
+    /// the N-th completes).
+    #[arg(long, value_name = "N", conflicts_with = "duration")]
+    pub count: Option<u64>,
     /// Warm-up seconds per configuration, not counted.
     #[arg(long, value_name = "SECONDS")]
     pub warmup: Option<f64>,
@@ -319,6 +323,9 @@ fn measure(ctx: &Ctx, c: &Config) -> Result<Value> {
         .arg(dir.join("ca.pem"))
         .args(["--warmup", &ctx.warmup.to_string(), "--duration", &ctx.duration.to_string()])
         .args(["--request", &a.request.to_string()]);
+    if let Some(n) = a.count {
+        cmd.args(["--count", &n.to_string()]);
+    }
     for p in &server.pids {
         cmd.args(["--server-pid", &p.to_string()]);
     }
@@ -472,6 +479,9 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
     if a.clients == 0 {
         bail!("--clients must be at least 1");
     }
+    if a.count == Some(0) {
+        bail!("--count must be at least 1");
+    }
     if (a.rate.is_some() || a.delay.is_some() || a.loss.is_some()) && !a.netns {
         bail!("--rate, --delay and --loss shape the veth pair: add --netns");
     }
@@ -548,7 +558,10 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
         }
         let lbl = label(c, &a.peer);
         if !quiet {
-            eprintln!("[{}/{total}] {lbl} ({duration} s)", i + 1);
+            match a.count {
+                Some(n) => eprintln!("[{}/{total}] {lbl} ({n} handshakes)", i + 1),
+                None => eprintln!("[{}/{total}] {lbl} ({duration} s)", i + 1),
+            }
         }
         let mut row = json!({
             "peer": a.peer, "group": c.group, "cert": c.cert,
@@ -592,7 +605,8 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
         "client": if a.peer == "openssl" { "OpenSSL (system libssl) via the openssl crate" } else { "rustls (AWS-LC)" },
         "clients": a.clients,
         "warmup_s": warmup,
-        "duration_s": duration,
+        "duration_s": if a.count.is_some() { Value::Null } else { json!(duration) },
+        "count": a.count,
         "request_bytes": a.request,
         "network": network,
         "netem": if !is_root() { "not checked (needs root)" } else if netem_available() { "available (sweeps not wired in yet)" } else { "not available on this kernel (no sch_netem): no delay or loss sweeps; --rate (tc tbf) is what exists" },

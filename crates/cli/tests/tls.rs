@@ -211,3 +211,24 @@ fn bad_input_is_a_usage_error() {
         assert!(stderr_of(&out).contains("netem"), "{}", stderr_of(&out));
     }
 }
+
+#[test]
+fn a_count_instead_of_a_duration() {
+    let d = tempfile::tempdir().unwrap();
+    let (db, json) = (d.path().join("r.db"), d.path().join("tls.json"));
+    let out = cryptoscope()
+        .args(["tls", "--quiet", "--warmup", "0.2", "--count", "60", "--clients", "3", "--group", "X25519", "--cert", "ed25519", "--db"])
+        .arg(&db)
+        .arg("--json")
+        .arg(&json)
+        .timeout(std::time::Duration::from_secs(300))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}\n{}", stdout_of(&out), stderr_of(&out));
+    let r = &rows(&json)[0];
+    let n = r["measurement"]["handshakes"].as_u64().unwrap();
+    // The window closes once 60 handshakes completed in it (checked every 2 ms, so a few
+    // more may land before it closes; one finishing at its opening may be left out).
+    assert!((55..=90).contains(&n), "{n}: {r}");
+    assert!(stdout_of(&out).contains("60 handshakes measured"), "{}", stdout_of(&out));
+}

@@ -98,6 +98,7 @@ pub fn items(driver_output: &Value) -> Result<Vec<AppResult>, String> {
                 "servers_hash_s": median(each(&|r| servers(r, "wall_ns") / 1e9)),
                 "servers_digests": median(each(&|r| servers(r, "digests"))),
                 "client_histogram_all_repeats": histogram,
+                "retried_after": reps.iter().filter_map(|r| r["retried_after"].as_str()).collect::<Vec<_>>(),
                 "each": {"total_s": totals, "client_hash_s": client_wall},
             }),
         });
@@ -106,13 +107,7 @@ pub fn items(driver_output: &Value) -> Result<Vec<AppResult>, String> {
 }
 
 fn seconds(s: f64) -> String {
-    if s >= 10.0 {
-        format!("{s:.1} s")
-    } else if s >= 0.1 {
-        format!("{s:.2} s")
-    } else {
-        format!("{:.1} ms", s * 1e3)
-    }
+    crate::table::duration(s * 1e9)
 }
 
 fn megabytes(b: f64) -> String {
@@ -137,13 +132,17 @@ pub fn rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String>>) {
         .map(|a| {
             let d = &a.data;
             let literal = d["literal"].as_bool().unwrap_or(false);
-            let note = if literal {
+            let mut note = if literal {
                 "literal caps (≤ 55 B): no hashing".to_string()
             } else if d["repeats"].as_u64().unwrap_or(1) > 1 {
                 format!("median of {}", d["repeats"])
             } else {
                 String::new()
             };
+            if d["retried_after"].as_array().is_some_and(|a| !a.is_empty()) {
+                let w = "measured again after a storage server dropped (UploadUnhappinessError)";
+                note = if note.is_empty() { w.to_string() } else { format!("{note}; {w}") };
+            }
             vec![
                 d["hash"].as_str().unwrap_or("?").into(),
                 d["vector"].as_str().unwrap_or("?").into(),

@@ -180,9 +180,12 @@ pub fn setup_lines(apps: &[AppResult]) -> Vec<String> {
             d["network"].as_str().unwrap_or("?")
         ),
         format!(
-            "{} s warm-up, {} s measured per configuration; {}; {}",
+            "{} s warm-up, {} per configuration; {}; {}",
             d["warmup_s"],
-            d["duration_s"],
+            match d["count"].as_u64() {
+                Some(n) => format!("{n} handshakes measured"),
+                None => format!("{} s measured", d["duration_s"]),
+            },
             d["resumption"].as_str().unwrap_or(""),
             if d["request_bytes"].as_u64().unwrap_or(0) > 0 {
                 format!("then {} bytes echoed", d["request_bytes"])

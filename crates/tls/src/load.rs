@@ -49,6 +49,9 @@ pub struct LoadArgs {
     /// more than --duration): a busy or stolen machine still gives a figure.
     #[arg(long, default_value_t = 20)]
     pub min_handshakes: u64,
+    /// Measure this many handshakes instead of a duration (at most 10 minutes).
+    #[arg(long)]
+    pub count: Option<u64>,
     /// Processes whose CPU time is the server's (repeatable).
     #[arg(long)]
     pub server_pid: Vec<u32>,
@@ -302,13 +305,18 @@ pub fn load(a: &LoadArgs) -> Result<Value> {
     let stat0 = cpu_times();
     let w0 = Instant::now();
     let c0 = shared.completed.load(Ordering::Relaxed);
-    std::thread::sleep(Duration::from_secs_f64(a.duration));
-    let cap = Instant::now() + Duration::from_secs(60);
-    while shared.completed.load(Ordering::Relaxed) - c0 < a.min_handshakes && Instant::now() < cap {
+    let (wanted, cap) = match a.count {
+        Some(n) => (n, Instant::now() + Duration::from_secs(600)),
+        None => {
+            std::thread::sleep(Duration::from_secs_f64(a.duration));
+            (a.min_handshakes, Instant::now() + Duration::from_secs(60))
+        }
+    };
+    while shared.completed.load(Ordering::Relaxed) - c0 < wanted && Instant::now() < cap {
         if threads.iter().all(|t| t.is_finished()) {
             break;
         }
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(Duration::from_millis(if a.count.is_some() { 2 } else { 20 }));
     }
     let w1 = Instant::now();
     let stat1 = cpu_times();

@@ -255,6 +255,18 @@ def delta(before, after):
     return roles
 
 
+def _error_text(body):
+    """The readable part of Tahoe-LAFS's HTML error page: tags, styles and runs of white
+    space removed, the end kept (the exception and its message come last)."""
+    import html
+    import re
+    t = body.decode(errors="replace")
+    t = re.sub(r"(?is)<(style|script)[^>]*>.*?</\1>", " ", t)
+    t = html.unescape(re.sub(r"(?s)<[^>]+>", " ", t))
+    t = re.sub(r"\s+", " ", t).strip()
+    return t[-400:]
+
+
 class Web:
     """One persistent HTTP connection to the client's web API."""
 
@@ -267,7 +279,7 @@ class Web:
         r = self.c.getresponse()
         body = r.read()
         if r.status not in (200, 201):
-            raise Failure("upload of %d bytes: HTTP %d %s" % (len(data), r.status, body[:300].decode(errors="replace")))
+            raise Failure("upload of %d bytes: HTTP %d: %s" % (len(data), r.status, _error_text(body)))
         return body.decode().strip()
 
     def get_and_compare(self, cap, data):
@@ -275,7 +287,7 @@ class Web:
         r = self.c.getresponse()
         if r.status != 200:
             body = r.read()
-            raise Failure("download of %s: HTTP %d %s" % (cap[:40], r.status, body[:300].decode(errors="replace")))
+            raise Failure("download of %s: HTTP %d: %s" % (cap[:40], r.status, _error_text(body)))
         view, at, same = memoryview(data), 0, True
         while True:
             chunk = r.read(1 << 20)
@@ -301,6 +313,28 @@ def size_label(n):
     return "%d B" % n
 
 
+def _run_batch(grid, web, hash_name, count, size, rng):
+    """Uploads then downloads ``count`` fresh files of ``size`` bytes, comparing every
+    byte; the times per direction, the caps, and counter snapshots around each direction."""
+    # Fresh random contents (convergent encryption would skip known files).
+    files = [random_bytes(rng, size) for _ in range(count)]
+    caps, times = [], {"upload": 0.0, "download": 0.0}
+    s0 = grid.snapshot()
+    for data in files:
+        t = time.perf_counter()
+        caps.append(web.put(data))
+        times["upload"] += time.perf_counter() - t
+    s1 = grid.snapshot()
+    for i, (cap, data) in enumerate(zip(caps, files)):
+        t = time.perf_counter()
+        ok = web.get_and_compare(cap, data)
+        times["download"] += time.perf_counter() - t
+        if not ok:
+            raise Failure("%s: %s file %d of %d came back different" % (hash_name, size_label(size), i + 1, count))
+    s2 = grid.snapshot()
+    return times, caps, (s0, s1, s2)
+
+
 def run_hash(grid, hash_name, vectors, repeat, rng):
     """Probe, then every vector up and down ``repeat`` times; rows of per-repeat figures."""
     grid.start(hash_name)
@@ -318,33 +352,36 @@ def run_hash(grid, hash_name, vectors, repeat, rng):
         rows = []
         for rep in range(repeat):
             for count, size in vectors:
-                # Fresh random contents (convergent encryption would skip known files).
-                files = [random_bytes(rng, size) for _ in range(count)]
-                caps, times = [], {"upload": 0.0, "download": 0.0}
-                s0 = grid.snapshot()
-                for data in files:
-                    t = time.perf_counter()
-                    caps.append(web.put(data))
-                    times["upload"] += time.perf_counter() - t
-                s1 = grid.snapshot()
-                for i, (cap, data) in enumerate(zip(caps, files)):
-                    t = time.perf_counter()
-                    ok = web.get_and_compare(cap, data)
-                    times["download"] += time.perf_counter() - t
-                    if not ok:
-                        raise Failure("%s: %s file %d of %d came back different"
-                                      % (hash_name, size_label(size), i + 1, count))
-                s2 = grid.snapshot()
-                del files
+                # A storage server that dropped its connection under load makes an upload
+                # fail with UploadUnhappinessError: that is the grid's doing, not the hash's.
+                # The whole batch is then measured again once, after the grid is whole, and
+                # the rows say so; any other failure, or a second one, ends the study.
+                retried = None
+                while True:
+                    try:
+                        batch = _run_batch(grid, web, hash_name, count, size, rng)
+                        break
+                    except Failure as e:
+                        grid_trouble = "UploadUnhappinessError" in str(e) or "NoServersError" in str(e)
+                        if retried is not None or not grid_trouble:
+                            raise
+                        retried = str(e)[-200:]
+                        log("%s %s: %s; measuring the batch again once the grid is whole"
+                            % (hash_name, size_label(size), retried))
+                        grid._wait(grid._ready, 90, "%d connected storage servers" % len(grid.names))
+                times, caps, (s0, s1, s2) = batch
                 for direction, (a, b) in (("upload", (s0, s1)), ("download", (s1, s2))):
                     d = delta(a, b)
-                    rows.append({
+                    row = {
                         "hash": hash_name, "vector": "%dx%s" % (count, size_label(size)),
                         "count": count, "size": size, "direction": direction, "repeat": rep + 1,
                         "total_s": times[direction],
                         "literal": size <= LIT_MAX and all(c.startswith("URI:LIT:") for c in caps),
                         "processes": d,
-                    })
+                    }
+                    if retried:
+                        row["retried_after"] = retried
+                    rows.append(row)
                 log("%s %s repeat %d: up %.2f s, down %.2f s, client hashed %.3f s"
                     % (hash_name, rows[-1]["vector"], rep + 1, times["upload"], times["download"],
                        (rows[-2]["processes"]["client"]["wall_ns"] + rows[-1]["processes"]["client"]["wall_ns"]) / 1e9))
