@@ -1913,13 +1913,78 @@ fn cmd_report(runs: &[String], out: Option<&std::path::Path>, db: &DbArg) -> Res
     Ok(0)
 }
 
+/// What an application driver (tahoe, tls, tunnel) hands over to be stored.
+struct AppRun {
+    suite: &'static str,
+    algorithms: Vec<String>,
+    quick: bool,
+    rounds: usize,
+    /// Extra library versions for the environment record.
+    libraries: Vec<(String, String)>,
+    items: Vec<cryptoscope_report::AppResult>,
+}
+
+/// Stores an application run (one transaction per item, like `run`), then prints what
+/// `print` renders from the items, writes `json` if asked, and says where the run went.
+/// Returns `code`, or 2 when the results could not be stored.
+fn finish_app_run(
+    store: &mut cryptoscope_store::Store,
+    run_id: &str,
+    started_at: String,
+    app: AppRun,
+    print: &dyn Fn(&[cryptoscope_report::AppResult]),
+    json: Option<(PathBuf, serde_json::Value)>,
+    code: i32,
+) -> Result<i32> {
+    let clock = Clock::new(ClockChoice::Auto);
+    let mut env = cryptoscope_measure::env::capture(clock.tsc_hz(), clock.perf_status());
+    env.libraries.extend(app.libraries);
+    let run_file = RunFile {
+        schema: SCHEMA.into(),
+        run_id: run_id.to_string(),
+        started_at,
+        finished_at: util::now_utc().0,
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        command: std::env::args().collect(),
+        config: cryptoscope_report::RunConfig {
+            suites: vec![app.suite.into()],
+            algorithms: app.algorithms,
+            quick: app.quick,
+            rounds: app.rounds,
+            ..Default::default()
+        },
+        environment: env,
+        results: Vec::new(),
+        applications: app.items,
+    };
+    let stored = store
+        .begin_run(&run_file)
+        .and_then(|_| run_file.applications.iter().try_for_each(|i| store.add_app_result(run_id, i)))
+        .and_then(|_| store.finish_run(run_id, &run_file.finished_at));
+    print(&run_file.applications);
+    if let Some((p, v)) = json {
+        std::fs::write(&p, serde_json::to_string_pretty(&v)?)
+            .map_err(|e| usage(format!("cannot write {}: {e}", p.display())))?;
+        println!("JSON:    {}", p.display());
+    }
+    match stored {
+        Ok(()) => println!("Store:   {} (run {run_id}; `cryptoscope report {run_id}`)", store.location()),
+        Err(e) => {
+            eprintln!("error: results not stored: {e}");
+            return Ok(2);
+        }
+    }
+    Ok(code)
+}
+
+fn open_app_store(db: Option<&str>, json: Option<&PathBuf>) -> Result<(cryptoscope_store::Store, Option<PathBuf>)> {
+    let json_out = json.map(|p| util::check_writable(p).map_err(usage)).transpose()?;
+    let store = cryptoscope_store::Store::open_any(&store_location(db)).map_err(|e| usage(e.to_string()))?;
+    Ok((store, json_out))
+}
+
 fn cmd_tahoe(a: &tahoe::TahoeArgs, quiet: bool) -> Result<i32> {
-    let json_out = a
-        .json
-        .as_ref()
-        .map(|p| util::check_writable(p).map_err(usage))
-        .transpose()?;
-    let mut store = cryptoscope_store::Store::open_any(&store_location(a.db.as_deref())).map_err(|e| usage(e.to_string()))?;
+    let (mut store, json_out) = open_app_store(a.db.as_deref(), a.json.as_ref())?;
     let (started_at, _) = util::now_utc();
     let run_id = util::run_id();
     let (output, code) = tahoe::run_driver(a, quiet)?;
@@ -1927,171 +1992,85 @@ fn cmd_tahoe(a: &tahoe::TahoeArgs, quiet: bool) -> Result<i32> {
         return Ok(2);
     }
     let items = cryptoscope_report::tahoe::items(&output).map_err(|e| anyhow::anyhow!(e))?;
-    let clock = Clock::new(ClockChoice::Auto);
-    let mut env = cryptoscope_measure::env::capture(clock.tsc_hz(), clock.perf_status());
-    env.libraries.insert("tahoe-lafs".into(), output["tahoe_version"].as_str().unwrap_or("?").into());
-    env.libraries.insert("python".into(), output["python"].as_str().unwrap_or("?").into());
-    let hashes: Vec<String> = output["hashes"].as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default();
-    let run_file = RunFile {
-        schema: SCHEMA.into(),
-        run_id: run_id.clone(),
-        started_at,
-        finished_at: util::now_utc().0,
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        command: std::env::args().collect(),
-        config: cryptoscope_report::RunConfig {
-            suites: vec!["tahoe".into()],
-            algorithms: hashes,
-            quick: a.profile == "quick",
-            rounds: a.repeat as usize,
-            ..Default::default()
-        },
-        environment: env,
-        results: Vec::new(),
-        applications: items,
+    let app = AppRun {
+        suite: "tahoe",
+        algorithms: output["hashes"].as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default(),
+        quick: a.profile == "quick",
+        rounds: a.repeat as usize,
+        libraries: vec![
+            ("tahoe-lafs".into(), output["tahoe_version"].as_str().unwrap_or("?").into()),
+            ("python".into(), output["python"].as_str().unwrap_or("?").into()),
+        ],
+        items,
     };
-    let stored = store
-        .begin_run(&run_file)
-        .and_then(|_| run_file.applications.iter().try_for_each(|i| store.add_app_result(&run_id, i)))
-        .and_then(|_| store.finish_run(&run_id, &run_file.finished_at));
-    for l in cryptoscope_report::tahoe::setup_lines(&run_file.applications) {
-        println!("{l}");
-    }
-    println!();
-    print!("{}", cryptoscope_report::tahoe::table(&run_file.applications).unwrap_or_default());
-    if let Some(p) = json_out {
-        std::fs::write(&p, serde_json::to_string_pretty(&output)?)
-            .map_err(|e| usage(format!("cannot write {}: {e}", p.display())))?;
-        println!("Driver output: {}", p.display());
-    }
-    match stored {
-        Ok(()) => println!("Store:   {} (run {run_id}; `cryptoscope report {run_id}`)", store.location()),
-        Err(e) => {
-            eprintln!("error: results not stored: {e}");
-            return Ok(2);
+    let print = |apps: &[cryptoscope_report::AppResult]| {
+        for l in cryptoscope_report::tahoe::setup_lines(apps) {
+            println!("{l}");
         }
-    }
-    if code != 0 {
+        println!();
+        print!("{}", cryptoscope_report::tahoe::table(apps).unwrap_or_default());
+    };
+    let code = finish_app_run(&mut store, &run_id, started_at, app, &print, json_out.map(|p| (p, output)), code)?;
+    if code == 1 {
         eprintln!("error: the study did not complete (see above); what was measured is stored");
     }
     Ok(code)
 }
 
 fn cmd_tls(a: &tls::TlsArgs, quiet: bool) -> Result<i32> {
-    let json_out = a
-        .json
-        .as_ref()
-        .map(|p| util::check_writable(p).map_err(usage))
-        .transpose()?;
-    let mut store = cryptoscope_store::Store::open_any(&store_location(a.db.as_deref())).map_err(|e| usage(e.to_string()))?;
+    let (mut store, json_out) = open_app_store(a.db.as_deref(), a.json.as_ref())?;
     let (started_at, _) = util::now_utc();
     let run_id = util::run_id();
     let (setup, rows, code) = tls::run(a, quiet)?;
-    let items = cryptoscope_report::tls::items(&setup, &rows);
-    let clock = Clock::new(ClockChoice::Auto);
-    let env = cryptoscope_measure::env::capture(clock.tsc_hz(), clock.perf_status());
-    let groups: Vec<String> = rows.iter().filter_map(|r| r["group"].as_str().map(String::from)).collect();
-    let run_file = RunFile {
-        schema: SCHEMA.into(),
-        run_id: run_id.clone(),
-        started_at,
-        finished_at: util::now_utc().0,
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        command: std::env::args().collect(),
-        config: cryptoscope_report::RunConfig {
-            suites: vec!["tls".into()],
-            algorithms: groups,
-            quick: a.quick,
-            ..Default::default()
-        },
-        environment: env,
-        results: Vec::new(),
-        applications: items,
+    let app = AppRun {
+        suite: "tls",
+        algorithms: rows.iter().filter_map(|r| r["group"].as_str().map(String::from)).collect(),
+        quick: a.quick,
+        rounds: 0,
+        libraries: Vec::new(),
+        items: cryptoscope_report::tls::items(&setup, &rows),
     };
-    let stored = store
-        .begin_run(&run_file)
-        .and_then(|_| run_file.applications.iter().try_for_each(|i| store.add_app_result(&run_id, i)))
-        .and_then(|_| store.finish_run(&run_id, &run_file.finished_at));
-    for l in cryptoscope_report::tls::setup_lines(&run_file.applications) {
-        println!("{l}");
-    }
-    println!();
-    print!("{}", cryptoscope_report::tls::table(&run_file.applications).unwrap_or_default());
-    if let Some(t) = cryptoscope_report::tls::ratio_table(&run_file.applications) {
-        println!("\nSoftware versus accelerated (AES-NI and PCLMULQDQ masked):");
-        print!("{t}");
-    }
-    if let Some(p) = json_out {
-        std::fs::write(&p, serde_json::to_string_pretty(&serde_json::json!({"setup": setup, "rows": rows}))?)
-            .map_err(|e| usage(format!("cannot write {}: {e}", p.display())))?;
-        println!("JSON:    {}", p.display());
-    }
-    match stored {
-        Ok(()) => println!("Store:   {} (run {run_id}; `cryptoscope report {run_id}`)", store.location()),
-        Err(e) => {
-            eprintln!("error: results not stored: {e}");
-            return Ok(2);
+    let print = |apps: &[cryptoscope_report::AppResult]| {
+        for l in cryptoscope_report::tls::setup_lines(apps) {
+            println!("{l}");
         }
-    }
-    Ok(code)
+        println!();
+        print!("{}", cryptoscope_report::tls::table(apps).unwrap_or_default());
+        if let Some(t) = cryptoscope_report::tls::ratio_table(apps) {
+            println!("\nSoftware versus accelerated (AES-NI and PCLMULQDQ masked):");
+            print!("{t}");
+        }
+    };
+    let json = json_out.map(|p| (p, serde_json::json!({"setup": setup, "rows": rows})));
+    finish_app_run(&mut store, &run_id, started_at, app, &print, json, code)
 }
 
 fn cmd_tunnel(a: &tunnel::TunnelArgs, quiet: bool) -> Result<i32> {
-    let json_out = a
-        .json
-        .as_ref()
-        .map(|p| util::check_writable(p).map_err(usage))
-        .transpose()?;
-    let mut store = cryptoscope_store::Store::open_any(&store_location(a.db.as_deref())).map_err(|e| usage(e.to_string()))?;
+    let (mut store, json_out) = open_app_store(a.db.as_deref(), a.json.as_ref())?;
     let (started_at, _) = util::now_utc();
     let run_id = util::run_id();
     let (setup, rows, code) = tunnel::run(a, quiet)?;
-    let items = cryptoscope_report::tunnel::items(&setup, &rows);
-    let clock = Clock::new(ClockChoice::Auto);
-    let env = cryptoscope_measure::env::capture(clock.tsc_hz(), clock.perf_status());
-    let run_file = RunFile {
-        schema: SCHEMA.into(),
-        run_id: run_id.clone(),
-        started_at,
-        finished_at: util::now_utc().0,
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        command: std::env::args().collect(),
-        config: cryptoscope_report::RunConfig {
-            suites: vec!["tunnel".into()],
-            algorithms: a.tunnel.split(',').map(|s| s.trim().to_string()).collect(),
-            quick: a.quick,
-            ..Default::default()
-        },
-        environment: env,
-        results: Vec::new(),
-        applications: items,
+    let app = AppRun {
+        suite: "tunnel",
+        algorithms: a.tunnel.split(',').map(|s| s.trim().to_string()).collect(),
+        quick: a.quick,
+        rounds: 0,
+        libraries: Vec::new(),
+        items: cryptoscope_report::tunnel::items(&setup, &rows),
     };
-    let stored = store
-        .begin_run(&run_file)
-        .and_then(|_| run_file.applications.iter().try_for_each(|i| store.add_app_result(&run_id, i)))
-        .and_then(|_| store.finish_run(&run_id, &run_file.finished_at));
-    for l in cryptoscope_report::tunnel::setup_lines(&run_file.applications) {
-        println!("{l}");
-    }
-    println!();
-    print!("{}", cryptoscope_report::tunnel::table(&run_file.applications).unwrap_or_default());
-    if let Some(t) = cryptoscope_report::tunnel::ratio_table(&run_file.applications) {
-        println!("\nSoftware versus accelerated (AES-NI and PCLMULQDQ masked):");
-        print!("{t}");
-    }
-    if let Some(p) = json_out {
-        std::fs::write(&p, serde_json::to_string_pretty(&serde_json::json!({"setup": setup, "rows": rows}))?)
-            .map_err(|e| usage(format!("cannot write {}: {e}", p.display())))?;
-        println!("JSON:    {}", p.display());
-    }
-    match stored {
-        Ok(()) => println!("Store:   {} (run {run_id}; `cryptoscope report {run_id}`)", store.location()),
-        Err(e) => {
-            eprintln!("error: results not stored: {e}");
-            return Ok(2);
+    let print = |apps: &[cryptoscope_report::AppResult]| {
+        for l in cryptoscope_report::tunnel::setup_lines(apps) {
+            println!("{l}");
         }
-    }
-    Ok(code)
+        println!();
+        print!("{}", cryptoscope_report::tunnel::table(apps).unwrap_or_default());
+        if let Some(t) = cryptoscope_report::tunnel::ratio_table(apps) {
+            println!("\nSoftware versus accelerated (AES-NI and PCLMULQDQ masked):");
+            print!("{t}");
+        }
+    };
+    let json = json_out.map(|p| (p, serde_json::json!({"setup": setup, "rows": rows})));
+    finish_app_run(&mut store, &run_id, started_at, app, &print, json, code)
 }
 
 fn cmd_runs(db: &DbArg) -> Result<i32> {

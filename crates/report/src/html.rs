@@ -431,19 +431,8 @@ fn tahoe_section(ri: usize, run: &RunFile) -> String {
     for l in crate::tahoe::setup_lines(&run.applications) {
         let _ = write!(s, "<li>{}</li>", esc(&l));
     }
-    s.push_str("</ul><p>Hashing is the wall time inside the hash's update and digest calls in the client process (every tagged hash of Tahoe-LAFS goes through one patch point); the share is that time over the total time of the requests. Servers: the storage nodes and introducer together.</p><table><tr>");
-    for h in &header {
-        let _ = write!(s, "<th>{}</th>", esc(h));
-    }
-    s.push_str("</tr>");
-    for r in &rows {
-        s.push_str("<tr>");
-        for c in r {
-            let _ = write!(s, "<td>{}</td>", esc(c));
-        }
-        s.push_str("</tr>");
-    }
-    s.push_str("</table>");
+    s.push_str("</ul><p>Hashing is the wall time inside the hash's update and digest calls in the client process (every tagged hash of Tahoe-LAFS goes through one patch point); the share is that time over the total time of the requests. Servers: the storage nodes and introducer together.</p>");
+    s.push_str(&plain_table(&header, &rows));
     let mut groups: Vec<(String, String)> = Vec::new();
     for a in run.applications.iter().filter(|a| a.driver == crate::tahoe::DRIVER && a.item != "setup") {
         let g = (a.data["vector"].as_str().unwrap_or("?").to_string(), a.data["direction"].as_str().unwrap_or("?").to_string());
@@ -470,6 +459,24 @@ fn tahoe_section(ri: usize, run: &RunFile) -> String {
     s
 }
 
+/// A table of escaped text cells under a header row.
+fn plain_table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let mut t = String::from("<table><tr>");
+    for h in header {
+        let _ = write!(t, "<th>{}</th>", esc(h));
+    }
+    t.push_str("</tr>");
+    for r in rows {
+        t.push_str("<tr>");
+        for c in r {
+            let _ = write!(t, "<td>{}</td>", esc(c));
+        }
+        t.push_str("</tr>");
+    }
+    t.push_str("</table>");
+    t
+}
+
 /// TLS handshakes: set-up facts, the configurations table, the soft/accelerated ratios and
 /// handshakes per second as bars.
 fn tls_section(ri: usize, run: &RunFile) -> String {
@@ -482,27 +489,11 @@ fn tls_section(ri: usize, run: &RunFile) -> String {
         let _ = write!(s, "<li>{}</li>", esc(&l));
     }
     s.push_str("</ul>");
-    let html_table = |header: &[&str], rows: &[Vec<String>]| {
-        let mut t = String::from("<table><tr>");
-        for h in header {
-            let _ = write!(t, "<th>{}</th>", esc(h));
-        }
-        t.push_str("</tr>");
-        for r in rows {
-            t.push_str("<tr>");
-            for c in r {
-                let _ = write!(t, "<td>{}</td>", esc(c));
-            }
-            t.push_str("</tr>");
-        }
-        t.push_str("</table>");
-        t
-    };
-    s.push_str(&html_table(&header, &rows));
+    s.push_str(&plain_table(&header, &rows));
     let (rh, rr) = crate::tls::ratio_rows(&run.applications);
     if !rr.is_empty() {
         s.push_str("<h4>Software versus accelerated</h4>");
-        s.push_str(&html_table(&rh, &rr));
+        s.push_str(&plain_table(&rh, &rr));
     }
     let bars: Vec<Bar> = run
         .applications
@@ -537,28 +528,12 @@ fn tunnel_section(ri: usize, run: &RunFile) -> String {
         let _ = write!(s, "<li>{}</li>", esc(&l));
     }
     s.push_str("</ul>");
-    let html_table = |header: &[&str], rows: &[Vec<String>]| {
-        let mut t = String::from("<table><tr>");
-        for h in header {
-            let _ = write!(t, "<th>{}</th>", esc(h));
-        }
-        t.push_str("</tr>");
-        for r in rows {
-            t.push_str("<tr>");
-            for c in r {
-                let _ = write!(t, "<td>{}</td>", esc(c));
-            }
-            t.push_str("</tr>");
-        }
-        t.push_str("</table>");
-        t
-    };
     let h: Vec<&str> = header.iter().map(String::as_str).collect();
-    s.push_str(&html_table(&h, &rows));
+    s.push_str(&plain_table(&h, &rows));
     let (rh, rr) = crate::tunnel::ratio_rows(&run.applications);
     if !rr.is_empty() {
         s.push_str("<h4>Software versus accelerated</h4>");
-        s.push_str(&html_table(&rh, &rr));
+        s.push_str(&plain_table(&rh, &rr));
     }
     let bars: Vec<Bar> = run
         .applications
