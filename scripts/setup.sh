@@ -24,11 +24,13 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 # `cryptoscope tls`: nginx (the OpenSSL peer), the openssl command, iproute2 (namespaces,
 # veth, tc). `cryptoscope tunnel`: OpenVPN, strongSwan (charon with kernel-libipsec, swanctl,
 # the openssl plugin), wireguard-go and wg, OpenSSH client and server, iperf3, ping;
-# procps for the tests' leftover checks.
+# procps for the tests' leftover checks. Our block ciphers' AArch64 code (portable and
+# NEON) is cross-compiled with Debian's aarch64 toolchain and tested under qemu-aarch64.
 packages=(build-essential cmake libclang-dev clang libssl-dev pkg-config valgrind git ca-certificates chromium postgresql python3 python3-venv
           nginx-light openssl iproute2
           openvpn strongswan-charon strongswan-swanctl libcharon-extra-plugins libstrongswan-standard-plugins
-          wireguard-go wireguard-tools openssh-client openssh-server iperf3 iputils-ping procps)
+          wireguard-go wireguard-tools openssh-client openssh-server iperf3 iputils-ping procps
+          gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -54,6 +56,17 @@ ver=$(rustc -V | awk '{print $2}')
 if [[ "$(printf '%s\n1.89.0\n' "$ver" | sort -V | head -1)" != "1.89.0" ]]; then
   echo "error: Rust $ver is too old; cryptoscope needs >= 1.89 (rustup update)" >&2
   exit 2
+fi
+
+# The AArch64 standard library, for the cross-compiled cipher tests (scripts/test.sh).
+if ! rustup target list --installed 2>/dev/null | grep -qx aarch64-unknown-linux-gnu; then
+  if command -v rustup >/dev/null; then
+    say "adding the Rust target aarch64-unknown-linux-gnu (cipher tests under qemu-aarch64)"
+    rustup target add aarch64-unknown-linux-gnu >/dev/null
+  else
+    echo "error: the tests cross-compile for aarch64-unknown-linux-gnu; install rustup or that target's standard library" >&2
+    exit 2
+  fi
 fi
 
 say "building (release; liboqs and AWS-LC take several minutes the first time)"

@@ -21,6 +21,14 @@ trap 'rm -f "$log"' EXIT
 set +e
 cargo test --release --workspace --locked --no-fail-fast -- --test-threads=1 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
+# Our block ciphers' portable and NEON code, cross-compiled for AArch64 with Debian's
+# toolchain and run under qemu-aarch64: correctness only (vectors, traces, cross-checks).
+printf '\033[1m==> %s\033[0m\n' "cipher tests on aarch64 under qemu-aarch64 (correctness only)" >&2
+CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc \
+CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L /usr/aarch64-linux-gnu" \
+  cargo test --release --locked --target aarch64-unknown-linux-gnu -p cryptoscope-ciphers -- --test-threads=1 2>&1 | tee -a "$log"
+cross=${PIPESTATUS[0]}
+[[ $status -eq 0 ]] && status=$cross
 # The Python package against CPython's hashlib (unittest prints `Ran N tests` and OK/FAILED).
 .venv/bin/python -m unittest discover -s crates/python/tests -v 2>&1 | tee -a "$log"
 py=${PIPESTATUS[0]}

@@ -59,6 +59,8 @@ fn locked_versions() -> Vec<String> {
         "p256",
         "openssl",
         "openssl-sys",
+        "camellia",
+        "gift-cipher",
     ];
     let lock = std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"))
         .join("../../Cargo.lock");

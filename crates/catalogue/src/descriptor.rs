@@ -12,6 +12,8 @@ pub enum Family {
     Kex,
     /// Hash function (streaming: init / update / finalize / copy).
     Hash,
+    /// Block cipher: key schedule, inner functions, one block, ECB and CTR.
+    Cipher,
 }
 
 impl Family {
@@ -20,12 +22,17 @@ impl Family {
             Family::Kem => "kem",
             Family::Kex => "kex",
             Family::Hash => "hash",
+            Family::Cipher => "cipher",
         }
     }
 }
 
 /// A measurable operation. Hash operations carry the message length in bytes: `hash:N`
-/// is one update of N bytes, `stream:N` the same message in 64-byte updates.
+/// is one update of N bytes, `stream:N` the same message in 64-byte updates. Cipher
+/// operations carry the bytes one call processes: `block:N` encrypts one N-byte block
+/// (latency), `ecb:N` and `ctr:N` encrypt N bytes (throughput), `subcells:N` etc. run one
+/// inner function ([`CIPHER_FUNCTIONS`]) on the strategy's state of N bytes; `keysched`
+/// expands one key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Operation {
     Keypair,
@@ -34,7 +41,21 @@ pub enum Operation {
     Exchange,
     Hash(u32),
     Stream(u32),
+    KeySchedule,
+    /// Index into [`CIPHER_FUNCTIONS`], bytes of state.
+    Func(u8, u32),
+    Block(u32),
+    Ecb(u32),
+    Ctr(u32),
 }
+
+/// The inner functions of block ciphers a strategy can expose, by name (GIFT's layers,
+/// one Camellia Feistel round, Camellia's FL/FL⁻¹ layer).
+pub const CIPHER_FUNCTIONS: &[&str] = &["subcells", "permbits", "addroundkey", "feistel", "fl"];
+
+/// Bytes the bulk cipher operations (`ecb:N`, `ctr:N`) encrypt per call: 4 KiB, a page,
+/// as SUPERCOP and the seed measured "long" messages (it stays in L1).
+pub const CIPHER_BULK_BYTES: u32 = 4096;
 
 /// Update size of the `stream:N` operations.
 pub const STREAM_PIECE: usize = 64;
@@ -58,14 +79,12 @@ const HASH_OPS: &[Operation] = &[
 ];
 
 /// Names of the hash operations, made once per distinct length (a run uses a handful).
-fn interned(stream: bool, len: u32) -> &'static str {
-    static NAMES: std::sync::Mutex<std::collections::BTreeMap<(bool, u32), &'static str>> =
+fn interned(kind: &'static str, len: u32) -> &'static str {
+    static NAMES: std::sync::Mutex<std::collections::BTreeMap<(&'static str, u32), &'static str>> =
         std::sync::Mutex::new(std::collections::BTreeMap::new());
     let mut m = NAMES.lock().unwrap_or_else(|e| e.into_inner());
-    m.entry((stream, len)).or_insert_with(|| {
-        let kind = if stream { "stream" } else { "hash" };
-        Box::leak(format!("{kind}:{len}").into_boxed_str())
-    })
+    m.entry((kind, len))
+        .or_insert_with(|| Box::leak(format!("{kind}:{len}").into_boxed_str()))
 }
 
 impl Operation {
@@ -75,8 +94,13 @@ impl Operation {
             Operation::Encaps => "encaps",
             Operation::Decaps => "decaps",
             Operation::Exchange => "exchange",
-            Operation::Hash(n) => interned(false, n),
-            Operation::Stream(n) => interned(true, n),
+            Operation::Hash(n) => interned("hash", n),
+            Operation::Stream(n) => interned("stream", n),
+            Operation::KeySchedule => "keysched",
+            Operation::Func(f, n) => interned(CIPHER_FUNCTIONS.get(usize::from(f)).copied().unwrap_or("func"), n),
+            Operation::Block(n) => interned("block", n),
+            Operation::Ecb(n) => interned("ecb", n),
+            Operation::Ctr(n) => interned("ctr", n),
         }
     }
 
@@ -86,33 +110,60 @@ impl Operation {
             "encaps" => Some(Operation::Encaps),
             "decaps" => Some(Operation::Decaps),
             "exchange" => Some(Operation::Exchange),
+            "keysched" => Some(Operation::KeySchedule),
             _ => {
                 let (kind, n) = s.split_once(':')?;
                 let n: u32 = n.parse().ok()?;
                 match kind {
                     "hash" => Some(Operation::Hash(n)),
                     "stream" => Some(Operation::Stream(n)),
-                    _ => None,
+                    "block" => Some(Operation::Block(n)),
+                    "ecb" => Some(Operation::Ecb(n)),
+                    "ctr" => Some(Operation::Ctr(n)),
+                    f => CIPHER_FUNCTIONS
+                        .iter()
+                        .position(|&c| c == f)
+                        .map(|i| Operation::Func(i as u8, n)),
                 }
             }
         }
     }
 
-    /// Bytes hashed by one call (hash operations only).
+    /// Bytes hashed or encrypted by one call (hash and cipher operations; not `keysched`).
     pub fn message_bytes(self) -> Option<u64> {
         match self {
-            Operation::Hash(n) | Operation::Stream(n) => Some(u64::from(n)),
+            Operation::Hash(n)
+            | Operation::Stream(n)
+            | Operation::Func(_, n)
+            | Operation::Block(n)
+            | Operation::Ecb(n)
+            | Operation::Ctr(n) => Some(u64::from(n)),
+            _ => None,
+        }
+    }
+
+    /// Whether this is a hash operation (`hash:N`, `stream:N`).
+    pub fn is_hash(self) -> bool {
+        matches!(self, Operation::Hash(_) | Operation::Stream(_))
+    }
+
+    /// The inner cipher function's name, for `subcells:N` and the like.
+    pub fn function(self) -> Option<&'static str> {
+        match self {
+            Operation::Func(f, _) => CIPHER_FUNCTIONS.get(usize::from(f)).copied(),
             _ => None,
         }
     }
 
     /// Operations of a family, in the order a protocol runs them (hashes: every SUPERCOP
-    /// length, one update then 64-byte updates).
+    /// length, one update then 64-byte updates). A cipher's operations depend on the
+    /// strategy: see [`Descriptor::operations`]; here only the key schedule.
     pub fn of(family: Family) -> &'static [Operation] {
         match family {
             Family::Kem => &[Operation::Keypair, Operation::Encaps, Operation::Decaps],
             Family::Kex => &[Operation::Keypair, Operation::Exchange],
             Family::Hash => HASH_OPS,
+            Family::Cipher => &[Operation::KeySchedule],
         }
     }
 }
@@ -260,6 +311,27 @@ pub struct Descriptor {
     pub availability: Availability,
     pub randomness: Randomness,
     pub kat: Option<KatRef>,
+    /// Block ciphers: what the strategy is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cipher: Option<CipherInfo>,
+}
+
+/// What a block cipher subject is: its sizes, how many blocks it processes together, the
+/// inner functions it exposes and whether it indexes memory with secret data.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CipherInfo {
+    pub block_bytes: usize,
+    pub key_bytes: usize,
+    /// Blocks processed together (1 for single-block strategies).
+    pub batch: usize,
+    /// Indexes memory (tables) with secret data: `Some(true)` for table strategies,
+    /// `Some(false)` for bitsliced and byte-sliced ones, `None` when not known
+    /// (third-party code).
+    pub secret_indexing: Option<bool>,
+    /// Inner functions ([`CIPHER_FUNCTIONS`] names) measurable separately.
+    pub functions: Vec<String>,
+    /// One line on the technique.
+    pub about: String,
 }
 
 impl Descriptor {
@@ -298,11 +370,59 @@ impl Descriptor {
             availability: Availability::Available,
             randomness,
             kat: None,
+            cipher: None,
         }
     }
 
-    pub fn operations(&self) -> &'static [Operation] {
-        Operation::of(self.family)
+    /// A descriptor for a block cipher implementation: the key's size in `secret_key`, the
+    /// block's in `ciphertext`, harness randomness (none is used).
+    pub fn block_cipher(
+        algorithm: &str,
+        provider: &str,
+        implementation: &str,
+        provider_version: String,
+        build: String,
+        info: CipherInfo,
+    ) -> Descriptor {
+        let sizes = Sizes {
+            public_key: 0,
+            secret_key: info.key_bytes,
+            ciphertext: info.block_bytes,
+            shared_secret: 0,
+        };
+        let mut d = Descriptor::catalogued(
+            algorithm,
+            provider,
+            implementation,
+            provider_version,
+            build,
+            sizes,
+            Randomness::Harness,
+        );
+        d.cipher = Some(info);
+        d
+    }
+
+    /// The operations this subject is measured on. For a block cipher: the key schedule,
+    /// each exposed inner function on its whole state (`batch` blocks), one block, and
+    /// [`CIPHER_BULK_BYTES`] in ECB and in CTR mode.
+    pub fn operations(&self) -> Vec<Operation> {
+        match (&self.family, &self.cipher) {
+            (Family::Cipher, Some(c)) => {
+                let mut v = vec![Operation::KeySchedule];
+                let state = (c.block_bytes * c.batch) as u32;
+                for f in &c.functions {
+                    if let Some(i) = CIPHER_FUNCTIONS.iter().position(|x| x == f) {
+                        v.push(Operation::Func(i as u8, state));
+                    }
+                }
+                v.push(Operation::Block(c.block_bytes as u32));
+                v.push(Operation::Ecb(CIPHER_BULK_BYTES));
+                v.push(Operation::Ctr(CIPHER_BULK_BYTES));
+                v
+            }
+            _ => Operation::of(self.family).to_vec(),
+        }
     }
 
     pub fn is_available(&self) -> bool {

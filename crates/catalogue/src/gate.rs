@@ -29,14 +29,14 @@ pub struct Check {
 }
 
 impl Check {
-    fn pass(name: &str, detail: impl Into<String>) -> Check {
+    pub(crate) fn pass(name: &str, detail: impl Into<String>) -> Check {
         Check {
             name: name.into(),
             ok: true,
             detail: detail.into(),
         }
     }
-    fn fail(name: &str, detail: impl Into<String>) -> Check {
+    pub(crate) fn fail(name: &str, detail: impl Into<String>) -> Check {
         Check {
             name: name.into(),
             ok: false,
@@ -592,6 +592,7 @@ mod tests {
                     name: "ML-KEM-768".into(),
                     prng: KatPrngKind::AesCtrDrbg,
                 }),
+                cipher: None,
             },
             fault,
         }

@@ -13,11 +13,12 @@
 //! This crate never times anything and never prints.
 
 pub mod descriptor;
+pub mod cipher_gate;
 pub mod gate;
 pub mod names;
 pub mod rng;
 pub mod traits;
 pub mod vectors;
 
-pub use descriptor::{Availability, Descriptor, Family, KatPrngKind, KatRef, Operation, Randomness, Sizes};
-pub use traits::{Decapsulator, Exchanger, Hash, HashState, Kem, Kex, OpError, Probes, Subject};
+pub use descriptor::{Availability, CipherInfo, Descriptor, Family, KatPrngKind, KatRef, Operation, Randomness, Sizes};
+pub use traits::{BlockCipher, Decapsulator, KeyedCipher, Exchanger, Hash, HashState, Kem, Kex, OpError, Probes, Subject};

@@ -4,7 +4,8 @@ use crate::descriptor::Family;
 
 /// Canonical provider names, in display order.
 /// `build` holds what this machine compiled itself (`cryptoscope build`, `cryptoscope add`).
-pub const PROVIDERS: &[&str] = &["liboqs", "pqclean", "aws-lc", "rustcrypto", "openssl", "build"];
+/// `cryptoscope` is the project's own code (the block cipher strategies).
+pub const PROVIDERS: &[&str] = &["liboqs", "pqclean", "aws-lc", "rustcrypto", "openssl", "build", "cryptoscope"];
 
 /// Internal functions Seed 001 monitored, by short name (PQClean's namespace prefix
 /// removed): NTRU's polynomial arithmetic and Classic McEliece's key generation, error
@@ -36,7 +37,8 @@ pub struct AlgorithmInfo {
     pub nist_level: Option<u8>,
     pub classical_bits: Option<u16>,
     pub default_suite: bool,
-    /// Hash functions: digest and block (rate) size in bytes; 0 otherwise.
+    /// Hash functions: digest and block (rate) size in bytes; block ciphers: block size;
+    /// 0 otherwise.
     pub digest_size: usize,
     pub block_size: usize,
 }
@@ -62,6 +64,18 @@ const fn kex(name: &'static str, bits: u16) -> AlgorithmInfo {
         default_suite: true,
         digest_size: 0,
         block_size: 0,
+    }
+}
+
+const fn cipher(name: &'static str, block: usize) -> AlgorithmInfo {
+    AlgorithmInfo {
+        name,
+        family: Family::Cipher,
+        nist_level: None,
+        classical_bits: None,
+        default_suite: false,
+        digest_size: 0,
+        block_size: block,
     }
 }
 
@@ -136,6 +150,13 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
     hash("BLAKE3", 32, 64),
     hash("KangarooTwelve", 32, 168),
     hash("Ascon-Hash256", 32, 8),
+    // Block ciphers (`--suite cipher`), block size in bytes. GIFT-128 is the original
+    // convention of the GIFT paper; GIFTb-128 the bit ordering GIFT-COFB uses.
+    cipher("GIFT-64", 8),
+    cipher("GIFT-128", 16),
+    cipher("GIFTb-128", 16),
+    cipher("Camellia-128", 16),
+    cipher("Camellia-256", 16),
 ];
 
 /// Looks up an algorithm by canonical name, case-insensitively.
@@ -144,7 +165,7 @@ pub fn algorithm(name: &str) -> Option<&'static AlgorithmInfo> {
 }
 
 /// Suites a user can name with `--suite`.
-pub const SUITES: &[&str] = &["kem", "kex", "hash"];
+pub const SUITES: &[&str] = &["kem", "kex", "hash", "cipher"];
 
 /// Levenshtein distance, for suggestions.
 fn distance(a: &str, b: &str) -> usize {

@@ -124,11 +124,80 @@ pub trait HashState: Send {
     fn copy(&self) -> Box<dyn HashState>;
 }
 
+/// A block cipher implementation (one strategy): a factory of keyed instances. Its
+/// descriptor's [`crate::descriptor::CipherInfo`] says what it exposes.
+pub trait BlockCipher: Send + Sync {
+    fn descriptor(&self) -> &Descriptor;
+    /// Expands `key` (untimed; [`KeyedCipher::rekey`] is the timed key schedule).
+    fn keyed(&self, key: &[u8]) -> Result<Box<dyn KeyedCipher>, OpError>;
+    /// Independent implementations of the same cipher and convention the gate checks this
+    /// one against on random keys and blocks (name, implementation).
+    fn references(&self) -> Vec<(String, Box<dyn BlockCipher>)> {
+        Vec::new()
+    }
+}
+
+/// A block cipher with expanded round keys.
+pub trait KeyedCipher: Send {
+    /// Expands a new key into the existing storage: the key schedule.
+    fn rekey(&mut self, key: &[u8]) -> Result<(), OpError>;
+    /// Encrypts whole blocks in place (ECB), any number of them.
+    fn encrypt(&mut self, blocks: &mut [u8]) -> Result<(), OpError>;
+    /// XORs `data` with the encryption of the counter blocks `iv`, `iv + 1`, ... (the whole
+    /// block one big-endian integer).
+    fn ctr(&mut self, iv: &[u8], data: &mut [u8]) -> Result<(), OpError>;
+    /// Bytes of the internal state the inner functions work on (0 when none are exposed).
+    fn state_bytes(&self) -> usize {
+        0
+    }
+    /// Converts `batch` blocks to the internal state.
+    fn load(&self, _blocks: &[u8], _state: &mut [u8]) {}
+    /// Converts the internal state back to blocks.
+    fn store(&self, _state: &[u8], _blocks: &mut [u8]) {}
+    /// Runs inner function `func` ([`crate::descriptor::CIPHER_FUNCTIONS`]) of round
+    /// `round` on the internal state.
+    fn call(&self, func: &str, _state: &mut [u8], _round: usize) -> Result<(), OpError> {
+        Err(OpError::Unavailable(format!("no inner function {func}")))
+    }
+}
+
+/// Counter mode from an ECB `encrypt` of whole blocks, for implementations without their
+/// own: 64 counter blocks at a time (the counter is the whole `iv` block, one big-endian
+/// integer, wrapping), encrypted together and XORed into `data`.
+pub fn ctr_from_ecb(
+    encrypt: &mut dyn FnMut(&mut [u8]) -> Result<(), OpError>,
+    iv: &[u8],
+    data: &mut [u8],
+) -> Result<(), OpError> {
+    const BLOCKS: usize = 64;
+    let bs = iv.len();
+    let mut counter = iv.to_vec();
+    let mut ks = vec![0u8; BLOCKS * bs];
+    for chunk in data.chunks_mut(BLOCKS * bs) {
+        let n = chunk.len().div_ceil(bs);
+        for b in 0..n {
+            ks[b * bs..(b + 1) * bs].copy_from_slice(&counter);
+            for x in counter.iter_mut().rev() {
+                *x = x.wrapping_add(1);
+                if *x != 0 {
+                    break;
+                }
+            }
+        }
+        encrypt(&mut ks[..n * bs])?;
+        for (d, k) in chunk.iter_mut().zip(&ks) {
+            *d ^= k;
+        }
+    }
+    Ok(())
+}
+
 /// One entry of a provider's catalogue.
 pub enum Subject {
     Kem(Box<dyn Kem>),
     Kex(Box<dyn Kex>),
     Hash(Box<dyn Hash>),
+    Cipher(Box<dyn BlockCipher>),
 }
 
 impl Subject {
@@ -137,6 +206,7 @@ impl Subject {
             Subject::Kem(k) => k.descriptor(),
             Subject::Kex(k) => k.descriptor(),
             Subject::Hash(h) => h.descriptor(),
+            Subject::Cipher(c) => c.descriptor(),
         }
     }
 }

@@ -187,7 +187,9 @@ impl Selection {
                     // The hash suite is not part of the default run; naming it takes all of it.
                     self.all
                         || names::algorithm(&d.algorithm).is_some_and(|a| {
-                            a.default_suite || (a.family == Family::Hash && self.suites.iter().any(|s| s == "hash"))
+                            a.default_suite
+                                || (a.family == Family::Hash && self.suites.iter().any(|s| s == "hash"))
+                                || (a.family == Family::Cipher && self.suites.iter().any(|s| s == "cipher"))
                         })
                 } else {
                     self.algorithms.contains(&d.algorithm)
@@ -247,9 +249,25 @@ impl Selection {
             }
         }
         if picked.is_empty() {
-            bail!(usage(
-                "the selection matches no subject; `cryptoscope list` shows the catalogue".into()
-            ));
+            // Subjects of a suite outside the default run (hashes, ciphers) need it named.
+            let mut suites: Vec<&str> = cat
+                .subjects
+                .iter()
+                .filter(|d| self.providers.is_empty() || self.providers.contains(&d.provider))
+                .filter(|d| self.implementations.is_empty() || self.implementations.iter().any(|i| impl_matches(i, d)))
+                .filter(|d| d.family == Family::Hash || d.family == Family::Cipher)
+                .map(|d| d.family.as_str())
+                .collect();
+            suites.sort_unstable();
+            suites.dedup();
+            let hint = if self.suites.is_empty() && !suites.is_empty() {
+                format!(" (these providers offer suites outside the default run: add --suite {})", suites.join(","))
+            } else {
+                String::new()
+            };
+            bail!(usage(format!(
+                "the selection matches no subject{hint}; `cryptoscope list` shows the catalogue"
+            )));
         }
         Ok(picked)
     }

@@ -119,7 +119,7 @@ pub fn instructions(cat: &Catalogue, d: &Descriptor, timeout: Duration) -> Resul
     };
     let mut out = BTreeMap::new();
     for op in d.operations() {
-        let r = match crate::profile::run_callgrind(bin, d, *op, &s) {
+        let r = match crate::profile::run_callgrind(bin, d, op, &s) {
             Ok(p) => Ok(p.total as f64 / s.calls as f64),
             // A limit of valgrind here (AVX-512 from -march=native), not a fault of the
             // subject: its timings stand, it just gets no instruction count.

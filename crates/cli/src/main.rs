@@ -215,16 +215,20 @@ enum Cmd {
 
 #[derive(Args, Clone)]
 struct SelectArgs {
-    /// Suites to include: kem, kex, hash (comma-separated or repeated). Default: kem and kex.
+    /// Suites to include: kem, kex, hash, cipher (comma-separated or repeated). Default: kem
+    /// and kex.
     #[arg(long, value_name = "SUITE")]
     suite: Vec<String>,
-    /// Algorithm by canonical name, e.g. ML-KEM-768, Classic-McEliece-8192128f, X25519 (repeatable).
+    /// Algorithm by canonical name, e.g. ML-KEM-768, Classic-McEliece-8192128f, X25519,
+    /// SHA3-256, GIFT-128, Camellia-128 (repeatable).
     #[arg(long = "alg", value_name = "NAME")]
     alg: Vec<String>,
-    /// Provider: liboqs, pqclean, aws-lc, rustcrypto, openssl, build (repeatable).
+    /// Provider: liboqs, pqclean, aws-lc, rustcrypto, openssl, build, cryptoscope (our own
+    /// block cipher strategies) (repeatable).
     #[arg(long, value_name = "P")]
     provider: Vec<String>,
-    /// Implementation variant, e.g. clean, avx2, dispatch, default (repeatable).
+    /// Implementation variant, e.g. clean, avx2, dispatch, default; for our ciphers the
+    /// strategy: naive, table, fixsliced, bitsliced-avx2, aesni-avx, ... (repeatable).
     #[arg(long = "impl", value_name = "I")]
     implementation: Vec<String>,
     /// Include algorithms outside the default suite (Kyber, more McEliece sets).
@@ -1628,7 +1632,7 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
                 if a.scale
                     .as_ref()
                     .and_then(|s| s.ops.as_ref())
-                    .is_some_and(|ops| !ops.contains(o))
+                    .is_some_and(|ops| !ops.contains(&o))
                 {
                     continue;
                 }
@@ -1754,6 +1758,9 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
         if let Some(t) = table::throughput(&run_file.results) {
             print!("\n{t}");
         }
+        if let Some(t) = cryptoscope_report::cipher::table(&run_file.results, run_file.environment.core_per_tsc) {
+            print!("\n{t}");
+        }
     }
     if let Some(t) = table::counters(&run_file.results) {
         print!("\n{t}");
@@ -1788,13 +1795,20 @@ implementation's own named functions where they can be told apart (see --json fo
         String::new()
     } else {
         format!(
-            " Cycles: {}{}; timer overhead {:.0} cycles subtracted.",
+            " Cycles: {}{}; timer overhead {:.0} cycles subtracted.{}",
             clock.source().label(),
             clock
                 .tsc_hz()
                 .map(|h| format!(" at {:.3} GHz", h / 1e9))
                 .unwrap_or_default(),
-            clock.overhead_cycles()
+            clock.overhead_cycles(),
+            match (clock.source(), e.core_per_tsc) {
+                (cryptoscope_measure::clock::CycleSource::TscReferenceCycles, Some(r)) => format!(
+                    " The core ran at about {r:.2} × the TSC's rate (a dependent-addition chain timed with the \
+                     TSC; no PMU): core cycles ≈ these × {r:.2}."
+                ),
+                _ => String::new(),
+            }
         )
     };
     println!(

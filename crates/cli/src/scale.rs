@@ -58,7 +58,7 @@ pub fn measure(
     let bin = cat.worker(&d.provider).context("worker vanished")?;
     let mut out = BTreeMap::new();
     for op in d.operations() {
-        if s.ops.as_ref().is_some_and(|o| !o.contains(op)) {
+        if s.ops.as_ref().is_some_and(|o| !o.contains(&op)) {
             continue;
         }
         let mut points = Vec::new();

@@ -23,8 +23,22 @@ fn check_descriptors(provider: &str) -> Vec<Value> {
             )
         );
         let sizes = &s["sizes"];
-        assert!(sizes["shared_secret"].as_u64().unwrap() >= 16, "{id}");
         match s["family"].as_str().unwrap() {
+            // A block cipher: its key in `secret_key`, its block in `ciphertext`, and what
+            // the strategy is in `cipher`.
+            "cipher" => {
+                assert!([8, 16].contains(&sizes["ciphertext"].as_u64().unwrap()), "{id}");
+                let c = &s["cipher"];
+                assert_eq!(c["block_bytes"], sizes["ciphertext"], "{id}");
+                assert_eq!(c["key_bytes"], sizes["secret_key"], "{id}");
+                assert!(c["batch"].as_u64().unwrap() >= 1 && !c["about"].as_str().unwrap().is_empty(), "{id}");
+                assert_eq!(sizes["public_key"], 0, "{id}");
+                assert!(sizes["secret_key"].as_u64().unwrap() >= 16, "{id}");
+            }
+            _ => assert!(sizes["shared_secret"].as_u64().unwrap() >= 16, "{id}"),
+        }
+        match s["family"].as_str().unwrap() {
+            "cipher" => {}
             "kem" => assert!(sizes["ciphertext"].as_u64().unwrap() > 0, "{id}"),
             "kex" => assert_eq!(sizes["ciphertext"], 0, "{id}"),
             // A hash has no keys; its digest is `shared_secret`.
@@ -36,8 +50,10 @@ fn check_descriptors(provider: &str) -> Vec<Value> {
             }
             f => panic!("{id}: family {f}"),
         }
-        assert!(sizes["public_key"].as_u64().unwrap() > 0, "{id}");
-        assert!(sizes["secret_key"].as_u64().unwrap() > 0, "{id}");
+        if s["family"] != "cipher" {
+            assert!(sizes["public_key"].as_u64().unwrap() > 0, "{id}");
+            assert!(sizes["secret_key"].as_u64().unwrap() > 0, "{id}");
+        }
         assert!(!s["provider_version"].as_str().unwrap().is_empty(), "{id}");
         assert!(!s["build"].as_str().unwrap().is_empty(), "{id}");
         let status = s["availability"]["status"].as_str().unwrap();
@@ -102,6 +118,8 @@ fn measure_first(provider: &str) {
     let expected = match s["family"].as_str().unwrap() {
         "kem" => 3,
         "kex" => 2,
+        // A cipher: key schedule, one block, ECB, CTR and each exposed inner function.
+        "cipher" => 4 + s["cipher"]["functions"].as_array().unwrap().len(),
         _ => 12, // a hash: six lengths, one update and 64-byte updates
     };
     assert_eq!(measured.len(), expected, "{id}: {ev:?}");
@@ -160,3 +178,4 @@ provider_suite!(pqclean, "pqclean");
 provider_suite!(awslc, "aws-lc");
 provider_suite!(rustcrypto, "rustcrypto");
 provider_suite!(openssl, "openssl");
+provider_suite!(cryptoscope, "cryptoscope");

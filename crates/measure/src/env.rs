@@ -26,6 +26,10 @@ pub struct Environment {
     pub memory_bytes: Option<u64>,
     /// Calibrated TSC frequency (Hz) of the process that captured this environment.
     pub tsc_hz: Option<f64>,
+    /// Core clock cycles per TSC tick, estimated with a dependent-addition chain
+    /// ([`crate::clock::core_cycles_per_tick`]); TSC cycles × this ≈ core cycles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_per_tsc: Option<f64>,
     pub tsc_constant: bool,
     pub tsc_nonstop: bool,
     pub governor: Option<String>,
@@ -176,6 +180,7 @@ pub fn capture(tsc_hz: Option<f64>, perf_status: &str) -> Environment {
         hypervisor: hypervisor_vendor(),
         memory_bytes,
         tsc_hz,
+        core_per_tsc: tsc_hz.and_then(|_| crate::clock::core_cycles_per_tick()),
         tsc_constant: flags.iter().any(|f| f == "constant_tsc"),
         tsc_nonstop: flags.iter().any(|f| f == "nonstop_tsc"),
         governor: read_trim("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),

@@ -76,7 +76,8 @@ fn bar_chart(id: &str, title: &str, unit: &str, bars: &[Bar]) -> String {
         let _ = write!(
             s,
             r#"<line x1="{xd:.1}" y1="{top}" x2="{xd:.1}" y2="{y2:.1}" class="grid"/><text x="{xd:.1}" y="{ty:.1}" class="tick">{}</text>"#,
-            table::group(d),
+            // Decades below 1 (cycles per byte of fast ciphers) keep their digits.
+            if d < 1.0 { format!("{d}") } else { table::group(d) },
             y2 = h - 24.0,
             ty = h - 10.0
         );
@@ -319,12 +320,12 @@ pub fn render(runs: &[RunFile]) -> String {
         }
         // One chart per (family, operation).
         let groups = op_groups(run.results.iter());
-        if run.results.iter().any(|r| r.median_ns.is_some() && r.family != "hash") {
+        if run.results.iter().any(|r| r.median_ns.is_some() && r.family != "hash" && r.family != "cipher") {
             s.push_str("<h3>Time per operation</h3>");
         }
         for (family, op) in &groups {
-            if family == "hash" {
-                continue; // drawn as curves against message length (hash_section)
+            if family == "hash" || family == "cipher" {
+                continue; // hashes: curves against message length; ciphers: cipher_section
             }
             let bars: Vec<Bar> = run
                 .results
@@ -346,7 +347,7 @@ pub fn render(runs: &[RunFile]) -> String {
         let mut sizes: Vec<Bar> = Vec::new();
         let mut seen = Vec::new();
         for r in &run.results {
-            if seen.contains(&r.algorithm) || r.family == "hash" {
+            if seen.contains(&r.algorithm) || r.family == "hash" || r.family == "cipher" {
                 continue;
             }
             seen.push(r.algorithm.clone());
@@ -366,6 +367,7 @@ pub fn render(runs: &[RunFile]) -> String {
             }
         }
         s.push_str(&hash_section(ri, run));
+        s.push_str(&cipher_section(ri, run));
         if !sizes.is_empty() {
             s.push_str("<h3>Sizes</h3>");
             s.push_str(&bar_chart(
@@ -514,6 +516,51 @@ fn tls_section(ri: usize, run: &RunFile) -> String {
     if !bars.is_empty() {
         s.push_str(&bar_chart(&format!("tls-{ri}"), "handshakes per second", "hs/s", &bars));
     }
+    s
+}
+
+/// Block ciphers: the summary and per-function tables, and per cipher one chart of cycles
+/// per byte of every strategy's operations (log scale: the strategies span two decades).
+fn cipher_section(ri: usize, run: &RunFile) -> String {
+    let (h, body) = crate::cipher::summary_rows(&run.results);
+    if body.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("<h3>Block ciphers</h3>");
+    let _ = write!(
+        s,
+        "<p>Cycles per byte from the median cycles of one call. 1 block: the latency of encrypting one block;          ECB and CTR: 4 KiB per call, the throughput of strategies that encrypt many blocks at once.          <em>secret tables</em> marks strategies that index memory with secret data. {}{}</p>",
+        esc(&crate::cipher::core_note(run.environment.core_per_tsc)),
+        esc(crate::cipher::AARCH64_NOTE)
+    );
+    s.push_str(&plain_table(&h, &body));
+    let mut ciphers: Vec<&str> = Vec::new();
+    for r in run.results.iter().filter(|r| r.family == "cipher") {
+        if !ciphers.contains(&r.algorithm.as_str()) {
+            ciphers.push(&r.algorithm);
+        }
+    }
+    let kinds = ["block", "ecb", "ctr", "subcells", "permbits", "addroundkey", "feistel", "fl"];
+    for (ci, c) in ciphers.iter().enumerate() {
+        let bars: Vec<Bar> = run
+            .results
+            .iter()
+            .filter(|r| r.family == "cipher" && r.algorithm == *c && r.gate == GateStatus::Pass)
+            .filter_map(|r| {
+                let n = cryptoscope_catalogue::Operation::parse(&r.operation)?.message_bytes()? as f64;
+                let kind = r.operation.split(':').next().unwrap_or_default();
+                let colour = PALETTE[kinds.iter().position(|k| *k == kind).unwrap_or(0) % PALETTE.len()];
+                let label = format!("{}/{} {}", r.provider, r.implementation, r.operation);
+                Some((label, r.median_cycles? / n, None, colour))
+            })
+            .collect();
+        if !bars.is_empty() {
+            s.push_str(&bar_chart(&format!("cipher-{ri}-{ci}"), &format!("{c}: cycles per byte"), "c/B", &bars));
+        }
+    }
+    let (fh, fbody) = crate::cipher::function_rows(&run.results);
+    s.push_str("<h4>Per function</h4>");
+    s.push_str(&plain_table(&fh, &fbody));
     s
 }
 

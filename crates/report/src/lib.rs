@@ -5,6 +5,7 @@
 //! names (`median_cycles`, `median_ns`). The schema is documented in `docs/results-schema.md`;
 //! changing a field's meaning needs a new schema version.
 
+pub mod cipher;
 pub mod compare;
 pub mod export;
 pub mod html;
@@ -176,6 +177,10 @@ pub struct ResultRow {
     /// (`run --instructions`).
     #[serde(default)]
     pub instructions: Option<f64>,
+    /// Block ciphers: the strategy's block, key, batch, exposed functions and whether it
+    /// indexes memory with secret data.
+    #[serde(default)]
+    pub cipher: Option<cryptoscope_catalogue::CipherInfo>,
 }
 
 /// One perf event counted around calls of an operation.
@@ -303,6 +308,7 @@ impl ResultRow {
             scale_knee_threads: None,
             counters: None,
             instructions: None,
+            cipher: d.cipher.clone(),
         }
     }
 
@@ -329,6 +335,7 @@ impl ResultRow {
             build: r.build.clone(),
             nist_level: r.nist_level,
             classical_bits: r.classical_bits,
+            cipher: r.cipher.clone(),
             ..ResultRow::without_numbers(&any, &r.operation, gate, detail)
         }
     }

@@ -14,6 +14,9 @@ pub struct Published {
     pub operation: String,
     #[serde(default)]
     pub cycles: Option<f64>,
+    /// Block ciphers: cycles per byte instead of cycles per call.
+    #[serde(default)]
+    pub cycles_per_byte: Option<f64>,
     #[serde(default)]
     pub cpu: String,
     #[serde(default)]
@@ -25,18 +28,31 @@ pub struct Published {
 pub struct Match {
     pub published: Published,
     pub subject: String,
+    /// Our median cycles per call, or per byte when the published figure is per byte.
     pub our_cycles: f64,
     /// Ours / theirs (below 1: we are faster here).
     pub ratio: f64,
 }
 
-/// Reads the published-figures file: its `kem` and `kex` arrays (entries without cycles,
-/// such as cycles-per-byte cipher figures, are skipped). `source: "same"` inherits the
-/// previous entry's source.
+impl Published {
+    /// The published figure and whether it is per byte.
+    fn figure(&self) -> Option<(f64, bool)> {
+        let ok = |x: &f64| x.is_finite() && *x > 0.0;
+        match (self.cycles.filter(ok), self.cycles_per_byte.filter(ok)) {
+            (Some(c), _) => Some((c, false)),
+            (None, Some(c)) => Some((c, true)),
+            _ => None,
+        }
+    }
+}
+
+/// Reads the published-figures file: its `kem` and `kex` arrays (cycles per call) and its
+/// `block_cipher` array (cycles per byte); entries without a figure are skipped.
+/// `source: "same"` inherits the previous entry's source.
 pub fn parse(text: &str) -> Result<Vec<Published>, String> {
     let v: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
     let mut out = Vec::new();
-    for family in ["kem", "kex"] {
+    for family in ["kem", "kex", "block_cipher"] {
         let Some(arr) = v.get(family) else { continue };
         let arr = arr.as_array().ok_or_else(|| format!("`{family}` is not an array"))?;
         let mut last_source = String::new();
@@ -47,21 +63,24 @@ pub fn parse(text: &str) -> Result<Vec<Published>, String> {
             } else {
                 last_source = p.source.clone();
             }
-            if p.cycles.is_some_and(|c| c.is_finite() && c > 0.0) {
+            if p.figure().is_some() {
                 out.push(p);
             }
         }
     }
     if out.is_empty() {
-        return Err("no entries with cycles under `kem` or `kex`".into());
+        return Err("no entries with cycles under `kem`, `kex` or `block_cipher`".into());
     }
     Ok(out)
 }
 
-/// Our operation name for a published one ("shared secret" is the key exchange).
+/// Our operation name for a published one ("shared secret" is the key exchange; a block
+/// cipher's "encrypt", "ECB" and "CTR" figures are bulk figures, our 4 KiB calls).
 fn operation(op: &str) -> &str {
     match op {
         "shared secret" | "dh" | "derive" => "exchange",
+        "encrypt" | "ECB" => "ecb:4096",
+        "CTR" => "ctr:4096",
         o => o,
     }
 }
@@ -69,9 +88,32 @@ fn operation(op: &str) -> &str {
 /// Whether our implementation `ours` is the same kind of code as a published one: the
 /// portable reference ("ref", "clean") matches our portable builds, "avx2" our AVX2 ones;
 /// anything else (another library, another CPU class) is compared with all of ours.
-fn same_kind(theirs: &str, ours: &str) -> bool {
+fn same_kind(theirs: &str, ours: &str, provider: &str) -> bool {
     let portable = |s: &str| s == "ref" || s == "clean" || s.starts_with("clean-") || s.starts_with("ref-");
     let avx2 = |s: &str| s == "avx2" || s.starts_with("avx2-");
+    // Block cipher strategies, as the studies name them.
+    let t = theirs.to_lowercase();
+    if t == "naive" || t == "reference c" {
+        return ours == "naive";
+    }
+    if t.starts_with("table") || t == "optimized" || t.contains("tables") {
+        return ours == "table" || (t.contains("openssl") && provider == "openssl");
+    }
+    if t.starts_with("vperm") {
+        return ours.starts_with("vperm");
+    }
+    // Fixslicing is one block in general-purpose registers; "bitsliced" (the study's
+    // NEON code) many blocks in vector registers.
+    if t.starts_with("fixsliced") {
+        return ours == "fixsliced";
+    }
+    if t.starts_with("bitsliced") {
+        return ours.starts_with("bitsliced");
+    }
+    if t.starts_with("bytesliced") || t.contains("vaes") || t.contains("gfni") {
+        let kind = if t.contains("gfni") { "gfni" } else if t.contains("vaes") { "vaes" } else { "" };
+        return (ours.starts_with("aesni") || ours.starts_with("vaes") || ours.starts_with("gfni")) && ours.starts_with(kind);
+    }
     match theirs {
         "ref" | "clean" => portable(ours),
         "avx2" => avx2(ours),
@@ -85,11 +127,19 @@ pub fn matches(published: &[Published], rows: &[ResultRow]) -> Vec<Match> {
     for p in published {
         for r in rows {
             let Some(ours) = r.median_cycles else { continue };
+            let Some((theirs, per_byte)) = p.figure() else { continue };
             if r.algorithm == p.algorithm
                 && r.operation == operation(&p.operation)
-                && same_kind(&p.implementation, &r.implementation)
+                && same_kind(&p.implementation, &r.implementation, &r.provider)
             {
-                let theirs = p.cycles.unwrap_or(f64::NAN);
+                let ours = if per_byte {
+                    match cryptoscope_catalogue::Operation::parse(&r.operation).and_then(|o| o.message_bytes()) {
+                        Some(n) if n > 0 => ours / n as f64,
+                        _ => continue,
+                    }
+                } else {
+                    ours
+                };
                 out.push(Match {
                     published: p.clone(),
                     subject: r.subject.clone(),
@@ -100,6 +150,15 @@ pub fn matches(published: &[Published], rows: &[ResultRow]) -> Vec<Match> {
         }
     }
     out
+}
+
+/// A figure as the table shows it: cycles per call grouped, or cycles per byte with "c/B".
+fn figure(kind: Option<(f64, bool)>, value: Option<f64>) -> String {
+    match (kind, value) {
+        (Some((_, true)), Some(v)) => format!("{v:.2} c/B"),
+        (_, Some(v)) => group(v.round()),
+        _ => "-".into(),
+    }
 }
 
 /// The table: theirs and ours side by side, then the sources.
@@ -119,10 +178,10 @@ pub fn table(m: &[Match], our_cpu: &str, cycle_source: &str) -> String {
                 x.published.algorithm.clone(),
                 x.published.operation.clone(),
                 x.published.implementation.clone(),
-                group(x.published.cycles.unwrap_or(0.0).round()),
+                figure(x.published.figure(), x.published.figure().map(|f| f.0)),
                 x.published.cpu.clone(),
                 x.subject.split('/').skip(1).collect::<Vec<_>>().join("/"),
-                group(x.our_cycles.round()),
+                figure(x.published.figure(), Some(x.our_cycles)),
                 format!("{:.2}", x.ratio),
                 format!("[{src}]"),
             ]
@@ -143,7 +202,10 @@ pub fn table(m: &[Match], our_cpu: &str, cycle_source: &str) -> String {
         &rows,
         &[false, false, false, true, false, false, true, true, false],
     );
-    out += &format!("Ours: median cycles on {our_cpu} ({cycle_source}). Theirs: as published, on the CPU named.\n");
+    out += &format!(
+        "Ours: median cycles on {our_cpu} ({cycle_source}); block ciphers in cycles per byte (c/B) of 4 KiB \
+         calls. Theirs: as published, on the CPU named.\n"
+    );
     for (i, s) in sources.iter().enumerate() {
         out += &format!("[{}] {s}\n", i + 1);
     }
@@ -162,7 +224,8 @@ mod tests {
             "kex":[{"algorithm":"X25519","implementation":"lib","operation":"shared secret","cycles":5,"source":"S2"}],
             "block_cipher":[{"algorithm":"G","implementation":"n","operation":"encrypt","cycles_per_byte":3}]}"#;
         let p = parse(text).unwrap();
-        assert_eq!(p.len(), 3);
+        assert_eq!(p.len(), 4);
+        assert_eq!(p[3].figure(), Some((3.0, true)));
         assert_eq!(p[1].source, "S1");
         assert_eq!(operation(&p[2].operation), "exchange");
         assert!(parse("[1]").is_err());
@@ -171,8 +234,13 @@ mod tests {
 
     #[test]
     fn kinds_match_portable_with_portable() {
-        assert!(same_kind("ref", "clean") && same_kind("ref", "clean-gcc12-O0"));
-        assert!(!same_kind("ref", "avx2") && same_kind("avx2", "avx2-clang14-O3"));
-        assert!(same_kind("mlkem-native (x86_64 AVX2)", "dispatch"));
+        assert!(same_kind("ref", "clean", "cryptoscope") && same_kind("ref", "clean-gcc12-O0", "cryptoscope"));
+        assert!(!same_kind("ref", "avx2", "cryptoscope") && same_kind("avx2", "avx2-clang14-O3", "cryptoscope"));
+        assert!(same_kind("mlkem-native (x86_64 AVX2)", "dispatch", "cryptoscope"));
+        assert!(same_kind("table-driven", "table", "cryptoscope") && !same_kind("table-driven", "naive", "cryptoscope"));
+        assert!(same_kind("fixsliced (Usuba, 32-bit GPR)", "fixsliced", "cryptoscope") && same_kind("bitsliced", "bitsliced-avx2", "cryptoscope"));
+        assert!(!same_kind("fixsliced (Usuba, 32-bit GPR)", "bitsliced-avx2", "cryptoscope") && !same_kind("bitsliced", "fixsliced", "cryptoscope"));
+        assert!(same_kind("libgcrypt VAES/AVX2", "vaes-avx2", "cryptoscope") && !same_kind("libgcrypt VAES/AVX2", "aesni-avx", "cryptoscope"));
+        assert!(same_kind("OpenSSL cmll-x86_64 (tables)", "default", "openssl") && same_kind("reference C", "naive", "cryptoscope"));
     }
 }

@@ -208,6 +208,7 @@ pub fn memory(rows: &[ResultRow]) -> String {
 pub fn throughput(rows: &[ResultRow]) -> Option<String> {
     let hashed: Vec<(&ResultRow, u64)> = rows
         .iter()
+        .filter(|r| r.family == "hash")
         .filter_map(|r| {
             cryptoscope_catalogue::Operation::parse(&r.operation)
                 .and_then(|o| o.message_bytes())

@@ -20,7 +20,8 @@
 //!   stack_bytes, heap_*, code_bytes, code_bytes_method, scaling, scale_knee_threads)` —
 //!   one row per (subject, operation), committed as soon as it is measured (memory
 //!   columns: schema version 4; `scaling`, JSON text, and the knee: version 5;
-//!   `counters`, JSON text, and `instructions`: version 7)
+//!   `counters`, JSON text, and `instructions`: version 7; `cipher`, JSON text, the block
+//!   cipher strategy's description: version 9)
 //! - `samples(run_id, subject_id, operation, cycles, ns, visits, t)` — raw samples as
 //!   little-endian f64 arrays; `visits` (schema version 3) is the JSON array of visit
 //!   lengths of a run measured in rounds, NULL for one visit; `t` (version 6) the start
@@ -37,7 +38,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// Current schema version.
-pub const SCHEMA_VERSION: i64 = 8;
+pub const SCHEMA_VERSION: i64 = 9;
 
 /// A store operation failed.
 #[derive(Debug, Error)]
@@ -172,6 +173,9 @@ CREATE TABLE app_results (
     PRIMARY KEY (run_id, driver, item)
 );
 "#,
+    r#"
+ALTER TABLE results ADD COLUMN cipher TEXT;
+"#,
 ];
 
 /// The same schema for PostgreSQL (identity keys, BYTEA, DOUBLE PRECISION, an explicit
@@ -244,6 +248,9 @@ CREATE TABLE app_results (
     PRIMARY KEY (run_id, driver, item)
 );
 "#,
+    r#"
+ALTER TABLE results ADD COLUMN cipher TEXT;
+"#,
 ];
 
 /// Result columns stored as they are named in [`ResultRow`] (beyond the key columns).
@@ -287,10 +294,11 @@ const RESULT_COLUMNS: &[&str] = &[
     "scale_knee_threads",
     "counters",
     "instructions",
+    "cipher",
 ];
 
 /// Result columns that hold JSON text (arrays or objects) rather than a scalar.
-const JSON_COLUMNS: &[&str] = &["scaling", "counters"];
+const JSON_COLUMNS: &[&str] = &["scaling", "counters", "cipher"];
 
 /// One line of `cryptoscope runs`.
 #[derive(Debug, Clone)]

@@ -56,8 +56,9 @@ impl Inputs {
                 timed(Operation::Keypair, &mut || k.keypair(&mut i.pk, &mut i.sk))?;
                 timed(Operation::Keypair, &mut || k.keypair(&mut i.pk2, &mut i.sk2))?;
             }
-            // A hash's input is its message, made by the hash driver.
-            Subject::Hash(_) => {}
+            // A hash's input is its message, made by the hash driver; a cipher's key and
+            // blocks are made by `CipherBench`.
+            Subject::Hash(_) | Subject::Cipher(_) => {}
         }
         Ok(i)
     }
@@ -79,7 +80,7 @@ pub fn measure_subject(
     let order: &[Operation] = match subject {
         Subject::Kem(_) => &[Operation::Encaps, Operation::Decaps, Operation::Keypair],
         Subject::Kex(_) => &[Operation::Exchange, Operation::Keypair],
-        Subject::Hash(_) => d.operations(),
+        Subject::Hash(_) | Subject::Cipher(_) => &d.operations(),
     };
     let ops: Vec<Operation> = match (subject, only) {
         // A hash is measured at whatever lengths the parent asks for (`run --lengths`).
@@ -156,6 +157,10 @@ pub fn measure_subject(
                 let mut out = vec![0u8; d.sizes.shared_secret];
                 sample(clock, &p, || hash_once(h.as_ref(), op, &msg, &mut out))
             }
+            (Subject::Cipher(c), _) => match CipherBench::new(c.as_ref(), op) {
+                Ok(mut b) => sample(clock, &p, || b.run()),
+                Err(e) => Err(e),
+            },
             _ => continue,
         };
         match r {
@@ -278,6 +283,75 @@ pub fn with_call<R>(
             let mut call = || hash_once(h.as_ref(), op, &msg, &mut out);
             Ok(body(&mut call))
         }
+        Subject::Cipher(c) => {
+            let mut b = CipherBench::new(c.as_ref(), op)?;
+            let mut call = || b.run();
+            Ok(body(&mut call))
+        }
+    }
+}
+
+/// One block cipher operation, ready to be called again and again: a keyed instance (key
+/// made from a fixed pattern) and the buffer the operation works on, prepared untimed.
+/// `keysched` re-expands the key; `block:N`, `ecb:N` encrypt the N-byte buffer in place
+/// (its content changes from call to call, as a chain of encryptions); `ctr:N` XORs it with
+/// the key stream; an inner function runs on the loaded internal state (round 1).
+pub struct CipherBench {
+    keyed: Box<dyn cryptoscope_catalogue::KeyedCipher>,
+    op: Operation,
+    key: Vec<u8>,
+    iv: Vec<u8>,
+    data: Vec<u8>,
+}
+
+impl CipherBench {
+    pub fn new(c: &dyn cryptoscope_catalogue::BlockCipher, op: Operation) -> Result<CipherBench, cryptoscope_catalogue::OpError> {
+        let d = c.descriptor();
+        let info = d
+            .cipher
+            .as_ref()
+            .ok_or_else(|| cryptoscope_catalogue::OpError::Unavailable(format!("{} has no cipher description", d.id)))?;
+        if !d.operations().contains(&op) {
+            return Err(cryptoscope_catalogue::OpError::Unavailable(format!(
+                "{} has no operation {}",
+                d.id,
+                op.as_str()
+            )));
+        }
+        let pattern = |n: usize, seed: usize| -> Vec<u8> { (0..n).map(|i| (i.wrapping_mul(167) ^ seed) as u8).collect() };
+        let key = pattern(info.key_bytes, 0x3c);
+        let keyed = c.keyed(&key)?;
+        let data = match op {
+            Operation::Func(..) => {
+                let blocks = pattern(info.block_bytes * info.batch.max(1), 0x5a);
+                let mut state = vec![0u8; keyed.state_bytes()];
+                keyed.load(&blocks, &mut state);
+                state
+            }
+            _ => pattern(op.message_bytes().unwrap_or(0) as usize, 0x69),
+        };
+        Ok(CipherBench {
+            keyed,
+            op,
+            key,
+            iv: pattern(info.block_bytes, 0x11),
+            data,
+        })
+    }
+
+    /// One call of the operation.
+    pub fn run(&mut self) -> Result<(), cryptoscope_catalogue::OpError> {
+        let r = match self.op {
+            Operation::KeySchedule => self.keyed.rekey(std::hint::black_box(&self.key)),
+            Operation::Func(..) => {
+                let f = self.op.function().unwrap_or_default();
+                self.keyed.call(f, &mut self.data, 1)
+            }
+            Operation::Ctr(_) => self.keyed.ctr(&self.iv, &mut self.data),
+            _ => self.keyed.encrypt(&mut self.data),
+        };
+        std::hint::black_box(&self.data);
+        r
     }
 }
 
@@ -434,7 +508,7 @@ pub fn probes_subject(
     let d = subject.descriptor();
     let probes = match subject {
         Subject::Kem(k) => k.probes(),
-        Subject::Kex(_) | Subject::Hash(_) => None,
+        Subject::Kex(_) | Subject::Hash(_) | Subject::Cipher(_) => None,
     }
     .ok_or_else(|| format!("{} has no timing probes (only `cryptoscope build` libraries do)", d.id))?;
     let names = probes.names();
@@ -632,6 +706,10 @@ pub fn memory_subject(
                     let mut out = vec![0u8; d.sizes.shared_secret];
                     call(&mut || hash_once(h.as_ref(), op, &msg, &mut out), stack)
                 }
+                (Subject::Cipher(c), _) => match CipherBench::new(c.as_ref(), op) {
+                    Ok(mut b) => call(&mut || b.run(), stack),
+                    Err(e) => Err(e.to_string()),
+                },
                 _ => Err(format!("{} has no operation {}", d.id, op.as_str())),
             }
         };
@@ -722,6 +800,10 @@ pub fn scale_subject(subject: &Subject, op: Operation, threads: usize, duration:
             (Subject::Kex(k), Operation::Exchange) => {
                 let mut ex = k.exchanger(&sk).map_err(|e| e.to_string())?;
                 run(&mut || ex.exchange(&mut ss2, &pk2))?
+            }
+            (Subject::Cipher(c), _) => {
+                let mut b = CipherBench::new(c.as_ref(), op).map_err(|e| e.to_string())?;
+                run(&mut || b.run())?
             }
             _ => return Err(format!("no operation {}", op.as_str())),
         }

@@ -96,3 +96,25 @@ pub fn stderr_of(o: &std::process::Output) -> String {
 pub fn stdout_of(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
+
+/// A copy of the repository's vectors directory at `dir`, for tests that break a file.
+pub fn vectors_copy(dir: &std::path::Path) {
+    let status = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(vectors())
+        .arg(dir)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// `cryptoscope verify ARGS --vectors DIR`.
+pub fn verify_with_vectors(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    cryptoscope()
+        .arg("verify")
+        .args(args)
+        .arg("--vectors")
+        .arg(dir)
+        .output()
+        .unwrap()
+}

@@ -186,6 +186,7 @@ pub fn subjects() -> Vec<Subject> {
                 name: name.clone(),
                 prng,
             }),
+            cipher: None,
         };
         out.push(Subject::Kem(Box::new(OqsKem { kem, desc })));
     }

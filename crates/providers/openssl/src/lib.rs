@@ -13,6 +13,7 @@ use openssl::ec::{EcGroup, EcKey, EcPoint, PointConversionForm};
 use openssl::nid::Nid;
 use openssl::pkey::{Id, PKey, Private};
 
+pub mod ciphers;
 mod hashes;
 
 /// Canonical provider name.
@@ -249,5 +250,6 @@ pub fn subjects() -> Vec<Subject> {
         ),
     })));
     v.extend(hashes::subjects());
+    v.extend(ciphers::subjects());
     v
 }

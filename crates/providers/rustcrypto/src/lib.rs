@@ -14,17 +14,23 @@ use cryptoscope_catalogue::traits::{check_len, Decapsulator, Exchanger, Kem, Kex
 use ml_kem::array::Array;
 use ml_kem::{Decapsulate, ExpandedKeyEncoding, KeyExport};
 
+pub mod ciphers;
 mod hashes;
 
 /// Canonical provider name.
 pub const PROVIDER: &str = "rustcrypto";
 
-fn descriptor(alg: &str, family: Family, crate_name: &str, sizes: Sizes, kat: Option<KatRef>) -> Descriptor {
-    let build = format!(
+/// How this provider was compiled.
+fn build_line() -> String {
+    format!(
         "{} opt-level={} (generic x86_64 target, run-time feature detection)",
         cryptoscope_worker::build_info::RUSTC,
         cryptoscope_worker::build_info::OPT_LEVEL
-    );
+    )
+}
+
+fn descriptor(alg: &str, family: Family, crate_name: &str, sizes: Sizes, kat: Option<KatRef>) -> Descriptor {
+    let build = build_line();
     let version = cryptoscope_worker::build_info::crate_version(crate_name);
     let mut d = Descriptor::catalogued(alg, PROVIDER, "default", version, build, sizes, Randomness::Harness);
     if family == Family::Kem {
@@ -204,6 +210,7 @@ impl Exchanger for P256Ex {
 pub fn subjects() -> Vec<Subject> {
     let mut all = kems_and_kexes();
     all.extend(hashes::subjects());
+    all.extend(ciphers::subjects());
     all
 }
 

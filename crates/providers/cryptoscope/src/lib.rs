@@ -1,0 +1,167 @@
+//! The project's own code as a provider: every block cipher strategy of
+//! `cryptoscope-ciphers` (GIFT-64, GIFT-128, GIFTb-128, Camellia-128/256; naive,
+//! table-driven, vector-permute, bitsliced/fixsliced, AES-instruction byte-sliced).
+//!
+//! The gate checks each strategy against the published vectors and, on random keys and
+//! blocks, against independent implementations: the cipher's `naive` strategy (a direct
+//! transcription of the specification, itself checked against the vectors), RustCrypto's
+//! `camellia`/`gift-cipher` and OpenSSL's Camellia where they implement the same cipher.
+
+use cryptoscope_catalogue::descriptor::{Availability, CipherInfo, Descriptor};
+use cryptoscope_catalogue::traits::{check_len, BlockCipher, KeyedCipher, OpError, Subject};
+use cryptoscope_ciphers::{Func, Keyed, Strategy};
+
+/// Canonical provider name.
+pub const PROVIDER: &str = "cryptoscope";
+
+struct Subj {
+    desc: Descriptor,
+    strategy: Box<dyn Strategy>,
+}
+
+struct KeyedSubj {
+    keyed: Box<dyn Keyed>,
+    key_bytes: usize,
+    block_bytes: usize,
+}
+
+fn func(name: &str) -> Result<Func, OpError> {
+    Func::parse(name).ok_or_else(|| OpError::Unavailable(format!("no inner function {name}")))
+}
+
+impl BlockCipher for Subj {
+    fn descriptor(&self) -> &Descriptor {
+        &self.desc
+    }
+    fn keyed(&self, key: &[u8]) -> Result<Box<dyn KeyedCipher>, OpError> {
+        let i = self.strategy.info();
+        check_len("keysched", "key", key.len(), i.key_bytes)?;
+        if !self.strategy.available() {
+            return Err(OpError::Unavailable(format!(
+                "cpu lacks one of {}",
+                i.features.join(", ")
+            )));
+        }
+        Ok(Box::new(KeyedSubj {
+            keyed: self.strategy.schedule(key),
+            key_bytes: i.key_bytes,
+            block_bytes: i.block_bytes,
+        }))
+    }
+    fn references(&self) -> Vec<(String, Box<dyn BlockCipher>)> {
+        let alg = &self.desc.algorithm;
+        let mut refs: Vec<(String, Box<dyn BlockCipher>)> = Vec::new();
+        if self.desc.implementation != "naive" {
+            if let Some(Subject::Cipher(c)) = subjects()
+                .into_iter()
+                .find(|s| s.descriptor().algorithm == *alg && s.descriptor().implementation == "naive")
+            {
+                refs.push(("cryptoscope/naive".into(), c));
+            }
+        }
+        let others = cryptoscope_provider_rustcrypto::ciphers::subjects()
+            .into_iter()
+            .chain(cryptoscope_provider_openssl::ciphers::subjects());
+        for s in others {
+            if s.descriptor().algorithm == *alg {
+                let name = format!("{}/{}", s.descriptor().provider, s.descriptor().provider_version);
+                if let Subject::Cipher(c) = s {
+                    refs.push((name, c));
+                }
+            }
+        }
+        refs
+    }
+}
+
+impl KeyedCipher for KeyedSubj {
+    fn rekey(&mut self, key: &[u8]) -> Result<(), OpError> {
+        check_len("keysched", "key", key.len(), self.key_bytes)?;
+        self.keyed.rekey(key);
+        Ok(())
+    }
+    fn encrypt(&mut self, blocks: &mut [u8]) -> Result<(), OpError> {
+        if !blocks.len().is_multiple_of(self.block_bytes) {
+            return Err(OpError::failed(
+                "encrypt",
+                format!("{} bytes is not whole blocks", blocks.len()),
+            ));
+        }
+        self.keyed.encrypt(blocks);
+        Ok(())
+    }
+    fn ctr(&mut self, iv: &[u8], data: &mut [u8]) -> Result<(), OpError> {
+        check_len("ctr", "iv", iv.len(), self.block_bytes)?;
+        self.keyed.ctr(iv, data);
+        Ok(())
+    }
+    fn state_bytes(&self) -> usize {
+        self.keyed.state_bytes()
+    }
+    fn load(&self, blocks: &[u8], state: &mut [u8]) {
+        self.keyed.load(blocks, state)
+    }
+    fn store(&self, state: &[u8], blocks: &mut [u8]) {
+        self.keyed.store(state, blocks)
+    }
+    fn call(&self, name: &str, state: &mut [u8], round: usize) -> Result<(), OpError> {
+        let f = func(name)?;
+        if !self.keyed.functions().contains(&f) {
+            return Err(OpError::Unavailable(format!("no inner function {name}")));
+        }
+        check_len("call", "state", state.len(), self.keyed.state_bytes())?;
+        self.keyed.call(f, state, round);
+        Ok(())
+    }
+}
+
+/// Every strategy of every cipher; those this CPU cannot run are listed as unavailable.
+pub fn subjects() -> Vec<Subject> {
+    let build = format!(
+        "{} opt-level={} (generic target, run-time CPU feature selection)",
+        cryptoscope_worker::build_info::RUSTC,
+        cryptoscope_worker::build_info::OPT_LEVEL
+    );
+    cryptoscope_ciphers::strategies()
+        .into_iter()
+        .map(|strategy| {
+            let i = strategy.info().clone();
+            // The functions a keyed instance exposes are the strategy's, whatever the key.
+            let functions = if strategy.available() {
+                let k = strategy.schedule(&vec![0u8; i.key_bytes]);
+                Func::ALL
+                    .iter()
+                    .filter(|f| k.functions().contains(f))
+                    .map(|f| f.name().to_string())
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let info = CipherInfo {
+                block_bytes: i.block_bytes,
+                key_bytes: i.key_bytes,
+                batch: i.batch,
+                secret_indexing: Some(i.secret_indexing),
+                functions,
+                about: i.about.to_string(),
+            };
+            let mut desc = Descriptor::block_cipher(
+                i.cipher,
+                PROVIDER,
+                i.strategy,
+                format!("cryptoscope-ciphers {}", env!("CARGO_PKG_VERSION")),
+                build.clone(),
+                info,
+            );
+            desc.algorithm_version = match i.cipher {
+                "GIFTb-128" => "GIFT-128, GIFT-COFB bit ordering".into(),
+                c if c.starts_with("GIFT") => "GIFT (CHES 2017), original convention".into(),
+                _ => "RFC 3713".into(),
+            };
+            if !strategy.available() {
+                desc.availability = Availability::Unavailable(format!("cpu lacks one of {}", i.features.join(", ")));
+            }
+            Subject::Cipher(Box::new(Subj { desc, strategy }))
+        })
+        .collect()
+}
