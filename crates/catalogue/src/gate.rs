@@ -920,11 +920,42 @@ fn hash_long(h: &dyn crate::traits::Hash) -> Check {
     Check::pass("long message", "8 MiB in 131,072 64-byte updates equals one update")
 }
 
+/// A SHA-3 round-2 candidate's ExtremelyLongMsgKAT: the 64-byte text repeated 16,777,216
+/// times (1 GiB), fed in 64-byte updates.
+fn hash_extremely_long(h: &dyn crate::traits::Hash, path: &Path) -> Check {
+    const NAME: &str = "extremely long message";
+    let (repeat, piece, md) = match vectors::extremely_long(path) {
+        Ok(x) => x,
+        Err(e) => return Check::fail(NAME, e.to_string()),
+    };
+    let mut s = h.start();
+    for _ in 0..repeat {
+        s.update(&piece);
+    }
+    let mut out = vec![0u8; h.descriptor().sizes.shared_secret];
+    s.finish(&mut out);
+    if out[..md.len().min(out.len())] != md[..md.len().min(out.len())] {
+        return Check::fail(NAME, format!("{}: got {}", path.display(), hex::encode(&out)));
+    }
+    Check::pass(
+        NAME,
+        format!("{} bytes in {repeat} updates of {} bytes", repeat * piece.len(), piece.len()),
+    )
+}
+
 /// The gate of a hash function: published known answers, then the basic, copy and
-/// long-message tests.
-pub fn gate_hash(h: &dyn crate::traits::Hash, vectors_dir: &Path) -> GateReport {
+/// long-message tests; for a SHA-3 round-2 candidate at depth `All` also its
+/// ExtremelyLongMsgKAT (1 GiB; `--quick` runs gate at depth `Single` and skip it).
+pub fn gate_hash(h: &dyn crate::traits::Hash, vectors_dir: &Path, depth: KatDepth) -> GateReport {
     let mut report = GateReport::default();
     report.checks.push(hash_known_answers(h, vectors_dir));
+    let round2 = vectors::hash_files(&h.descriptor().algorithm)
+        .first()
+        .filter(|f| f.starts_with("sha3-round2/") && depth == KatDepth::All);
+    if let Some(short) = round2 {
+        let path = vectors_dir.join("hash").join(short).with_file_name("ExtremelyLongMsgKAT_256.txt");
+        report.checks.push(hash_extremely_long(h, &path));
+    }
     report.checks.push(hash_basic(h));
     report.checks.push(hash_copy(h));
     report.checks.push(hash_long(h));
@@ -1014,18 +1045,18 @@ mod hash_gate_tests {
 
     #[test]
     fn a_correct_sha256_passes_everything() {
-        let r = gate_hash(&toy(Fault::None), &vectors());
+        let r = gate_hash(&toy(Fault::None), &vectors(), KatDepth::All);
         assert!(r.passed(), "{}", r.detail());
         assert!(r.detail().contains("129 vectors"), "{}", r.detail());
     }
 
     #[test]
     fn each_fault_fails_its_check() {
-        let r = gate_hash(&toy(Fault::DropsNul), &vectors());
+        let r = gate_hash(&toy(Fault::DropsNul), &vectors(), KatDepth::All);
         assert!(failed(&r).contains(&"basic"), "{}", r.detail());
-        let r = gate_hash(&toy(Fault::CopyIsFresh), &vectors());
+        let r = gate_hash(&toy(Fault::CopyIsFresh), &vectors(), KatDepth::All);
         assert_eq!(failed(&r), ["copy"], "{}", r.detail());
-        let r = gate_hash(&toy(Fault::LastUpdateOnly), &vectors());
+        let r = gate_hash(&toy(Fault::LastUpdateOnly), &vectors(), KatDepth::All);
         assert!(failed(&r).contains(&"basic") && failed(&r).contains(&"long message"), "{}", r.detail());
     }
 
@@ -1044,7 +1075,7 @@ mod hash_gate_tests {
         let mut b = text.into_bytes();
         b[at] = if b[at] == b'0' { b'1' } else { b'0' };
         std::fs::write(&p, b).unwrap();
-        let r = gate_hash(&toy(Fault::None), d.path());
+        let r = gate_hash(&toy(Fault::None), d.path(), KatDepth::All);
         assert_eq!(failed(&r), ["known answers"], "{}", r.detail());
         assert!(r.detail().contains("record 2"), "{}", r.detail());
     }

@@ -9,7 +9,8 @@ use common::*;
 
 #[test]
 fn every_hash_of_every_provider_passes_its_gate() {
-    let out = cryptoscope().args(["verify", "--quiet", "--suite", "hash"]).output().unwrap();
+    // `--kat single`: the SHA-3 round-2 candidates' 1 GiB messages are the next test's.
+    let out = cryptoscope().args(["verify", "--quiet", "--suite", "hash", "--kat", "single"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
     // RustCrypto's crates and `blake3` have all fourteen; OpenSSL ten (no Ascon, BLAKE3,
@@ -149,4 +150,34 @@ fn a_length_sweep_is_measured_and_drawn_as_a_curve() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("runs backwards"));
+}
+
+#[test]
+fn the_sha3_round2_candidates_pass_their_round2_kats_including_the_gibibyte_message() {
+    // Every candidate on the Short and Long KATs (`--kat single` skips the 1 GiB message)...
+    let out = cryptoscope()
+        .args(["verify", "--quiet", "--suite", "hash", "--provider", "cryptoscope", "--kat", "single"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<&str> = text.lines().filter(|l| l.contains(" cryptoscope ")).collect();
+    assert!(lines.len() >= 13, "{text}");
+    for l in &lines {
+        assert!(l.contains("PASS") && l.contains("sha3-round2/") && !l.contains("1073741824"), "{l}");
+    }
+    // ...and the ExtremelyLong KAT (1 GiB in 64-byte updates) at full depth, for the three
+    // fastest (the whole set takes minutes: `cryptoscope verify --suite hash`).
+    let out = cryptoscope()
+        .args(["verify", "--quiet", "--provider", "cryptoscope", "--alg", "BLAKE-256-r2", "--alg", "Shabal-256-r2"])
+        .args(["--alg", "ECHO-256-r2"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<&str> = text.lines().filter(|l| l.contains(" cryptoscope ")).collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    for l in lines {
+        assert!(l.contains("PASS") && l.contains("1073741824 bytes in 16777216 updates"), "{l}");
+    }
 }

@@ -239,7 +239,7 @@ pub fn worker_main(subjects: fn() -> Vec<Subject>) -> ! {
                     g.report
                 }
                 Subject::Kex(k) => gate::gate_kex(k.as_ref(), &vectors),
-                Subject::Hash(h) => gate::gate_hash(h.as_ref(), &vectors),
+                Subject::Hash(h) => gate::gate_hash(h.as_ref(), &vectors, depth),
                 Subject::Cipher(c) => cryptoscope_catalogue::cipher_gate::gate_cipher(c.as_ref(), &vectors),
             };
             emit(&Event::Gate { subject, report });

@@ -1,14 +1,15 @@
 //! The project's own code as a provider: every block cipher strategy of
 //! `cryptoscope-ciphers` (GIFT-64, GIFT-128, GIFTb-128, Camellia-128/256; naive,
-//! table-driven, vector-permute, bitsliced/fixsliced, AES-instruction byte-sliced).
+//! table-driven, vector-permute, bitsliced/fixsliced, AES-instruction byte-sliced), and the
+//! SHA-3 second-round candidates of `cryptoscope-sha3r2` as hash subjects.
 //!
 //! The gate checks each strategy against the published vectors and, on random keys and
 //! blocks, against independent implementations: the cipher's `naive` strategy (a direct
 //! transcription of the specification, itself checked against the vectors), RustCrypto's
 //! `camellia`/`gift-cipher` and OpenSSL's Camellia where they implement the same cipher.
 
-use cryptoscope_catalogue::descriptor::{Availability, CipherInfo, Descriptor};
-use cryptoscope_catalogue::traits::{check_len, BlockCipher, KeyedCipher, OpError, Subject};
+use cryptoscope_catalogue::descriptor::{Availability, CipherInfo, Descriptor, Randomness, Sizes};
+use cryptoscope_catalogue::traits::{check_len, BlockCipher, Hash, HashState, KeyedCipher, OpError, Subject};
 use cryptoscope_ciphers::{Func, Keyed, Strategy};
 
 /// Canonical provider name.
@@ -115,13 +116,68 @@ impl KeyedCipher for KeyedSubj {
     }
 }
 
-/// Every strategy of every cipher; those this CPU cannot run are listed as unavailable.
-pub fn subjects() -> Vec<Subject> {
-    let build = format!(
+/// A SHA-3 round-2 candidate as a streaming hash subject.
+struct Candidate {
+    desc: Descriptor,
+    c: Box<dyn cryptoscope_sha3r2::Candidate>,
+}
+
+struct CandidateState(Box<dyn cryptoscope_sha3r2::State>);
+
+impl Hash for Candidate {
+    fn descriptor(&self) -> &Descriptor {
+        &self.desc
+    }
+    fn start(&self) -> Box<dyn HashState> {
+        Box::new(CandidateState(self.c.start()))
+    }
+}
+
+impl HashState for CandidateState {
+    fn update(&mut self, data: &[u8]) {
+        self.0.update(data)
+    }
+    fn finish(self: Box<Self>, out: &mut [u8]) {
+        let mut d = [0u8; 32];
+        self.0.finish(&mut d);
+        out.copy_from_slice(&d[..out.len()]);
+    }
+    fn copy(&self) -> Box<dyn HashState> {
+        Box::new(CandidateState(self.0.copy()))
+    }
+}
+
+/// How this provider was compiled.
+fn build_line() -> String {
+    format!(
         "{} opt-level={} (generic target, run-time CPU feature selection)",
         cryptoscope_worker::build_info::RUSTC,
         cryptoscope_worker::build_info::OPT_LEVEL
-    );
+    )
+}
+
+/// Every strategy of every cipher (those this CPU cannot run are listed as unavailable),
+/// then every SHA-3 round-2 candidate written so far.
+pub fn subjects() -> Vec<Subject> {
+    let mut v = cipher_subjects();
+    v.extend(cryptoscope_sha3r2::candidates().into_iter().map(|c| {
+        let mut desc = Descriptor::catalogued(
+            c.name(),
+            PROVIDER,
+            "portable",
+            format!("cryptoscope-sha3r2 {}", env!("CARGO_PKG_VERSION")),
+            build_line(),
+            Sizes::digest(32),
+            Randomness::Harness,
+        );
+        desc.algorithm_version = c.label().to_string();
+        Subject::Hash(Box::new(Candidate { desc, c }))
+    }));
+    v
+}
+
+fn cipher_subjects() -> Vec<Subject> {
+    let build = build_line();
     cryptoscope_ciphers::strategies()
         .into_iter()
         .map(|strategy| {
@@ -164,4 +220,19 @@ pub fn subjects() -> Vec<Subject> {
             Subject::Cipher(Box::new(Subj { desc, strategy }))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_candidate_is_a_catalogued_hash_with_its_kat_files() {
+        use cryptoscope_catalogue::names;
+        for c in cryptoscope_sha3r2::candidates() {
+            let a = names::algorithm(c.name()).unwrap_or_else(|| panic!("{} is not in the catalogue", c.name()));
+            assert_eq!(a.family, cryptoscope_catalogue::Family::Hash, "{}", c.name());
+            assert_eq!(a.block_size, c.block_bytes(), "{}", c.name());
+            let files = cryptoscope_catalogue::vectors::hash_files(c.name());
+            assert!(files.iter().all(|f| f.contains(&format!("/{}/", c.kat_dir()))), "{}: {files:?}", c.name());
+        }
+    }
 }

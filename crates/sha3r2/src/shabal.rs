@@ -1,0 +1,186 @@
+//! Shabal-256, round-2 version, written from the Shabal submission document
+//! ("Shabal, a Submission to NIST's Cryptographic Hash Algorithm Competition",
+//! Bresson et al., round-2 package).
+//!
+//! Parameters (r, p, e) = (12, 3, 3): a 12-word `A`, 16-word `B` and `C`, a 64-bit block
+//! counter `W`, 64-byte blocks of sixteen little-endian 32-bit words. The initial state
+//! is not transcribed: it is computed as the specification defines it, by processing the
+//! two prefix blocks `(256, 257, ..., 271)` and `(272, ..., 287)` from an all-zero state
+//! with `W = -1`. Padding appends a 1 bit and zeros to a whole block; the last block is
+//! then processed three more times without incrementing `W`, and the digest is the last
+//! eight words of `C`.
+
+/// Block size in bytes.
+const BLOCK: usize = 64;
+
+struct Shabal256;
+
+/// Shabal-256 (round 2).
+pub fn candidate() -> Option<Box<dyn crate::Candidate>> {
+    Some(Box::new(Shabal256))
+}
+
+impl crate::Candidate for Shabal256 {
+    fn name(&self) -> &'static str {
+        "Shabal-256-r2"
+    }
+    fn label(&self) -> &'static str {
+        "Shabal-256 round 2 (r = 12, p = 3, e = 3)"
+    }
+    fn kat_dir(&self) -> &'static str {
+        "shabal"
+    }
+    fn block_bytes(&self) -> usize {
+        BLOCK
+    }
+    fn start(&self) -> Box<dyn crate::State> {
+        Box::new(Hasher { s: State::new(), padded: false })
+    }
+}
+
+#[derive(Clone)]
+struct State {
+    a: [u32; 12],
+    b: [u32; 16],
+    c: [u32; 16],
+    w: u64,
+    buf: [u8; BLOCK],
+    len: usize,
+}
+
+impl State {
+    fn new() -> Self {
+        let mut s = State { a: [0; 12], b: [0; 16], c: [0; 16], w: u64::MAX, buf: [0; BLOCK], len: 0 };
+        // The two prefix blocks of the IV computation (output length 256).
+        for start in [256u32, 272] {
+            let m: [u32; 16] = core::array::from_fn(|i| start + i as u32);
+            s.round(&m);
+            s.sub_swap(&m);
+            s.w = s.w.wrapping_add(1);
+        }
+        s
+    }
+
+    /// Message addition, counter injection and the keyed permutation `P_{M,C}`.
+    #[inline(always)]
+    fn round(&mut self, m: &[u32; 16]) {
+        let (a, b, c) = (&mut self.a, &mut self.b, &self.c);
+        for i in 0..16 {
+            b[i] = b[i].wrapping_add(m[i]).rotate_left(17);
+        }
+        a[0] ^= self.w as u32;
+        a[1] ^= (self.w >> 32) as u32;
+        // Step t = i + 16 j of the three passes updates A[t mod 12] (fully unrolled).
+        macro_rules! step {
+            ($t:expr) => {{
+                const I: usize = $t % 16;
+                const K: usize = $t % 12;
+                const P: usize = ($t + 11) % 12;
+                let v = a[P].rotate_left(15).wrapping_mul(5);
+                let u = (a[K] ^ v ^ c[(24 - I) % 16]).wrapping_mul(3);
+                a[K] = u ^ b[(I + 13) % 16] ^ (b[(I + 9) % 16] & !b[(I + 6) % 16]) ^ m[I];
+                b[I] = !(b[I].rotate_left(1) ^ a[K]);
+            }};
+        }
+        macro_rules! steps {
+            ($($t:expr),*) => { $(step!($t);)* };
+        }
+        steps!(
+            0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27,
+            28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47
+        );
+        for j in 0..36 {
+            a[j % 12] = a[j % 12].wrapping_add(c[(j + 3) & 15]);
+        }
+    }
+
+    /// Message subtraction from `C`, then the exchange of `B` and `C`.
+    #[inline(always)]
+    fn sub_swap(&mut self, m: &[u32; 16]) {
+        for (c, &w) in self.c.iter_mut().zip(m) {
+            *c = c.wrapping_sub(w);
+        }
+        core::mem::swap(&mut self.b, &mut self.c);
+    }
+
+    fn block(&mut self, block: &[u8]) {
+        let m: [u32; 16] = core::array::from_fn(|i| {
+            u32::from_le_bytes([block[4 * i], block[4 * i + 1], block[4 * i + 2], block[4 * i + 3]])
+        });
+        self.round(&m);
+        self.sub_swap(&m);
+        self.w = self.w.wrapping_add(1);
+    }
+
+    /// Pads the buffer (whose `len` bytes already hold the message tail, the padding bit
+    /// included when `padded` is true) and runs the final block and the three final rounds.
+    fn close(mut self, out: &mut [u8; 32], padded: bool) {
+        if !padded {
+            self.buf[self.len] = 0x80;
+            self.len += 1;
+        }
+        self.buf[self.len..].fill(0);
+        let blk = self.buf;
+        let m: [u32; 16] = core::array::from_fn(|i| {
+            u32::from_le_bytes([blk[4 * i], blk[4 * i + 1], blk[4 * i + 2], blk[4 * i + 3]])
+        });
+        for _ in 0..4 {
+            self.round(&m);
+            self.sub_swap(&m);
+        }
+        for (o, w) in out.chunks_exact_mut(4).zip(&self.c[8..]) {
+            o.copy_from_slice(&w.to_le_bytes());
+        }
+    }
+}
+
+/// A state, plus whether `update_bits` already placed the padding bit.
+#[derive(Clone)]
+struct Hasher {
+    s: State,
+    padded: bool,
+}
+
+impl State {
+    fn absorb(&mut self, mut data: &[u8]) {
+        if self.len > 0 {
+            let take = (BLOCK - self.len).min(data.len());
+            self.buf[self.len..self.len + take].copy_from_slice(&data[..take]);
+            self.len += take;
+            data = &data[take..];
+            if self.len < BLOCK {
+                return;
+            }
+            let blk = self.buf;
+            self.block(&blk);
+            self.len = 0;
+        }
+        let mut chunks = data.chunks_exact(BLOCK);
+        for blk in &mut chunks {
+            self.block(blk);
+        }
+        let rest = chunks.remainder();
+        self.buf[..rest.len()].copy_from_slice(rest);
+        self.len = rest.len();
+    }
+}
+
+impl crate::State for Hasher {
+    fn update(&mut self, data: &[u8]) {
+        self.s.absorb(data);
+    }
+    fn update_bits(&mut self, last: u8, bits: u32) -> Result<(), crate::BitsUnsupported> {
+        // The len < BLOCK invariant holds, so the partial byte (with its padding bit) fits.
+        let mask = 0xFFu8 << (8 - bits);
+        self.s.buf[self.s.len] = (last & mask) | (0x80 >> bits);
+        self.s.len += 1;
+        self.padded = true;
+        Ok(())
+    }
+    fn finish(self: Box<Self>, out: &mut [u8; 32]) {
+        self.s.close(out, self.padded);
+    }
+    fn copy(&self) -> Box<dyn crate::State> {
+        Box::new(self.clone())
+    }
+}
