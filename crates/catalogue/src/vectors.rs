@@ -157,7 +157,10 @@ pub fn validate_dir(dir: &Path) -> Result<(), VectorError> {
     ffdhe2048(dir)?;
     // Hash known answers, when the directory has them (copies made for KEM tests may not).
     if dir.join("hash").is_dir() {
-        for alg in crate::names::ALGORITHMS.iter().filter(|a| a.family == crate::Family::Hash) {
+        for alg in crate::names::ALGORITHMS
+            .iter()
+            .filter(|a| a.family == crate::Family::Hash)
+        {
             for f in hash_files(alg.name) {
                 hash_vectors(&dir.join("hash").join(f))?;
             }
@@ -165,7 +168,10 @@ pub fn validate_dir(dir: &Path) -> Result<(), VectorError> {
     }
     // Block cipher known answers, likewise.
     if dir.join("block-ciphers").is_dir() {
-        for alg in crate::names::ALGORITHMS.iter().filter(|a| a.family == crate::Family::Cipher) {
+        for alg in crate::names::ALGORITHMS
+            .iter()
+            .filter(|a| a.family == crate::Family::Cipher)
+        {
             block_cipher_vectors(dir, alg.name)?;
         }
     }
@@ -205,7 +211,11 @@ pub struct CipherVector {
 /// the `original` rows and the `little-endian` rows byte-reversed; GIFTb-128 the `giftb`
 /// rows of GIFT-128. Every row of the file must parse, whichever algorithm it is for.
 pub fn block_cipher_vectors(dir: &Path, algorithm: &str) -> Result<Vec<CipherVector>, VectorError> {
-    let file = if algorithm.starts_with("GIFT") { "gift.json" } else { "camellia.json" };
+    let file = if algorithm.starts_with("GIFT") {
+        "gift.json"
+    } else {
+        "camellia.json"
+    };
     let path = dir.join("block-ciphers").join(file);
     let rows: CipherFile = read_json(&path)?;
     let mut out = Vec::new();
@@ -218,7 +228,10 @@ pub fn block_cipher_vectors(dir: &Path, algorithm: &str) -> Result<Vec<CipherVec
         if pt.len() != ct.len() || !(pt.len() == 8 || pt.len() == 16) {
             return Err(VectorError::Malformed {
                 path: path.clone(),
-                detail: format!("row {}: plaintext and ciphertext must be one 8- or 16-byte block", i + 1),
+                detail: format!(
+                    "row {}: plaintext and ciphertext must be one 8- or 16-byte block",
+                    i + 1
+                ),
             });
         }
         let convention = r.convention.as_deref().unwrap_or("original");
@@ -319,20 +332,62 @@ pub fn hash_files(algorithm: &str) -> &'static [&'static str] {
         "Ascon-Hash256" => &["ascon/asconhash.txt"],
         "BLAKE3" => &["blake3/blake3.txt"],
         "KangarooTwelve" => &["k12/kt128.txt"],
-        "BLAKE-256-r2" => &["sha3-round2/blake/ShortMsgKAT_256.txt", "sha3-round2/blake/LongMsgKAT_256.txt"],
-        "BMW-256-r2" => &["sha3-round2/bmw/ShortMsgKAT_256.txt", "sha3-round2/bmw/LongMsgKAT_256.txt"],
-        "CubeHash-256-r2" => &["sha3-round2/cubehash/ShortMsgKAT_256.txt", "sha3-round2/cubehash/LongMsgKAT_256.txt"],
-        "ECHO-256-r2" => &["sha3-round2/echo/ShortMsgKAT_256.txt", "sha3-round2/echo/LongMsgKAT_256.txt"],
-        "Fugue-256-r2" => &["sha3-round2/fugue/ShortMsgKAT_256.txt", "sha3-round2/fugue/LongMsgKAT_256.txt"],
-        "Groestl-256-r2" => &["sha3-round2/groestl/ShortMsgKAT_256.txt", "sha3-round2/groestl/LongMsgKAT_256.txt"],
-        "Hamsi-256-r2" => &["sha3-round2/hamsi/ShortMsgKAT_256.txt", "sha3-round2/hamsi/LongMsgKAT_256.txt"],
-        "JH-256-r2" => &["sha3-round2/jh/ShortMsgKAT_256.txt", "sha3-round2/jh/LongMsgKAT_256.txt"],
-        "Keccak-256-r2" => &["sha3-round2/keccak/ShortMsgKAT_256.txt", "sha3-round2/keccak/LongMsgKAT_256.txt"],
-        "Luffa-256-r2" => &["sha3-round2/luffa/ShortMsgKAT_256.txt", "sha3-round2/luffa/LongMsgKAT_256.txt"],
-        "Shabal-256-r2" => &["sha3-round2/shabal/ShortMsgKAT_256.txt", "sha3-round2/shabal/LongMsgKAT_256.txt"],
-        "SHAvite-3-256-r2" => &["sha3-round2/shavite3/ShortMsgKAT_256.txt", "sha3-round2/shavite3/LongMsgKAT_256.txt"],
-        "SIMD-256-r2" => &["sha3-round2/simd/ShortMsgKAT_256.txt", "sha3-round2/simd/LongMsgKAT_256.txt"],
-        "Skein-512-256-v1.3" => &["sha3-round2/skein/ShortMsgKAT_256.txt", "sha3-round2/skein/LongMsgKAT_256.txt"],
+        "BLAKE-256-r2" => &[
+            "sha3-round2/blake/ShortMsgKAT_256.txt",
+            "sha3-round2/blake/LongMsgKAT_256.txt",
+        ],
+        "BMW-256-r2" => &[
+            "sha3-round2/bmw/ShortMsgKAT_256.txt",
+            "sha3-round2/bmw/LongMsgKAT_256.txt",
+        ],
+        "CubeHash-256-r2" => &[
+            "sha3-round2/cubehash/ShortMsgKAT_256.txt",
+            "sha3-round2/cubehash/LongMsgKAT_256.txt",
+        ],
+        "ECHO-256-r2" => &[
+            "sha3-round2/echo/ShortMsgKAT_256.txt",
+            "sha3-round2/echo/LongMsgKAT_256.txt",
+        ],
+        "Fugue-256-r2" => &[
+            "sha3-round2/fugue/ShortMsgKAT_256.txt",
+            "sha3-round2/fugue/LongMsgKAT_256.txt",
+        ],
+        "Groestl-256-r2" => &[
+            "sha3-round2/groestl/ShortMsgKAT_256.txt",
+            "sha3-round2/groestl/LongMsgKAT_256.txt",
+        ],
+        "Hamsi-256-r2" => &[
+            "sha3-round2/hamsi/ShortMsgKAT_256.txt",
+            "sha3-round2/hamsi/LongMsgKAT_256.txt",
+        ],
+        "JH-256-r2" => &[
+            "sha3-round2/jh/ShortMsgKAT_256.txt",
+            "sha3-round2/jh/LongMsgKAT_256.txt",
+        ],
+        "Keccak-256-r2" => &[
+            "sha3-round2/keccak/ShortMsgKAT_256.txt",
+            "sha3-round2/keccak/LongMsgKAT_256.txt",
+        ],
+        "Luffa-256-r2" => &[
+            "sha3-round2/luffa/ShortMsgKAT_256.txt",
+            "sha3-round2/luffa/LongMsgKAT_256.txt",
+        ],
+        "Shabal-256-r2" => &[
+            "sha3-round2/shabal/ShortMsgKAT_256.txt",
+            "sha3-round2/shabal/LongMsgKAT_256.txt",
+        ],
+        "SHAvite-3-256-r2" => &[
+            "sha3-round2/shavite3/ShortMsgKAT_256.txt",
+            "sha3-round2/shavite3/LongMsgKAT_256.txt",
+        ],
+        "SIMD-256-r2" => &[
+            "sha3-round2/simd/ShortMsgKAT_256.txt",
+            "sha3-round2/simd/LongMsgKAT_256.txt",
+        ],
+        "Skein-512-256-v1.3" => &[
+            "sha3-round2/skein/ShortMsgKAT_256.txt",
+            "sha3-round2/skein/LongMsgKAT_256.txt",
+        ],
         _ => &[],
     }
 }
@@ -366,6 +421,14 @@ pub fn extremely_long(path: &Path) -> Result<(usize, Vec<u8>, Vec<u8>), VectorEr
     let piece = field("Text =")?.as_bytes().to_vec();
     let md = unhex(path, "MD", field("MD =")?)?;
     Ok((repeat, piece, md))
+}
+
+/// Why a known-answer file's entry is disputed, when it is: a `.disputed` file beside it
+/// (same name, extension replaced) whose first line gives the reason. A disputed entry is
+/// computed and reported but does not gate; `vectors/README.md` records the evidence.
+pub fn disputed(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path.with_extension("disputed")).ok()?;
+    text.lines().map(str::trim).find(|l| !l.is_empty()).map(str::to_string)
 }
 
 /// Reads a NIST-style known-answer file: records of `Key = value` lines separated by blank
@@ -402,7 +465,9 @@ pub fn hash_vectors(path: &Path) -> Result<Vec<HashVector>, VectorError> {
                         return Ok(());
                     }
                     if bits % 8 != 0 {
-                        return Err(bad(format!("record ending at line {line}: Len = {bits} is not whole bytes")));
+                        return Err(bad(format!(
+                            "record ending at line {line}: Len = {bits} is not whole bytes"
+                        )));
                     }
                     if bits / 8 > m.len() {
                         return Err(bad(format!(

@@ -17,7 +17,10 @@ pub struct TahoeArgs {
     /// Hashes to compare, comma-separated: `sha256d` is Tahoe-LAFS's own (stock, only
     /// timed); any name of cryptoscope.hashlib is swapped in through our package
     /// (sha3-256, blake2b-256, blake3, sha512, k12, ...; `sha256d-ours` is our SHA-256d,
-    /// which must give stock's caps).
+    /// which must give stock's caps), including the 2010 study's SHA-3 second-round
+    /// candidates: blake256_r2, bmw256, cubehash256, echo256, fugue256, groestl256_r2,
+    /// hamsi256, jh256_r2, keccak256_r2, luffa256, shabal256, shavite3_256, simd256,
+    /// skein512_256.
     #[arg(long, default_value = "sha256d,sha3-256,blake2b-256,blake3", value_name = "LIST")]
     pub hash: String,
     /// quick: 3×1 B, 5×1 KB, 3×1 MB, 1×8 MB; paper: the 2010 study's 100×1 B, 100×1 KB,
@@ -156,7 +159,8 @@ fn ensure_venv(dir: &Path, reinstall: bool, quiet: bool) -> Result<PathBuf> {
             dir.display()
         ));
         if let Some(parent) = dir.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| crate::usage(format!("cannot create {}: {e}", parent.display())))?;
+            std::fs::create_dir_all(parent)
+                .map_err(|e| crate::usage(format!("cannot create {}: {e}", parent.display())))?;
         }
         run_step(
             "python3 -m venv (Debian: apt-get install python3-venv)",
@@ -172,9 +176,12 @@ fn ensure_venv(dir: &Path, reinstall: bool, quiet: bool) -> Result<PathBuf> {
     )?;
     run_step(
         "pip install of cryptoscope's Python package (needs cargo)",
-        Command::new(&pip).args(["install", "-q", "--force-reinstall", "--no-deps"]).arg(&src),
+        Command::new(&pip)
+            .args(["install", "-q", "--force-reinstall", "--no-deps"])
+            .arg(&src),
     )?;
-    std::fs::write(&stamp_file, want).map_err(|e| crate::usage(format!("cannot write {}: {e}", stamp_file.display())))?;
+    std::fs::write(&stamp_file, want)
+        .map_err(|e| crate::usage(format!("cannot write {}: {e}", stamp_file.display())))?;
     Ok(python)
 }
 
@@ -238,8 +245,7 @@ pub fn run_driver(a: &TahoeArgs, quiet: bool) -> Result<(serde_json::Value, i32)
         return Ok((serde_json::Value::Null, 2));
     }
     let text = std::fs::read_to_string(&out.0).unwrap_or_default();
-    let v: serde_json::Value = serde_json::from_str(&text).map_err(|_| {
-        anyhow::anyhow!("the Tahoe-LAFS driver ended ({status}) without results")
-    })?;
+    let v: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|_| anyhow::anyhow!("the Tahoe-LAFS driver ended ({status}) without results"))?;
     Ok((v, if code == 0 { 0 } else { 1 }))
 }

@@ -1,5 +1,6 @@
 //! `cryptoscope._native`: the hash catalogue's streaming subjects (RustCrypto's crates and
-//! the `blake3` crate, the same code the `rustcrypto` worker measures) as Python objects.
+//! the `blake3` crate, the same code the `rustcrypto` worker measures, and our SHA-3
+//! second-round candidates, the `cryptoscope` worker's) as Python objects.
 //! `cryptoscope.hashlib` gives them the `hashlib` interface; `Kem` gives Python the
 //! catalogue's KEMs of the same provider (ML-KEM-512/768/1024, randomness from the OS).
 //!
@@ -31,6 +32,7 @@ fn catalogue() -> &'static [Algorithm] {
     ALGS.get_or_init(|| {
         cryptoscope_provider_rustcrypto::subjects()
             .into_iter()
+            .chain(cryptoscope_provider_cryptoscope::hash_subjects())
             .filter(|s| matches!(s, Subject::Hash(_)))
             .filter_map(|s| {
                 let d = s.descriptor();
@@ -81,8 +83,8 @@ where
     if data.is_instance_of::<pyo3::types::PyString>() {
         return Err(PyTypeError::new_err("Strings must be encoded before hashing"));
     }
-    let buf: PyBuffer<u8> = PyBuffer::get(data)
-        .map_err(|_| PyTypeError::new_err("object supporting the buffer API required"))?;
+    let buf: PyBuffer<u8> =
+        PyBuffer::get(data).map_err(|_| PyTypeError::new_err("object supporting the buffer API required"))?;
     if !buf.is_c_contiguous() {
         return Err(PyTypeError::new_err("a C-contiguous buffer is required"));
     }

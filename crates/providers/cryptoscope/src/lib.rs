@@ -157,23 +157,31 @@ fn build_line() -> String {
 }
 
 /// Every strategy of every cipher (those this CPU cannot run are listed as unavailable),
-/// then every SHA-3 round-2 candidate written so far.
+/// then every SHA-3 round-2 candidate.
 pub fn subjects() -> Vec<Subject> {
     let mut v = cipher_subjects();
-    v.extend(cryptoscope_sha3r2::candidates().into_iter().map(|c| {
-        let mut desc = Descriptor::catalogued(
-            c.name(),
-            PROVIDER,
-            "portable",
-            format!("cryptoscope-sha3r2 {}", env!("CARGO_PKG_VERSION")),
-            build_line(),
-            Sizes::digest(32),
-            Randomness::Harness,
-        );
-        desc.algorithm_version = c.label().to_string();
-        Subject::Hash(Box::new(Candidate { desc, c }))
-    }));
+    v.extend(hash_subjects());
     v
+}
+
+/// The SHA-3 round-2 candidates as hash subjects (also what the Python package links).
+pub fn hash_subjects() -> Vec<Subject> {
+    cryptoscope_sha3r2::candidates()
+        .into_iter()
+        .map(|c| {
+            let mut desc = Descriptor::catalogued(
+                c.name(),
+                PROVIDER,
+                "portable",
+                format!("cryptoscope-sha3r2 {}", env!("CARGO_PKG_VERSION")),
+                build_line(),
+                Sizes::digest(32),
+                Randomness::Harness,
+            );
+            desc.algorithm_version = c.label().to_string();
+            Subject::Hash(Box::new(Candidate { desc, c }))
+        })
+        .collect()
 }
 
 fn cipher_subjects() -> Vec<Subject> {
@@ -232,7 +240,11 @@ mod tests {
             assert_eq!(a.family, cryptoscope_catalogue::Family::Hash, "{}", c.name());
             assert_eq!(a.block_size, c.block_bytes(), "{}", c.name());
             let files = cryptoscope_catalogue::vectors::hash_files(c.name());
-            assert!(files.iter().all(|f| f.contains(&format!("/{}/", c.kat_dir()))), "{}: {files:?}", c.name());
+            assert!(
+                files.iter().all(|f| f.contains(&format!("/{}/", c.kat_dir()))),
+                "{}: {files:?}",
+                c.name()
+            );
         }
     }
 }

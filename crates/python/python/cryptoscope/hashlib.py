@@ -10,6 +10,15 @@ length. Beyond hashlib: ``sha256d`` (Tahoe-LAFS's SHA-256 of SHA-256), ``blake3`
 (KangarooTwelve), ``ascon_hash256`` and ``blake2b_256`` (also reached as hashlib's
 ``blake2b(digest_size=32)``). The GIL is released while hashing inputs of
 2,048 bytes or more; objects may be shared between threads.
+
+The SHA-3 competition's fourteen second-round candidates at 256-bit output, in the versions
+the 2010 Tahoe-LAFS study measured (our own code, gated on the round-2 KAT files):
+``blake256_r2``, ``bmw256``, ``cubehash256``, ``echo256``, ``fugue256``, ``groestl256_r2``,
+``hamsi256``, ``jh256_r2``, ``keccak256_r2``, ``luffa256``, ``shabal256``, ``shavite3_256``,
+``simd256`` and ``skein512_256`` (Skein v1.3). The four whose algorithm changed for the final
+round carry ``_r2``, so that ``keccak256`` (usually the final Keccak) or ``jh256`` (usually
+JH-42) never silently means the round-2 function; those names raise a ValueError that says so.
+Catalogue names work too: ``new("Shabal-256-r2")``.
 """
 
 from . import _native
@@ -30,6 +39,28 @@ _NAMES = {
     "blake3": "BLAKE3",
     "k12": "KangarooTwelve",
     "ascon_hash256": "Ascon-Hash256",
+    # The SHA-3 second-round candidates (crates/sha3r2).
+    "blake256_r2": "BLAKE-256-r2",
+    "bmw256": "BMW-256-r2",
+    "cubehash256": "CubeHash-256-r2",
+    "echo256": "ECHO-256-r2",
+    "fugue256": "Fugue-256-r2",
+    "groestl256_r2": "Groestl-256-r2",
+    "hamsi256": "Hamsi-256-r2",
+    "jh256_r2": "JH-256-r2",
+    "keccak256_r2": "Keccak-256-r2",
+    "luffa256": "Luffa-256-r2",
+    "shabal256": "Shabal-256-r2",
+    "shavite3_256": "SHAvite-3-256-r2",
+    "simd256": "SIMD-256-r2",
+    "skein512_256": "Skein-512-256-v1.3",
+}
+# Names that usually mean a candidate's final-round version, which we do not offer.
+_FINAL_ROUND = {
+    "blake256": "BLAKE-256 with 14 rounds",
+    "groestl256": "the tweaked Groestl-256",
+    "jh256": "JH-256 with 42 rounds",
+    "keccak256": "Keccak-256 with the final padding",
 }
 _offered = set(_native.algorithms())
 _NAMES = {k: v for k, v in _NAMES.items() if v in _offered}
@@ -50,6 +81,9 @@ def _canonical(name):
     key = name.lower().replace("-", "_")
     key = {"sha512/256": "sha512_256", "kangarootwelve": "k12", "shake128": "shake_128",
            "shake256": "shake_256"}.get(key, key)
+    if key in _FINAL_ROUND and key not in _NAMES:
+        raise ValueError("unsupported hash type %s: that name usually means %s; cryptoscope has "
+                         "the round-2 version as %s_r2" % (name, _FINAL_ROUND[key], key))
     if key not in _NAMES:
         raise ValueError("unsupported hash type " + name)
     return key
