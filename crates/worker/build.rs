@@ -81,7 +81,12 @@ fn locked_versions() -> Vec<String> {
     // providers use the newest, which Cargo.lock lists last.
     let mut out: Vec<String> = Vec::new();
     for (n, v) in &found {
-        if found.iter().rev().find(|(m, _)| m == n).is_some_and(|(_, last)| last == v) {
+        if found
+            .iter()
+            .rev()
+            .find(|(m, _)| m == n)
+            .is_some_and(|(_, last)| last == v)
+        {
             out.push(format!("{n}={v}"));
         }
     }

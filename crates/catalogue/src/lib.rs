@@ -12,8 +12,8 @@
 //!
 //! This crate never times anything and never prints.
 
-pub mod descriptor;
 pub mod cipher_gate;
+pub mod descriptor;
 pub mod gate;
 pub mod names;
 pub mod rng;
@@ -21,4 +21,6 @@ pub mod traits;
 pub mod vectors;
 
 pub use descriptor::{Availability, CipherInfo, Descriptor, Family, KatPrngKind, KatRef, Operation, Randomness, Sizes};
-pub use traits::{BlockCipher, Decapsulator, KeyedCipher, Exchanger, Hash, HashState, Kem, Kex, OpError, Probes, Subject};
+pub use traits::{
+    BlockCipher, Decapsulator, Exchanger, Hash, HashState, Kem, Kex, KeyedCipher, OpError, Probes, Subject,
+};

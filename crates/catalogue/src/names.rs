@@ -5,7 +5,15 @@ use crate::descriptor::Family;
 /// Canonical provider names, in display order.
 /// `build` holds what this machine compiled itself (`cryptoscope build`, `cryptoscope add`).
 /// `cryptoscope` is the project's own code (the block cipher strategies).
-pub const PROVIDERS: &[&str] = &["liboqs", "pqclean", "aws-lc", "rustcrypto", "openssl", "build", "cryptoscope"];
+pub const PROVIDERS: &[&str] = &[
+    "liboqs",
+    "pqclean",
+    "aws-lc",
+    "rustcrypto",
+    "openssl",
+    "build",
+    "cryptoscope",
+];
 
 /// Internal functions Seed 001 monitored, by short name (PQClean's namespace prefix
 /// removed): NTRU's polynomial arithmetic and Classic McEliece's key generation, error

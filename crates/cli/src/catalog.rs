@@ -201,7 +201,10 @@ impl Selection {
             .collect();
         // Every --impl must name something, or a typo silently narrows the selection.
         for i in &self.implementations {
-            let offered = cat.subjects.iter().any(|d| self.algorithms.is_empty() || self.algorithms.contains(&d.algorithm));
+            let offered = cat
+                .subjects
+                .iter()
+                .any(|d| self.algorithms.is_empty() || self.algorithms.contains(&d.algorithm));
             if offered && !picked.iter().any(|d| impl_matches(i, d)) {
                 let known: Vec<String> = cat
                     .subjects
@@ -261,7 +264,10 @@ impl Selection {
             suites.sort_unstable();
             suites.dedup();
             let hint = if self.suites.is_empty() && !suites.is_empty() {
-                format!(" (these providers offer suites outside the default run: add --suite {})", suites.join(","))
+                format!(
+                    " (these providers offer suites outside the default run: add --suite {})",
+                    suites.join(",")
+                )
             } else {
                 String::new()
             };

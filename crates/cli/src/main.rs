@@ -9,10 +9,10 @@ mod catalog;
 mod counters;
 mod gating;
 mod matrix;
-mod probes;
 mod memory;
 mod micro;
 mod netns;
+mod probes;
 mod profile;
 mod run;
 mod scale;
@@ -952,7 +952,12 @@ fn cmd_micro(a: &MicroArgs, quiet: bool) -> Result<i32> {
         let v = &verdicts[&d.id];
         if v.status != GateStatus::Pass {
             if v.status.is_failure() {
-                failures.push(format!("{}: not measured, gate {}: {}", d.id, v.status.as_str(), v.detail));
+                failures.push(format!(
+                    "{}: not measured, gate {}: {}",
+                    d.id,
+                    v.status.as_str(),
+                    v.detail
+                ));
             } else {
                 eprintln!("note: {}: not measured ({}: {})", d.id, v.status.as_str(), v.detail);
             }
@@ -1016,7 +1021,10 @@ fn cmd_micro(a: &MicroArgs, quiet: bool) -> Result<i32> {
     micro::sort(&mut rows);
     let alg = a.sel.alg.join(", ");
     if rows.is_empty() {
-        println!("No monitored function ({}) was seen in {alg}.", cryptoscope_catalogue::names::MONITORED_FUNCTIONS.join(", "));
+        println!(
+            "No monitored function ({}) was seen in {alg}.",
+            cryptoscope_catalogue::names::MONITORED_FUNCTIONS.join(", ")
+        );
     } else {
         let (t, partial) = micro::render(&rows);
         print!("{t}");
@@ -1027,9 +1035,16 @@ fn cmd_micro(a: &MicroArgs, quiet: bool) -> Result<i32> {
             );
         }
         let clock = cryptoscope_measure::Clock::new(cryptoscope_measure::clock::ClockChoice::Tsc);
-        let hz = clock.tsc_hz().map(|h| format!(" at {:.3} GHz", h / 1e9)).unwrap_or_default();
+        let hz = clock
+            .tsc_hz()
+            .map(|h| format!(" at {:.3} GHz", h / 1e9))
+            .unwrap_or_default();
         if let Some(cost) = probe_cost {
-            let what = if unit == "TSC" { format!("TSC reference cycles{hz}") } else { "nanoseconds".into() };
+            let what = if unit == "TSC" {
+                format!("TSC reference cycles{hz}")
+            } else {
+                "nanoseconds".into()
+            };
             println!(
                 "cycles/call and cycle share: timing probes in our builds, {what}, median of {} operations, the probe's own {cost:.0} subtracted per call.",
                 a.calls
@@ -1286,7 +1301,13 @@ fn cmd_list(sel: &SelectArgs, json: bool) -> Result<i32> {
                 d.sizes.ciphertext.to_string()
             };
             // A hash has no keys: its digest size goes in the `ss` column.
-            let key = |n: usize| if d.family == cryptoscope_catalogue::Family::Hash { "-".into() } else { n.to_string() };
+            let key = |n: usize| {
+                if d.family == cryptoscope_catalogue::Family::Hash {
+                    "-".into()
+                } else {
+                    n.to_string()
+                }
+            };
             vec![
                 d.algorithm.clone(),
                 d.provider.clone(),
@@ -1320,7 +1341,10 @@ fn cmd_list(sel: &SelectArgs, json: bool) -> Result<i32> {
             &[false, false, false, false, true, true, true, true, false, false]
         )
     );
-    println!("{} subjects; sizes in bytes (for hashes, `ss` is the digest).", picked.len());
+    println!(
+        "{} subjects; sizes in bytes (for hashes, `ss` is the digest).",
+        picked.len()
+    );
     Ok(0)
 }
 
@@ -1493,7 +1517,11 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
         .as_deref()
         .map(|l| run::parse_lengths(l).map_err(usage))
         .transpose()?
-        .map(|v| v.into_iter().map(cryptoscope_catalogue::Operation::Hash).collect::<Vec<_>>());
+        .map(|v| {
+            v.into_iter()
+                .map(cryptoscope_catalogue::Operation::Hash)
+                .collect::<Vec<_>>()
+        });
     let settings = run::MeasureSettings {
         plan,
         budget: if a.samples.is_some() {
@@ -1973,7 +2001,12 @@ fn finish_app_run(
     };
     let stored = store
         .begin_run(&run_file)
-        .and_then(|_| run_file.applications.iter().try_for_each(|i| store.add_app_result(run_id, i)))
+        .and_then(|_| {
+            run_file
+                .applications
+                .iter()
+                .try_for_each(|i| store.add_app_result(run_id, i))
+        })
         .and_then(|_| store.finish_run(run_id, &run_file.finished_at));
     print(&run_file.applications);
     if let Some((p, v)) = json {
@@ -1982,7 +2015,10 @@ fn finish_app_run(
         println!("JSON:    {}", p.display());
     }
     match stored {
-        Ok(()) => println!("Store:   {} (run {run_id}; `cryptoscope report {run_id}`)", store.location()),
+        Ok(()) => println!(
+            "Store:   {} (run {run_id}; `cryptoscope report {run_id}`)",
+            store.location()
+        ),
         Err(e) => {
             eprintln!("error: results not stored: {e}");
             return Ok(2);
@@ -2008,11 +2044,17 @@ fn cmd_tahoe(a: &tahoe::TahoeArgs, quiet: bool) -> Result<i32> {
     let items = cryptoscope_report::tahoe::items(&output).map_err(|e| anyhow::anyhow!(e))?;
     let app = AppRun {
         suite: "tahoe",
-        algorithms: output["hashes"].as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default(),
+        algorithms: output["hashes"]
+            .as_object()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default(),
         quick: a.profile == "quick",
         rounds: a.repeat as usize,
         libraries: vec![
-            ("tahoe-lafs".into(), output["tahoe_version"].as_str().unwrap_or("?").into()),
+            (
+                "tahoe-lafs".into(),
+                output["tahoe_version"].as_str().unwrap_or("?").into(),
+            ),
             ("python".into(), output["python"].as_str().unwrap_or("?").into()),
         ],
         items,
@@ -2024,7 +2066,15 @@ fn cmd_tahoe(a: &tahoe::TahoeArgs, quiet: bool) -> Result<i32> {
         println!();
         print!("{}", cryptoscope_report::tahoe::table(apps).unwrap_or_default());
     };
-    let code = finish_app_run(&mut store, &run_id, started_at, app, &print, json_out.map(|p| (p, output)), code)?;
+    let code = finish_app_run(
+        &mut store,
+        &run_id,
+        started_at,
+        app,
+        &print,
+        json_out.map(|p| (p, output)),
+        code,
+    )?;
     if code == 1 {
         eprintln!("error: the study did not complete (see above); what was measured is stored");
     }
@@ -2038,7 +2088,10 @@ fn cmd_tls(a: &tls::TlsArgs, quiet: bool) -> Result<i32> {
     let (setup, rows, code) = tls::run(a, quiet)?;
     let app = AppRun {
         suite: "tls",
-        algorithms: rows.iter().filter_map(|r| r["group"].as_str().map(String::from)).collect(),
+        algorithms: rows
+            .iter()
+            .filter_map(|r| r["group"].as_str().map(String::from))
+            .collect(),
         quick: a.quick,
         rounds: 0,
         libraries: Vec::new(),

@@ -239,11 +239,17 @@ fn compile_liboqs(job: &Job) -> std::result::Result<(PathBuf, Manifest), String>
     let cmake_dir = tmp.join("cmake");
     let flags = job.flags.join(" ");
     let run = |cmd: &mut Command, what: &str| -> std::result::Result<(), String> {
-        let out = cmd.output().map_err(|e| format!("cannot run {what}: {e} (scripts/setup.sh installs cmake)"))?;
+        let out = cmd
+            .output()
+            .map_err(|e| format!("cannot run {what}: {e} (scripts/setup.sh installs cmake)"))?;
         if out.status.success() {
             return Ok(());
         }
-        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
         let first = text
             .lines()
             .find(|l| l.contains("error") || l.contains("Error"))
@@ -286,7 +292,14 @@ fn compile_liboqs(job: &Job) -> std::result::Result<(PathBuf, Manifest), String>
     std::fs::write(&shim, LIBOQS_SHIM).map_err(|e| fail(e.to_string()))?;
     let mut cmd = Command::new(&job.cc);
     cmd.args(job.flags.iter().flat_map(|f| f.split_whitespace()))
-        .args(["-gdwarf-4", "-fPIC", "-shared", "-fvisibility=hidden", "-pthread", "-Wl,-z,defs"])
+        .args([
+            "-gdwarf-4",
+            "-fPIC",
+            "-shared",
+            "-fvisibility=hidden",
+            "-pthread",
+            "-Wl,-z,defs",
+        ])
         .arg("-Wl,--exclude-libs,ALL")
         .arg(format!("-DCS_METHOD={method}"))
         .arg(format!("-I{}", include.display()))
@@ -314,13 +327,19 @@ fn compile_liboqs(job: &Job) -> std::result::Result<(PathBuf, Manifest), String>
 fn liboqs_sizes(include: &Path, method: &str) -> std::result::Result<[usize; 4], String> {
     let mut text = String::new();
     let kem = include.join("oqs");
-    for e in std::fs::read_dir(&kem).map_err(|e| format!("cannot read {}: {e}", kem.display()))?.flatten() {
+    for e in std::fs::read_dir(&kem)
+        .map_err(|e| format!("cannot read {}: {e}", kem.display()))?
+        .flatten()
+    {
         if e.file_name().to_string_lossy().starts_with("kem_") {
             text.push_str(&std::fs::read_to_string(e.path()).unwrap_or_default());
         }
     }
     let mut out = [0usize; 4];
-    for (k, what) in ["public_key", "secret_key", "ciphertext", "shared_secret"].iter().enumerate() {
+    for (k, what) in ["public_key", "secret_key", "ciphertext", "shared_secret"]
+        .iter()
+        .enumerate()
+    {
         let name = format!("OQS_KEM_{method}_length_{what}");
         out[k] = text
             .lines()
@@ -439,7 +458,11 @@ pub fn compile(job: &Job) -> std::result::Result<(PathBuf, Manifest), String> {
         v
     };
     let flags = {
-        let mut v: Vec<String> = job.flags.iter().flat_map(|f| f.split_whitespace().map(String::from)).collect();
+        let mut v: Vec<String> = job
+            .flags
+            .iter()
+            .flat_map(|f| f.split_whitespace().map(String::from))
+            .collect();
         if avx2 {
             v.extend(AVX2_FLAGS.iter().map(|f| f.to_string()));
         }
@@ -457,7 +480,10 @@ pub fn compile(job: &Job) -> std::result::Result<(PathBuf, Manifest), String> {
     // Each source to an object (in parallel), then two links of the same objects: the
     // library, and its probed twin.
     let compile_one = |(k, src): (usize, &PathBuf)| -> std::result::Result<PathBuf, String> {
-        let stem = src.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let stem = src
+            .file_stem()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let obj = obj_dir.join(format!("{k:03}-{stem}.o"));
         let mut cmd = Command::new(&job.cc);
         // DWARF 4: valgrind 3.19 (Debian 12) gives up on clang 14's DWARF 5 ("possibly
@@ -616,7 +642,9 @@ fn parallel_map<T: Sync, R: Send>(
     items: &[T],
     f: &(dyn Fn((usize, &T)) -> std::result::Result<R, String> + Sync),
 ) -> std::result::Result<Vec<R>, String> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len().max(1));
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(items.len().max(1));
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results: Vec<std::sync::Mutex<Option<std::result::Result<R, String>>>> =
         items.iter().map(|_| std::sync::Mutex::new(None)).collect();
@@ -634,7 +662,11 @@ fn parallel_map<T: Sync, R: Send>(
     });
     results
         .into_iter()
-        .map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()).unwrap_or_else(|| Err("not compiled".into())))
+        .map(|m| {
+            m.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .unwrap_or_else(|| Err("not compiled".into()))
+        })
         .collect()
 }
 

@@ -156,7 +156,9 @@ pub fn render(rows: &[MicroRow]) -> (String, bool) {
                 opt(r.calls_per_op, profile::count),
                 opt(r.instructions_per_call, |x| table::group(x.round())),
                 opt(r.instruction_share, profile::pct),
-                opt(r.probed_calls_per_op, |x| format!("{}{}", profile::count(x), if short { "*" } else { "" })),
+                opt(r.probed_calls_per_op, |x| {
+                    format!("{}{}", profile::count(x), if short { "*" } else { "" })
+                }),
                 opt(r.cycles_per_call, |x| table::group(x.round())),
                 opt(r.cycle_share, profile::pct),
             ]

@@ -8,7 +8,9 @@ use std::process::Command;
 
 /// Runs a command; its stdout, or an error with its stderr.
 pub fn run_cmd(cmd: &mut Command) -> Result<String> {
-    let out = cmd.output().with_context(|| format!("cannot run {:?}", cmd.get_program()))?;
+    let out = cmd
+        .output()
+        .with_context(|| format!("cannot run {:?}", cmd.get_program()))?;
     if !out.status.success() {
         bail!(
             "{:?} failed: {}",
@@ -52,8 +54,11 @@ impl Netns {
         }
         if let Some(r) = rate {
             for (ns, dev) in [(&n.a, &va), (&n.b, &vb)] {
-                run_cmd(Command::new("ip").args(["netns", "exec", ns, "tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", r, "burst", "64kb", "latency", "50ms"]))
-                    .with_context(|| format!("rate limit {r} with tc tbf"))?;
+                run_cmd(Command::new("ip").args([
+                    "netns", "exec", ns, "tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", r, "burst", "64kb",
+                    "latency", "50ms",
+                ]))
+                .with_context(|| format!("rate limit {r} with tc tbf"))?;
             }
         }
         Ok(n)
@@ -62,7 +67,8 @@ impl Netns {
     /// `cmd` to run in namespace `a` or `b`.
     pub fn wrap(&self, side: char, cmd: &Path) -> Command {
         let mut c = Command::new("ip");
-        c.args(["netns", "exec", if side == 'a' { &self.a } else { &self.b }]).arg(cmd);
+        c.args(["netns", "exec", if side == 'a' { &self.a } else { &self.b }])
+            .arg(cmd);
         c
     }
 }
@@ -75,13 +81,14 @@ impl Drop for Netns {
     }
 }
 
-
 /// The processes whose parent is `pid`.
 pub fn children_of(pid: u32) -> Vec<u32> {
     let mut out = Vec::new();
     if let Ok(rd) = std::fs::read_dir("/proc") {
         for e in rd.flatten() {
-            let Some(p) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+            let Some(p) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+                continue;
+            };
             if let Ok(s) = std::fs::read_to_string(format!("/proc/{p}/stat")) {
                 if let Some(rest) = s.rfind(')').map(|i| &s[i + 1..]) {
                     if rest.split_whitespace().nth(1).and_then(|x| x.parse::<u32>().ok()) == Some(pid) {

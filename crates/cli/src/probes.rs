@@ -64,8 +64,8 @@ fn declarations(text: &str) -> String {
 }
 
 const C_TYPE_WORDS: &[&str] = &[
-    "void", "char", "short", "int", "long", "float", "double", "signed", "unsigned", "const", "volatile",
-    "restrict", "struct", "union", "enum",
+    "void", "char", "short", "int", "long", "float", "double", "signed", "unsigned", "const", "volatile", "restrict",
+    "struct", "union", "enum",
 ];
 
 fn is_ident_char(c: char) -> bool {
@@ -84,7 +84,14 @@ fn parameter_names(params: &str) -> Result<Vec<String>, String> {
     let mut names = Vec::new();
     for one in p.split(',') {
         let base = one.split('[').next().unwrap_or("").trim();
-        let name: String = base.chars().rev().take_while(|&c| is_ident_char(c)).collect::<Vec<_>>().into_iter().rev().collect();
+        let name: String = base
+            .chars()
+            .rev()
+            .take_while(|&c| is_ident_char(c))
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
         let before = base[..base.len() - name.len()].trim();
         if name.is_empty() || before.is_empty() || C_TYPE_WORDS.contains(&name.as_str()) {
             return Err(format!("unnamed parameter `{}`", one.trim()));
@@ -115,7 +122,14 @@ pub fn prototypes(source: &Path) -> (Vec<Prototype>, Vec<String>) {
             let stmt = stmt.split_whitespace().collect::<Vec<_>>().join(" ");
             let Some(open) = stmt.find('(') else { continue };
             let head = stmt[..open].trim_end();
-            let ident: String = head.chars().rev().take_while(|&c| is_ident_char(c)).collect::<Vec<_>>().into_iter().rev().collect();
+            let ident: String = head
+                .chars()
+                .rev()
+                .take_while(|&c| is_ident_char(c))
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
             let Some(name) = MONITORED_FUNCTIONS
                 .iter()
                 .find(|m| ident == **m || ident.ends_with(&format!("_{m}")))
@@ -128,7 +142,10 @@ pub fn prototypes(source: &Path) -> (Vec<Prototype>, Vec<String>) {
             }
             if ret.split_whitespace().any(|w| w == "static") {
                 if ext == "c" {
-                    let file = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                    let file = f
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default();
                     statics.push((name.to_string(), file));
                 }
                 continue;
@@ -260,10 +277,17 @@ CS_EXPORT uint64_t cs_probe_overhead(void) {
 "#,
     );
     for (i, (f, sym)) in functions.iter().enumerate() {
-        let params = if f.params.trim().is_empty() { "void" } else { f.params.as_str() };
+        let params = if f.params.trim().is_empty() {
+            "void"
+        } else {
+            f.params.as_str()
+        };
         let args = f.args.join(", ");
         let void = f.ret == "void";
-        c.push_str(&format!("\n{} __real_{sym}({params});\n{} __wrap_{sym}({params}) {{\n", f.ret, f.ret));
+        c.push_str(&format!(
+            "\n{} __real_{sym}({params});\n{} __wrap_{sym}({params}) {{\n",
+            f.ret, f.ret
+        ));
         c.push_str("    uint64_t cs_t0 = cs_tick();\n");
         if void {
             c.push_str(&format!("    __real_{sym}({args});\n"));
@@ -328,6 +352,9 @@ mod tests {
         assert_eq!(found[1].args, ["pk", "sk", "perm", "pi"]);
         assert_eq!(found[0].ident, "PQCLEAN_X_CLEAN_poly_Rq_mul");
         assert_eq!(notes.len(), 1, "{notes:?}");
-        assert!(notes[0].starts_with("gen_e: file-local (static) in encrypt.c"), "{notes:?}");
+        assert!(
+            notes[0].starts_with("gen_e: file-local (static) in encrypt.c"),
+            "{notes:?}"
+        );
     }
 }

@@ -111,7 +111,10 @@ fn is_root() -> bool {
 }
 
 fn split(list: &str) -> Vec<String> {
-    list.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
+    list.split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
 }
 
 use crate::netns::run_cmd;
@@ -122,7 +125,10 @@ fn netem_available() -> bool {
     if run_cmd(Command::new("ip").args(["netns", "add", &ns])).is_err() {
         return false;
     }
-    let ok = run_cmd(Command::new("ip").args(["netns", "exec", &ns, "tc", "qdisc", "add", "dev", "lo", "root", "netem", "delay", "1ms"])).is_ok();
+    let ok = run_cmd(Command::new("ip").args([
+        "netns", "exec", &ns, "tc", "qdisc", "add", "dev", "lo", "root", "netem", "delay", "1ms",
+    ]))
+    .is_ok();
     let _ = Command::new("ip").args(["netns", "del", &ns]).status();
     ok
 }
@@ -161,7 +167,12 @@ struct Config {
 }
 
 fn label(c: &Config, peer: &str) -> String {
-    format!("{peer} {} {} {}", c.group, c.cert, if c.soft { "soft" } else { "accel" })
+    format!(
+        "{peer} {} {} {}",
+        c.group,
+        c.cert,
+        if c.soft { "soft" } else { "accel" }
+    )
 }
 
 struct Ctx<'a> {
@@ -194,21 +205,33 @@ fn cert_dir(ctx: &Ctx, driver: &Path, alg: &str) -> Result<PathBuf> {
     let d = ctx.work.join(format!("cert-{alg}"));
     if !d.join("chain.pem").is_file() {
         std::fs::create_dir_all(&d)?;
-        run_cmd(Command::new(driver).args(["certs", "--alg", alg, "--dir"]).arg(&d).args(["--ip", "127.0.0.1", "--ip", ADDR_A]))
-            .with_context(|| format!("making the {alg} certificate"))?;
+        run_cmd(
+            Command::new(driver)
+                .args(["certs", "--alg", alg, "--dir"])
+                .arg(&d)
+                .args(["--ip", "127.0.0.1", "--ip", ADDR_A]),
+        )
+        .with_context(|| format!("making the {alg} certificate"))?;
     }
     Ok(d)
 }
 
 fn start_rustls(ctx: &Ctx, c: &Config, dir: &Path) -> Result<Server> {
     let mut cmd = ctx.command('a', &c.driver);
-    cmd.args(["serve", "--group", &c.group, "--threads", &ctx.threads.to_string(), "--listen"])
-        .arg(format!("{}:0", ctx.server_addr()))
-        .arg("--dir")
-        .arg(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    cmd.args([
+        "serve",
+        "--group",
+        &c.group,
+        "--threads",
+        &ctx.threads.to_string(),
+        "--listen",
+    ])
+    .arg(format!("{}:0", ctx.server_addr()))
+    .arg("--dir")
+    .arg(dir)
+    .stdin(Stdio::null())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
     if c.soft {
         cmd.env("OPENSSL_ia32cap", MASK_AES);
     }
@@ -244,8 +267,20 @@ fn start_nginx(ctx: &Ctx, c: &Config, dir: &Path) -> Result<Server> {
     let port = free_port()?;
     let dh = ctx.work.join("ffdhe2048.pem");
     if !dh.is_file() {
-        run_cmd(Command::new("openssl").args(["genpkey", "-genparam", "-algorithm", "DH", "-pkeyopt", "group:ffdhe2048", "-out"]).arg(&dh))
-            .context("writing the ffdhe2048 parameters")?;
+        run_cmd(
+            Command::new("openssl")
+                .args([
+                    "genpkey",
+                    "-genparam",
+                    "-algorithm",
+                    "DH",
+                    "-pkeyopt",
+                    "group:ffdhe2048",
+                    "-out",
+                ])
+                .arg(&dh),
+        )
+        .context("writing the ffdhe2048 parameters")?;
     }
     let (protocols, curve) = if c.group == "DHE" {
         ("TLSv1.2", "X25519")
@@ -275,8 +310,16 @@ fn start_nginx(ctx: &Ctx, c: &Config, dir: &Path) -> Result<Server> {
         "openssl_conf = init\n[init]\nssl_conf = ssl_sect\n[ssl_sect]\nsystem_default = sys\n[sys]\nCipherString = DEFAULT:@SECLEVEL=0\n",
     )?;
     let mut cmd = ctx.command('a', Path::new("nginx"));
-    cmd.arg("-p").arg(&ng).arg("-c").arg(ng.join("nginx.conf")).arg("-e").arg(ng.join("error.log"));
-    cmd.env("OPENSSL_CONF", ng.join("openssl.cnf")).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
+    cmd.arg("-p")
+        .arg(&ng)
+        .arg("-c")
+        .arg(ng.join("nginx.conf"))
+        .arg("-e")
+        .arg(ng.join("error.log"));
+    cmd.env("OPENSSL_CONF", ng.join("openssl.cnf"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
     if c.soft {
         cmd.env("OPENSSL_ia32cap", MASK_AES);
     }
@@ -287,7 +330,9 @@ fn start_nginx(ctx: &Ctx, c: &Config, dir: &Path) -> Result<Server> {
             let log = std::fs::read_to_string(ng.join("error.log")).unwrap_or_default();
             bail!("nginx exited ({st}): {}", log.lines().last().unwrap_or("").trim());
         }
-        let pid = std::fs::read_to_string(ng.join("nginx.pid")).ok().and_then(|s| s.trim().parse::<u32>().ok());
+        let pid = std::fs::read_to_string(ng.join("nginx.pid"))
+            .ok()
+            .and_then(|s| s.trim().parse::<u32>().ok());
         if let Some(pid) = pid {
             let kids = children_of(pid);
             if kids.len() >= ctx.threads {
@@ -321,7 +366,12 @@ fn measure(ctx: &Ctx, c: &Config) -> Result<Value> {
     cmd.args(["load", "--connect", &server.addr, "--clients", &a.clients.to_string()])
         .arg("--ca")
         .arg(dir.join("ca.pem"))
-        .args(["--warmup", &ctx.warmup.to_string(), "--duration", &ctx.duration.to_string()])
+        .args([
+            "--warmup",
+            &ctx.warmup.to_string(),
+            "--duration",
+            &ctx.duration.to_string(),
+        ])
         .args(["--request", &a.request.to_string()]);
     if let Some(n) = a.count {
         cmd.args(["--count", &n.to_string()]);
@@ -342,7 +392,10 @@ fn measure(ctx: &Ctx, c: &Config) -> Result<Value> {
     if c.soft {
         cmd.env("OPENSSL_ia32cap", MASK_AES);
     }
-    let out = cmd.stdin(Stdio::null()).output().context("cannot start the load generator")?;
+    let out = cmd
+        .stdin(Stdio::null())
+        .output()
+        .context("cannot start the load generator")?;
     drop(server);
     if !out.status.success() {
         bail!("load generator: {}", String::from_utf8_lossy(&out.stderr).trim());
@@ -354,8 +407,14 @@ fn measure(ctx: &Ctx, c: &Config) -> Result<Value> {
     if let Some(cpu) = m.get("server_cpu_s").and_then(Value::as_f64) {
         let pct = cpu / window * 100.0;
         m.insert("server_cpu_pct".into(), json!(pct));
-        m.insert("server_cpu_s_per_handshake".into(), json!(if n > 0.0 { cpu / n } else { f64::NAN }));
-        m.insert("handshakes_per_min_per_cpu_pct".into(), json!(if pct > 0.0 { n / window * 60.0 / pct } else { f64::NAN }));
+        m.insert(
+            "server_cpu_s_per_handshake".into(),
+            json!(if n > 0.0 { cpu / n } else { f64::NAN }),
+        );
+        m.insert(
+            "handshakes_per_min_per_cpu_pct".into(),
+            json!(if pct > 0.0 { n / window * 60.0 / pct } else { f64::NAN }),
+        );
     }
     m.insert("handshakes_per_min".into(), json!(n / window * 60.0));
     Ok(v)
@@ -366,15 +425,30 @@ fn plan(a: &TlsArgs, dir: &Path, quiet: bool) -> Result<(Vec<Config>, Vec<Value>
     let liboqs = dir.join("cryptoscope-tls");
     let pqclean = dir.join("cryptoscope-tls-pqclean");
     if !liboqs.is_file() {
-        bail!("{} is missing: build the workspace (cargo build --release --workspace)", liboqs.display());
+        bail!(
+            "{} is missing: build the workspace (cargo build --release --workspace)",
+            liboqs.display()
+        );
     }
-    let groups = split(a.group.as_deref().unwrap_or(if a.peer == "openssl" { "X25519,P-256,ffdhe2048" } else { DEFAULT_GROUPS }));
+    let groups = split(a.group.as_deref().unwrap_or(if a.peer == "openssl" {
+        "X25519,P-256,ffdhe2048"
+    } else {
+        DEFAULT_GROUPS
+    }));
     let certs = split(&a.cert);
     if groups.is_empty() || certs.is_empty() {
         bail!("--group and --cert need at least one name");
     }
     for c in &certs {
-        let ok = ["rsa-2048", "rsa-3072", "rsa-4096", "ecdsa-p256", "ecdsa-p384", "ed25519"].contains(&c.as_str())
+        let ok = [
+            "rsa-2048",
+            "rsa-3072",
+            "rsa-4096",
+            "ecdsa-p256",
+            "ecdsa-p384",
+            "ed25519",
+        ]
+        .contains(&c.as_str())
             || (c == "rsa-1024" && a.peer == "openssl");
         if !ok {
             if c == "rsa-1024" {
@@ -395,12 +469,19 @@ fn plan(a: &TlsArgs, dir: &Path, quiet: bool) -> Result<(Vec<Config>, Vec<Value>
     if a.peer == "openssl" {
         for g in &groups {
             let Some(name) = OPENSSL_GROUPS.iter().find(|n| n.eq_ignore_ascii_case(g)) else {
-                bail!("unknown group `{g}` for --peer openssl (one of: {})", OPENSSL_GROUPS.join(", "));
+                bail!(
+                    "unknown group `{g}` for --peer openssl (one of: {})",
+                    OPENSSL_GROUPS.join(", ")
+                );
             };
             if *name == "DHE" && certs.iter().any(|c| !c.starts_with("rsa-")) {
                 bail!("DHE (TLS 1.2 DHE-RSA) needs RSA certificates");
             }
-            resolved.push((name.to_string(), liboqs.clone(), json!({"name": name, "kind": "openssl"})));
+            resolved.push((
+                name.to_string(),
+                liboqs.clone(),
+                json!({"name": name, "kind": "openssl"}),
+            ));
         }
     } else {
         let ask = |bin: &Path, names: &[String]| -> Result<Vec<Value>> {
@@ -408,7 +489,11 @@ fn plan(a: &TlsArgs, dir: &Path, quiet: bool) -> Result<(Vec<Config>, Vec<Value>
             Ok(serde_json::from_str::<Vec<Value>>(&out)?)
         };
         let first = ask(&liboqs, &groups)?;
-        let second = if pqclean.is_file() { ask(&pqclean, &groups)? } else { vec![Value::Null; groups.len()] };
+        let second = if pqclean.is_file() {
+            ask(&pqclean, &groups)?
+        } else {
+            vec![Value::Null; groups.len()]
+        };
         for (i, g) in groups.iter().enumerate() {
             let wants_pqclean = g.to_ascii_lowercase().contains("/pqclean/");
             let (bin, v) = if first[i].get("ok").is_some() && !wants_pqclean {
@@ -431,7 +516,10 @@ fn plan(a: &TlsArgs, dir: &Path, quiet: bool) -> Result<(Vec<Config>, Vec<Value>
             resolved.push((info["name"].as_str().unwrap_or(g).to_string(), bin, info));
         }
         // Correct before fast: a catalogue KEM is gated before it carries a handshake.
-        let ids: Vec<String> = resolved.iter().filter_map(|(_, _, i)| i["subject"].as_str().map(String::from)).collect();
+        let ids: Vec<String> = resolved
+            .iter()
+            .filter_map(|(_, _, i)| i["subject"].as_str().map(String::from))
+            .collect();
         if !ids.is_empty() {
             let cat = Catalogue::discover()?;
             let picked: Vec<_> = cat.subjects.iter().filter(|d| ids.contains(&d.id)).cloned().collect();
@@ -450,7 +538,10 @@ fn plan(a: &TlsArgs, dir: &Path, quiet: bool) -> Result<(Vec<Config>, Vec<Value>
                 Some(id) => match verdicts.get(id) {
                     Some(v) if v.status == cryptoscope_report::GateStatus::Pass => true,
                     v => {
-                        gate_failed.push(format!("{name} ({id}): gate {}", v.map(|v| v.detail.as_str()).unwrap_or("not run")));
+                        gate_failed.push(format!(
+                            "{name} ({id}): gate {}",
+                            v.map(|v| v.detail.as_str()).unwrap_or("not run")
+                        ));
                         false
                     }
                 },
@@ -496,7 +587,9 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
     }
     if a.delay.is_some() || a.loss.is_some() {
         if !netem_available() {
-            bail!("this kernel has no netem (sch_netem), so no added delay or loss; what exists here is --rate (tc tbf)");
+            bail!(
+                "this kernel has no netem (sch_netem), so no added delay or loss; what exists here is --rate (tc tbf)"
+            );
         }
         bail!("netem sweeps are not wired in yet; use --rate (tc tbf)");
     }
@@ -510,15 +603,23 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
         bail!("--duration must be positive and --warmup not negative");
     }
     let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-    let threads = a.server_threads.unwrap_or(if a.peer == "openssl" { cpus } else { a.clients.max(cpus) });
+    let threads = a
+        .server_threads
+        .unwrap_or(if a.peer == "openssl" { cpus } else { a.clients.max(cpus) });
     // A private 0700 directory for keys and configurations.
     let (work, remove) = match &a.workdir {
         Some(d) => (d.clone(), false),
-        None => (std::env::temp_dir().join(format!("cryptoscope-tls-{}", std::process::id())), true),
+        None => (
+            std::env::temp_dir().join(format!("cryptoscope-tls-{}", std::process::id())),
+            true,
+        ),
     };
     {
         use std::os::unix::fs::DirBuilderExt;
-        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&work)
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&work)
             .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", work.display()))?;
     }
     struct Remove(PathBuf, bool);
@@ -530,7 +631,11 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
         }
     }
     let _cleanup = Remove(work.clone(), remove);
-    let netns = if a.netns { Some(Netns::create("cstls", a.rate.as_deref())?) } else { None };
+    let netns = if a.netns {
+        Some(Netns::create("cstls", a.rate.as_deref())?)
+    } else {
+        None
+    };
     let network = match (&netns, &a.rate) {
         (Some(n), Some(r)) => format!("veth between namespaces {} and {}, tbf {r}", n.a, n.b),
         (Some(n), None) => format!("veth between namespaces {} and {}", n.a, n.b),
@@ -573,7 +678,10 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
             Ok(v) => {
                 if v["handshakes"].as_u64().unwrap_or(0) == 0 {
                     code = 1;
-                    eprintln!("error: {lbl}: no handshake completed: {}", v["first_error"].as_str().unwrap_or("?"));
+                    eprintln!(
+                        "error: {lbl}: no handshake completed: {}",
+                        v["first_error"].as_str().unwrap_or("?")
+                    );
                     row["status"] = json!("failed");
                 } else {
                     row["status"] = json!("ok");

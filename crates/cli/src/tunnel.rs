@@ -18,7 +18,13 @@ use crate::netns::{run_cmd, Netns, ADDR_A, ADDR_B};
 use crate::tls::MASK_AES;
 
 pub const TUNNELS: &[&str] = &["openvpn-static", "openvpn-tls", "ipsec", "wireguard", "ssh"];
-pub const COUPLES: &[&str] = &["none:none", "aes-256-cbc:none", "aes-256-cbc:sha256", "aes-256-gcm", "chacha20-poly1305"];
+pub const COUPLES: &[&str] = &[
+    "none:none",
+    "aes-256-cbc:none",
+    "aes-256-cbc:sha256",
+    "aes-256-gcm",
+    "chacha20-poly1305",
+];
 const INNER_A: &str = "10.8.0.1";
 const INNER_B: &str = "10.8.0.2";
 
@@ -26,11 +32,19 @@ const INNER_B: &str = "10.8.0.2";
 pub struct TunnelArgs {
     /// Tunnels, comma-separated: openvpn-static, openvpn-tls, ipsec (strongSwan,
     /// kernel-libipsec), wireguard (wireguard-go), ssh (OpenSSH port forwarding).
-    #[arg(long, default_value = "openvpn-static,openvpn-tls,ipsec,wireguard,ssh", value_name = "LIST")]
+    #[arg(
+        long,
+        default_value = "openvpn-static,openvpn-tls,ipsec,wireguard,ssh",
+        value_name = "LIST"
+    )]
     pub tunnel: String,
     /// Cipher:MAC couples, comma-separated: none:none, aes-256-cbc:none, aes-256-cbc:sha256,
     /// aes-256-gcm, chacha20-poly1305. Couples a tunnel cannot do are listed with the reason.
-    #[arg(long, default_value = "none:none,aes-256-cbc:none,aes-256-cbc:sha256,aes-256-gcm,chacha20-poly1305", value_name = "LIST")]
+    #[arg(
+        long,
+        default_value = "none:none,aes-256-cbc:none,aes-256-cbc:sha256,aes-256-gcm,chacha20-poly1305",
+        value_name = "LIST"
+    )]
     pub couple: String,
     /// Ping payload sizes in bytes.
     #[arg(long, default_value = "64,512,1000,1400,4000,8000,16000", value_name = "LIST")]
@@ -82,7 +96,9 @@ pub fn unsupported(tunnel: &str, couple: &str) -> Option<&'static str> {
         ("ipsec", "aes-256-cbc:none") => {
             Some("strongSwan refuses CBC without integrity (\"unsupported integrity algorithm UNDEFINED\")")
         }
-        ("wireguard", c) if c != "chacha20-poly1305" => Some("WireGuard has exactly one cipher suite: ChaCha20-Poly1305"),
+        ("wireguard", c) if c != "chacha20-poly1305" => {
+            Some("WireGuard has exactly one cipher suite: ChaCha20-Poly1305")
+        }
         ("ssh", "none:none") => Some("OpenSSH has no `none` cipher"),
         ("ssh", "aes-256-cbc:none") => Some("OpenSSH has no `none` MAC"),
         _ => None,
@@ -157,7 +173,8 @@ fn spawn_logged(mut cmd: Command, log: &Path, soft: bool) -> Result<Child> {
     let f = std::fs::File::create(log)?;
     let g = f.try_clone()?;
     cmd.stdin(Stdio::null()).stdout(f).stderr(g);
-    cmd.spawn().with_context(|| format!("cannot start {:?}", cmd.get_program()))
+    cmd.spawn()
+        .with_context(|| format!("cannot start {:?}", cmd.get_program()))
 }
 
 fn wait_for(what: &str, timeout: Duration, mut ready: impl FnMut() -> Result<bool>) -> Result<()> {
@@ -181,7 +198,11 @@ fn check_alive(children: &mut [Child], logs: &[PathBuf]) -> Result<()> {
         if let Ok(Some(st)) = c.try_wait() {
             let text = std::fs::read_to_string(log).unwrap_or_default();
             let last: Vec<&str> = text.lines().rev().filter(|l| !l.trim().is_empty()).take(2).collect();
-            bail!("{:?} exited ({st}): {}", log.file_name().unwrap_or_default(), last.into_iter().rev().collect::<Vec<_>>().join(" | "));
+            bail!(
+                "{:?} exited ({st}): {}",
+                log.file_name().unwrap_or_default(),
+                last.into_iter().rev().collect::<Vec<_>>().join(" | ")
+            );
         }
     }
     Ok(())
@@ -191,23 +212,50 @@ fn version_of(cmd: &mut Command, pick: impl Fn(&str) -> bool) -> String {
     cmd.output()
         .ok()
         .map(|o| {
-            let t = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+            let t = format!(
+                "{}{}",
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            );
             t.lines().find(|l| pick(l)).unwrap_or("").trim().to_string()
         })
         .unwrap_or_default()
 }
 
 fn openvpn(n: &Netns, dir: &Path, tls: bool, couple: &str, soft: bool, driver: &Path) -> Result<Running> {
-    let mut common: Vec<String> = vec!["--dev".into(), "tun0".into(), "--dev-type".into(), "tun".into(), "--proto".into(), "udp".into(), "--disable-dco".into(), "--verb".into(), "3".into()];
+    let mut common: Vec<String> = vec![
+        "--dev".into(),
+        "tun0".into(),
+        "--dev-type".into(),
+        "tun".into(),
+        "--proto".into(),
+        "udp".into(),
+        "--disable-dco".into(),
+        "--verb".into(),
+        "3".into(),
+    ];
     if tls {
-        run_cmd(Command::new(driver).args(["certs", "--alg", "ecdsa-p256", "--dir"]).arg(dir))?;
+        run_cmd(
+            Command::new(driver)
+                .args(["certs", "--alg", "ecdsa-p256", "--dir"])
+                .arg(dir),
+        )?;
         match couple {
             "aes-256-gcm" => common.extend(["--data-ciphers".into(), "AES-256-GCM".into()]),
             "chacha20-poly1305" => common.extend(["--data-ciphers".into(), "CHACHA20-POLY1305".into()]),
-            _ => common.extend(["--data-ciphers".into(), "AES-256-CBC".into(), "--auth".into(), "SHA256".into()]),
+            _ => common.extend([
+                "--data-ciphers".into(),
+                "AES-256-CBC".into(),
+                "--auth".into(),
+                "SHA256".into(),
+            ]),
         }
     } else {
-        run_cmd(Command::new("openvpn").args(["--genkey", "secret"]).arg(dir.join("static.key")))?;
+        run_cmd(
+            Command::new("openvpn")
+                .args(["--genkey", "secret"])
+                .arg(dir.join("static.key")),
+        )?;
         let (c, h) = match couple {
             "none:none" => ("none", "none"),
             "aes-256-cbc:none" => ("AES-256-CBC", "none"),
@@ -217,9 +265,13 @@ fn openvpn(n: &Netns, dir: &Path, tls: bool, couple: &str, soft: bool, driver: &
     }
     let mut children = Vec::new();
     let mut logs = Vec::new();
-    for (side, local, remote, me, peer) in [('a', ADDR_A, ADDR_B, INNER_A, INNER_B), ('b', ADDR_B, ADDR_A, INNER_B, INNER_A)] {
+    for (side, local, remote, me, peer) in [
+        ('a', ADDR_A, ADDR_B, INNER_A, INNER_B),
+        ('b', ADDR_B, ADDR_A, INNER_B, INNER_A),
+    ] {
         let mut cmd = n.wrap(side, Path::new("openvpn"));
-        cmd.args(&common).args(["--local", local, "--remote", remote, "--ifconfig", me, peer]);
+        cmd.args(&common)
+            .args(["--local", local, "--remote", remote, "--ifconfig", me, peer]);
         if tls {
             let d = dir.display();
             // Point to point: both ends present the one certificate the tool made; each
@@ -229,9 +281,16 @@ fn openvpn(n: &Netns, dir: &Path, tls: bool, couple: &str, soft: bool, driver: &
             } else {
                 cmd.args(["--tls-client", "--verify-x509-name", "localhost", "name"]);
             }
-            cmd.arg("--ca").arg(format!("{d}/ca.pem")).arg("--cert").arg(format!("{d}/chain.pem")).arg("--key").arg(format!("{d}/key.pem"));
+            cmd.arg("--ca")
+                .arg(format!("{d}/ca.pem"))
+                .arg("--cert")
+                .arg(format!("{d}/chain.pem"))
+                .arg("--key")
+                .arg(format!("{d}/key.pem"));
         } else {
-            cmd.arg("--secret").arg(dir.join("static.key")).arg(if side == 'a' { "0" } else { "1" });
+            cmd.arg("--secret")
+                .arg(dir.join("static.key"))
+                .arg(if side == 'a' { "0" } else { "1" });
         }
         let log = dir.join(format!("openvpn-{side}.log"));
         children.push(spawn_logged(cmd, &log, soft)?);
@@ -239,7 +298,11 @@ fn openvpn(n: &Netns, dir: &Path, tls: bool, couple: &str, soft: bool, driver: &
     }
     wait_for("openvpn", Duration::from_secs(30), || {
         check_alive(&mut children, &logs)?;
-        Ok(logs.iter().all(|l| std::fs::read_to_string(l).unwrap_or_default().contains("Initialization Sequence Completed")))
+        Ok(logs.iter().all(|l| {
+            std::fs::read_to_string(l)
+                .unwrap_or_default()
+                .contains("Initialization Sequence Completed")
+        }))
     })?;
     let pids: Vec<u32> = children.iter().map(|c| c.id()).collect();
     Ok(Running {
@@ -250,7 +313,11 @@ fn openvpn(n: &Netns, dir: &Path, tls: bool, couple: &str, soft: bool, driver: &
         source: Some(INNER_A.into()),
         port: 5201,
         pings: true,
-        software: version_of(Command::new("openvpn").arg("--version"), |l| l.starts_with("OpenVPN ")).split_whitespace().take(2).collect::<Vec<_>>().join(" "),
+        software: version_of(Command::new("openvpn").arg("--version"), |l| l.starts_with("OpenVPN "))
+            .split_whitespace()
+            .take(2)
+            .collect::<Vec<_>>()
+            .join(" "),
         cleanup: Vec::new(),
     })
 }
@@ -272,7 +339,10 @@ fn wireguard(n: &Netns, dir: &Path) -> Result<Running> {
     let mut children = Vec::new();
     let mut cleanup = Vec::new();
     let mut logs = Vec::new();
-    for (i, (side, me, peer, peer_addr)) in [('a', INNER_A, INNER_B, ADDR_B), ('b', INNER_B, INNER_A, ADDR_A)].into_iter().enumerate() {
+    for (i, (side, me, peer, peer_addr)) in [('a', INNER_A, INNER_B, ADDR_B), ('b', INNER_B, INNER_A, ADDR_A)]
+        .into_iter()
+        .enumerate()
+    {
         let dev = format!("wcs{tag}{side}");
         let mut cmd = n.wrap(side, Path::new("wireguard-go"));
         cmd.args(["-f", &dev]);
@@ -283,10 +353,25 @@ fn wireguard(n: &Netns, dir: &Path) -> Result<Running> {
         let ns = if side == 'a' { &n.a } else { &n.b };
         wait_for("wireguard-go", Duration::from_secs(10), || {
             check_alive(&mut children, &logs)?;
-            Ok(Command::new("ip").args(["-n", ns, "link", "show", &dev]).output().map(|o| o.status.success()).unwrap_or(false))
+            Ok(Command::new("ip")
+                .args(["-n", ns, "link", "show", &dev])
+                .output()
+                .map(|o| o.status.success())
+                .unwrap_or(false))
         })?;
-        run_cmd(n.wrap(side, Path::new("wg")).args(["set", &dev, "listen-port", "51820", "private-key"]).arg(&keys[i].0)
-            .args(["peer", &keys[1 - i].1, "endpoint", &format!("{peer_addr}:51820"), "allowed-ips", &format!("{peer}/32")]))?;
+        run_cmd(
+            n.wrap(side, Path::new("wg"))
+                .args(["set", &dev, "listen-port", "51820", "private-key"])
+                .arg(&keys[i].0)
+                .args([
+                    "peer",
+                    &keys[1 - i].1,
+                    "endpoint",
+                    &format!("{peer_addr}:51820"),
+                    "allowed-ips",
+                    &format!("{peer}/32"),
+                ]),
+        )?;
         run_cmd(Command::new("ip").args(["-n", ns, "addr", "add", &format!("{me}/24"), "dev", &dev]))?;
         run_cmd(Command::new("ip").args(["-n", ns, "link", "set", &dev, "up"]))?;
     }
@@ -299,7 +384,12 @@ fn wireguard(n: &Netns, dir: &Path) -> Result<Running> {
         source: Some(INNER_A.into()),
         port: 5201,
         pings: true,
-        software: format!("wireguard-go {}", version_of(Command::new("wireguard-go").arg("--version"), |l| l.starts_with("wireguard-go")).trim_start_matches("wireguard-go ")),
+        software: format!(
+            "wireguard-go {}",
+            version_of(Command::new("wireguard-go").arg("--version"), |l| l
+                .starts_with("wireguard-go"))
+            .trim_start_matches("wireguard-go ")
+        ),
         cleanup,
     })
 }
@@ -313,7 +403,10 @@ fn ipsec(n: &Netns, dir: &Path, couple: &str, soft: bool) -> Result<Running> {
     let mut children = Vec::new();
     let mut logs = Vec::new();
     let psk = hex_secret();
-    for (side, local, remote, me, peer) in [('a', ADDR_A, ADDR_B, INNER_A, INNER_B), ('b', ADDR_B, ADDR_A, INNER_B, INNER_A)] {
+    for (side, local, remote, me, peer) in [
+        ('a', ADDR_A, ADDR_B, INNER_A, INNER_B),
+        ('b', ADDR_B, ADDR_A, INNER_B, INNER_A),
+    ] {
         let d = dir.join(format!("ipsec-{side}"));
         std::fs::create_dir_all(d.join("run"))?;
         let vici = format!("unix://{}/charon.vici", d.display());
@@ -324,7 +417,11 @@ fn ipsec(n: &Netns, dir: &Path, couple: &str, soft: bool) -> Result<Running> {
                 d.display()
             ),
         )?;
-        let (my_id, peer_id) = if side == 'a' { ("a.cryptoscope", "b.cryptoscope") } else { ("b.cryptoscope", "a.cryptoscope") };
+        let (my_id, peer_id) = if side == 'a' {
+            ("a.cryptoscope", "b.cryptoscope")
+        } else {
+            ("b.cryptoscope", "a.cryptoscope")
+        };
         std::fs::write(
             d.join("swanctl.conf"),
             format!(
@@ -336,7 +433,10 @@ fn ipsec(n: &Netns, dir: &Path, couple: &str, soft: bool) -> Result<Running> {
         // charon's pid file and sockets live under /run: give each its own.
         let mut cmd = n.wrap(side, Path::new("unshare"));
         cmd.args(["-m", "--propagation", "private", "sh", "-c"])
-            .arg(format!("mount --bind {}/run /run && exec /usr/lib/ipsec/charon", d.display()))
+            .arg(format!(
+                "mount --bind {}/run /run && exec /usr/lib/ipsec/charon",
+                d.display()
+            ))
             .env("STRONGSWAN_CONF", d.join("strongswan.conf"));
         let log = d.join("charon.out");
         children.push(spawn_logged(cmd, &log, soft)?);
@@ -346,15 +446,29 @@ fn ipsec(n: &Netns, dir: &Path, couple: &str, soft: bool) -> Result<Running> {
             check_alive(&mut children, &logs)?;
             Ok(sock.exists())
         })?;
-        run_cmd(n.wrap(side, Path::new("swanctl")).args(["--load-all", "--file"]).arg(d.join("swanctl.conf")).args(["--uri", &vici]))
-            .context("swanctl --load-all")?;
+        run_cmd(
+            n.wrap(side, Path::new("swanctl"))
+                .args(["--load-all", "--file"])
+                .arg(d.join("swanctl.conf"))
+                .args(["--uri", &vici]),
+        )
+        .context("swanctl --load-all")?;
     }
     let vici_a = format!("unix://{}/ipsec-a/charon.vici", dir.display());
-    let out = n.wrap('a', Path::new("swanctl")).args(["--initiate", "--child", "t", "--timeout", "20", "--uri", &vici_a]).output()?;
+    let out = n
+        .wrap('a', Path::new("swanctl"))
+        .args(["--initiate", "--child", "t", "--timeout", "20", "--uri", &vici_a])
+        .output()?;
     if !out.status.success() {
         let text = String::from_utf8_lossy(&out.stdout);
-        let why: Vec<&str> = text.lines().filter(|l| l.contains("[IKE]") || l.contains("[CFG]")).collect();
-        bail!("IKE negotiation failed: {}", why.iter().rev().take(2).rev().cloned().collect::<Vec<_>>().join(" | "));
+        let why: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains("[IKE]") || l.contains("[CFG]"))
+            .collect();
+        bail!(
+            "IKE negotiation failed: {}",
+            why.iter().rev().take(2).rev().cloned().collect::<Vec<_>>().join(" | ")
+        );
     }
     let pids: Vec<u32> = children.iter().map(|c| c.id()).collect();
     Ok(Running {
@@ -401,7 +515,11 @@ fn ssh(n: &Netns, dir: &Path, couple: &str, soft: bool) -> Result<Running> {
         _ => "aes256-cbc",
     };
     for k in ["host", "id"] {
-        run_cmd(Command::new("ssh-keygen").args(["-q", "-t", "ed25519", "-N", "", "-f"]).arg(dir.join(k)))?;
+        run_cmd(
+            Command::new("ssh-keygen")
+                .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+                .arg(dir.join(k)),
+        )?;
     }
     std::fs::copy(dir.join("id.pub"), dir.join("authorized_keys"))?;
     // sshd insists on its privilege-separation directory.
@@ -422,15 +540,39 @@ fn ssh(n: &Netns, dir: &Path, couple: &str, soft: bool) -> Result<Running> {
     logs.push(log);
     wait_for("sshd", Duration::from_secs(10), || {
         check_alive(&mut children, &logs)?;
-        Ok(std::fs::read_to_string(dir.join("sshd.log")).unwrap_or_default().contains("Server listening"))
+        Ok(std::fs::read_to_string(dir.join("sshd.log"))
+            .unwrap_or_default()
+            .contains("Server listening"))
     })?;
     let mut client = n.wrap('a', Path::new("ssh"));
     client
         .args(["-N", "-F", "/dev/null", "-i"])
         .arg(dir.join("id"))
-        .args(["-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes", "-o", "ExitOnForwardFailure=yes"])
-        .args(["-o", &format!("Ciphers={cipher}"), "-o", "MACs=hmac-sha2-256", "-o", "Compression=no"])
-        .args(["-L", "127.0.0.1:15201:127.0.0.1:5201", "-p", "22022", &format!("root@{ADDR_B}")]);
+        .args([
+            "-o",
+            "StrictHostKeyChecking=no",
+            "-o",
+            "UserKnownHostsFile=/dev/null",
+            "-o",
+            "BatchMode=yes",
+            "-o",
+            "ExitOnForwardFailure=yes",
+        ])
+        .args([
+            "-o",
+            &format!("Ciphers={cipher}"),
+            "-o",
+            "MACs=hmac-sha2-256",
+            "-o",
+            "Compression=no",
+        ])
+        .args([
+            "-L",
+            "127.0.0.1:15201:127.0.0.1:5201",
+            "-p",
+            "22022",
+            &format!("root@{ADDR_B}"),
+        ]);
     let log = dir.join("ssh.log");
     children.push(spawn_logged(client, &log, soft)?);
     logs.push(log);
@@ -465,7 +607,17 @@ fn ping(n: &Netns, target: &str, source: Option<&str>, sizes: &[u32], count: u32
     let mut out = serde_json::Map::new();
     for &s in sizes {
         let mut cmd = n.wrap('a', Path::new("ping"));
-        cmd.args(["-n", "-c", &count.to_string(), "-i", "0.01", "-W", "2", "-s", &s.to_string()]);
+        cmd.args([
+            "-n",
+            "-c",
+            &count.to_string(),
+            "-i",
+            "0.01",
+            "-W",
+            "2",
+            "-s",
+            &s.to_string(),
+        ]);
         if let Some(src) = source {
             cmd.args(["-I", src]);
         }
@@ -494,15 +646,41 @@ fn ping(n: &Netns, target: &str, source: Option<&str>, sizes: &[u32], count: u32
 
 /// Sends `file` with iperf3 from namespace A to `target:port` (the server runs in B, or
 /// behind ssh's forward); returns seconds, bytes, MB/s and the endpoints' CPU.
-fn transfer(n: &Netns, r: Option<&Running>, target: &str, source: Option<&str>, port: u16, file: &Path, bytes: u64) -> Result<Value> {
-    let bind = if r.map(|r| !r.pings).unwrap_or(false) { "127.0.0.1" } else { target };
+fn transfer(
+    n: &Netns,
+    r: Option<&Running>,
+    target: &str,
+    source: Option<&str>,
+    port: u16,
+    file: &Path,
+    bytes: u64,
+) -> Result<Value> {
+    let bind = if r.map(|r| !r.pings).unwrap_or(false) {
+        "127.0.0.1"
+    } else {
+        target
+    };
     let mut server = n.wrap('b', Path::new("iperf3"));
-    server.args(["-s", "-1", "-B", bind, "-p", "5201"]).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    server
+        .args(["-s", "-1", "-B", bind, "-p", "5201"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
     let mut server = server.spawn().context("cannot start iperf3")?;
     std::thread::sleep(Duration::from_millis(300));
     let (a0, b0) = r.map(|r| (cpu_of(&r.pids_a), cpu_of(&r.pids_b))).unwrap_or_default();
     let mut cmd = n.wrap('a', Path::new("iperf3"));
-    cmd.args(["-c", target, "-p", &port.to_string(), "-n", &bytes.to_string(), "-J", "-F"]).arg(file);
+    cmd.args([
+        "-c",
+        target,
+        "-p",
+        &port.to_string(),
+        "-n",
+        &bytes.to_string(),
+        "-J",
+        "-F",
+    ])
+    .arg(file);
     if let Some(s) = source {
         cmd.args(["-B", s]);
     }
@@ -532,7 +710,10 @@ fn transfer(n: &Netns, r: Option<&Running>, target: &str, source: Option<&str>, 
 }
 
 fn split(list: &str) -> Vec<String> {
-    list.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
+    list.split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
 }
 
 /// Runs the study; returns (setup, rows, exit code).
@@ -551,7 +732,12 @@ pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
     }
     let sizes: Vec<u32> = split(&a.sizes)
         .iter()
-        .map(|s| s.parse::<u32>().ok().filter(|n| (1..=65_000).contains(n)).with_context(|| format!("bad ping size `{s}` (1 to 65000 bytes)")))
+        .map(|s| {
+            s.parse::<u32>()
+                .ok()
+                .filter(|n| (1..=65_000).contains(n))
+                .with_context(|| format!("bad ping size `{s}` (1 to 65000 bytes)"))
+        })
         .collect::<Result<_>>()?;
     if unsafe { libc::geteuid() } != 0 {
         bail!("cryptoscope tunnel needs root: it creates network namespaces, TUN devices and runs VPN daemons (run it as root)");
@@ -576,11 +762,17 @@ pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
     let driver = crate::workers::worker_dir()?.join("cryptoscope-tls");
     let (work, remove) = match &a.workdir {
         Some(d) => (d.clone(), false),
-        None => (std::env::temp_dir().join(format!("cryptoscope-tunnel-{}", std::process::id())), true),
+        None => (
+            std::env::temp_dir().join(format!("cryptoscope-tunnel-{}", std::process::id())),
+            true,
+        ),
     };
     {
         use std::os::unix::fs::DirBuilderExt;
-        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(&work)
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&work)
             .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", work.display()))?;
     }
     struct Remove(PathBuf, bool);
@@ -670,7 +862,11 @@ pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
                 "ipsec" => ipsec(&n, &dir, c, *soft)?,
                 _ => ssh(&n, &dir, c, *soft)?,
             };
-            let p = if r.pings { Some(ping(&n, &r.target, r.source.as_deref(), &sizes, pings)?) } else { None };
+            let p = if r.pings {
+                Some(ping(&n, &r.target, r.source.as_deref(), &sizes, pings)?)
+            } else {
+                None
+            };
             let tr = transfer(&n, Some(&r), &r.target, r.source.as_deref(), r.port, &file, bytes)?;
             let software = r.software.clone();
             drop(r);

@@ -257,7 +257,16 @@ fn micro_puts_probe_cycles_beside_callgrind_counts() {
     let b = dir.path().join("builds");
     let out = cs(&b)
         .args([
-            "build", "--quiet", "--alg", "NTRU-HRSS-701", "--cc", "gcc", "--flags", "-O1", "--variant", "clean",
+            "build",
+            "--quiet",
+            "--alg",
+            "NTRU-HRSS-701",
+            "--cc",
+            "gcc",
+            "--flags",
+            "-O1",
+            "--variant",
+            "clean",
         ])
         .output()
         .unwrap();
@@ -265,7 +274,15 @@ fn micro_puts_probe_cycles_beside_callgrind_counts() {
     let json = dir.path().join("micro.json");
     let out = cs(&b)
         .args([
-            "micro", "--quiet", "--alg", "NTRU-HRSS-701", "--provider", "build", "--calls", "5", "--json",
+            "micro",
+            "--quiet",
+            "--alg",
+            "NTRU-HRSS-701",
+            "--provider",
+            "build",
+            "--calls",
+            "5",
+            "--json",
         ])
         .arg(&json)
         .output()
@@ -290,7 +307,9 @@ fn micro_puts_probe_cycles_beside_callgrind_counts() {
         assert!(share > 0.0 && share <= 1.0, "{r}");
     }
     // Decapsulation never inverts.
-    assert!(!rows.iter().any(|r| r["operation"] == "decaps" && r["function"] == "poly_S3_inv"));
+    assert!(!rows
+        .iter()
+        .any(|r| r["operation"] == "decaps" && r["function"] == "poly_S3_inv"));
 
     // Bad input: micro without --alg is a usage error.
     let out = cs(&b).args(["micro"]).output().unwrap();
@@ -303,8 +322,18 @@ fn liboqs_sources_build_through_the_matrix_and_pass_the_gate() {
     let b = dir.path().join("builds");
     let out = cs(&b)
         .args([
-            "build", "--quiet", "--alg", "ML-KEM-512", "--source", "liboqs", "--cc", "gcc", "--flags", "-O2",
-            "--variant", "clean",
+            "build",
+            "--quiet",
+            "--alg",
+            "ML-KEM-512",
+            "--source",
+            "liboqs",
+            "--cc",
+            "gcc",
+            "--flags",
+            "-O2",
+            "--variant",
+            "clean",
         ])
         .output()
         .unwrap();

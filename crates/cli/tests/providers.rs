@@ -31,7 +31,10 @@ fn check_descriptors(provider: &str) -> Vec<Value> {
                 let c = &s["cipher"];
                 assert_eq!(c["block_bytes"], sizes["ciphertext"], "{id}");
                 assert_eq!(c["key_bytes"], sizes["secret_key"], "{id}");
-                assert!(c["batch"].as_u64().unwrap() >= 1 && !c["about"].as_str().unwrap().is_empty(), "{id}");
+                assert!(
+                    c["batch"].as_u64().unwrap() >= 1 && !c["about"].as_str().unwrap().is_empty(),
+                    "{id}"
+                );
                 assert_eq!(sizes["public_key"], 0, "{id}");
                 assert!(sizes["secret_key"].as_u64().unwrap() >= 16, "{id}");
             }

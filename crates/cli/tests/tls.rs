@@ -31,7 +31,10 @@ fn p50(r: &Value, k: &str) -> i64 {
 }
 
 fn namespaces_left() -> Vec<String> {
-    let out = std::process::Command::new("ip").args(["netns", "list"]).output().unwrap();
+    let out = std::process::Command::new("ip")
+        .args(["netns", "list"])
+        .output()
+        .unwrap();
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter(|l| l.starts_with("cstls"))
@@ -49,8 +52,15 @@ fn rustls_groups_hybrid_sizes_catalogue_kems_and_does_not_fit() {
     let (db, json) = (d.path().join("r.db"), d.path().join("tls.json"));
     let out = cryptoscope()
         .args([
-            "tls", "--quick", "--quiet", "--clients", "4", "--cert", "ed25519",
-            "--group", "X25519,X25519MLKEM768,MLKEM768,FrodoKEM-640-AES,NTRU-HRSS-701,Classic-McEliece-348864",
+            "tls",
+            "--quick",
+            "--quiet",
+            "--clients",
+            "4",
+            "--cert",
+            "ed25519",
+            "--group",
+            "X25519,X25519MLKEM768,MLKEM768,FrodoKEM-640-AES,NTRU-HRSS-701,Classic-McEliece-348864",
             "--db",
         ])
         .arg(&db)
@@ -62,7 +72,13 @@ fn rustls_groups_hybrid_sizes_catalogue_kems_and_does_not_fit() {
     let text = stdout_of(&out);
     assert!(out.status.success(), "{text}\n{}", stderr_of(&out));
     let rows = rows(&json);
-    for g in ["X25519", "X25519MLKEM768", "MLKEM768", "FrodoKEM-640-AES", "NTRU-HRSS-701"] {
+    for g in [
+        "X25519",
+        "X25519MLKEM768",
+        "MLKEM768",
+        "FrodoKEM-640-AES",
+        "NTRU-HRSS-701",
+    ] {
         let r = find(&rows, g, "accel");
         assert_eq!(r["status"], "ok", "{r}");
         let m = &r["measurement"];
@@ -81,29 +97,59 @@ fn rustls_groups_hybrid_sizes_catalogue_kems_and_does_not_fit() {
             assert_eq!(r["measurement"][dir]["min"], r["measurement"][dir]["max"], "{r}");
         }
     }
-    assert_eq!(p50(h, "bytes_client_to_server") - p50(x, "bytes_client_to_server"), 1184);
-    assert_eq!(p50(h, "bytes_server_to_client") - p50(x, "bytes_server_to_client"), 1088);
-    assert_eq!(p50(k, "bytes_client_to_server") - p50(x, "bytes_client_to_server"), 1184 - 32);
-    assert_eq!(p50(k, "bytes_server_to_client") - p50(x, "bytes_server_to_client"), 1088 - 32);
+    assert_eq!(
+        p50(h, "bytes_client_to_server") - p50(x, "bytes_client_to_server"),
+        1184
+    );
+    assert_eq!(
+        p50(h, "bytes_server_to_client") - p50(x, "bytes_server_to_client"),
+        1088
+    );
+    assert_eq!(
+        p50(k, "bytes_client_to_server") - p50(x, "bytes_client_to_server"),
+        1184 - 32
+    );
+    assert_eq!(
+        p50(k, "bytes_server_to_client") - p50(x, "bytes_server_to_client"),
+        1088 - 32
+    );
     // FrodoKEM-640: public key 9,616 bytes, ciphertext 9,720 (the submission's table).
     let f = find(&rows, "FrodoKEM-640-AES", "accel");
-    assert_eq!(p50(f, "bytes_client_to_server") - p50(x, "bytes_client_to_server"), 9616 - 32);
-    assert_eq!(p50(f, "bytes_server_to_client") - p50(x, "bytes_server_to_client"), 9720 - 32);
+    assert_eq!(
+        p50(f, "bytes_client_to_server") - p50(x, "bytes_client_to_server"),
+        9616 - 32
+    );
+    assert_eq!(
+        p50(f, "bytes_server_to_client") - p50(x, "bytes_server_to_client"),
+        9720 - 32
+    );
     let code = f["group_info"]["code"].as_u64().unwrap();
     assert!((0xFE00..=0xFEFF).contains(&code), "private-use code point: {code:#x}");
     // NTRU-HRSS-701 comes from PQClean, through the second driver binary.
     let n = find(&rows, "NTRU-HRSS-701", "accel");
-    assert!(n["group_info"]["subject"].as_str().unwrap().contains("/pqclean/"), "{n}");
+    assert!(
+        n["group_info"]["subject"].as_str().unwrap().contains("/pqclean/"),
+        "{n}"
+    );
     let mc = find(&rows, "Classic-McEliece-348864", "");
     assert_eq!(mc["status"], "does not fit");
     assert_eq!(mc["client_share"], 261120);
     assert!(text.contains("does not fit: key shares 261120 / 96 B"), "{text}");
     // Stored and reported.
     let html = d.path().join("report.html");
-    let rep = cryptoscope().args(["report", "latest", "--db"]).arg(&db).arg("--out").arg(&html).output().unwrap();
+    let rep = cryptoscope()
+        .args(["report", "latest", "--db"])
+        .arg(&db)
+        .arg("--out")
+        .arg(&html)
+        .output()
+        .unwrap();
     assert!(rep.status.success(), "{}", stderr_of(&rep));
     let page = std::fs::read_to_string(&html).unwrap();
-    assert!(page.contains("TLS handshakes") && page.contains("X25519MLKEM768"), "no TLS section");
+    assert!(
+        page.contains("TLS handshakes") && page.contains("X25519MLKEM768"),
+        "no TLS section"
+    );
     let runs = cryptoscope().args(["runs", "--db"]).arg(&db).output().unwrap();
     assert!(stdout_of(&runs).contains("tls"), "{}", stdout_of(&runs));
 }
@@ -113,7 +159,20 @@ fn openssl_peer_runs_the_studys_dhe_with_rsa_1024_soft_and_accelerated() {
     let d = tempfile::tempdir().unwrap();
     let (db, json) = (d.path().join("r.db"), d.path().join("tls.json"));
     let out = cryptoscope()
-        .args(["tls", "--quick", "--quiet", "--peer", "openssl", "--group", "DHE,X25519", "--cert", "rsa-1024", "--accel", "both", "--db"])
+        .args([
+            "tls",
+            "--quick",
+            "--quiet",
+            "--peer",
+            "openssl",
+            "--group",
+            "DHE,X25519",
+            "--cert",
+            "rsa-1024",
+            "--accel",
+            "both",
+            "--db",
+        ])
         .arg(&db)
         .arg("--json")
         .arg(&json)
@@ -138,8 +197,14 @@ fn openssl_peer_runs_the_studys_dhe_with_rsa_1024_soft_and_accelerated() {
     assert_eq!(find(&rows, "DHE", "soft")["mask"], "~0x200000200000000:~0x0");
     assert!(text.contains("Software versus accelerated"), "{text}");
     // nginx is gone.
-    let ps = std::process::Command::new("sh").args(["-c", "pgrep -f 'nginx-[0-9]+/nginx.conf' || true"]).output().unwrap();
-    assert!(String::from_utf8_lossy(&ps.stdout).trim().is_empty(), "nginx left running");
+    let ps = std::process::Command::new("sh")
+        .args(["-c", "pgrep -f 'nginx-[0-9]+/nginx.conf' || true"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&ps.stdout).trim().is_empty(),
+        "nginx left running"
+    );
 }
 
 #[test]
@@ -154,7 +219,10 @@ fn namespaces_with_a_rate_limit_and_nothing_left_after_ctrl_c() {
     let d = tempfile::tempdir().unwrap();
     let (db, json) = (d.path().join("r.db"), d.path().join("tls.json"));
     let out = cryptoscope()
-        .args(["tls", "--quick", "--quiet", "--netns", "--rate", "100mbit", "--group", "X25519", "--cert", "ed25519", "--db"])
+        .args([
+            "tls", "--quick", "--quiet", "--netns", "--rate", "100mbit", "--group", "X25519", "--cert", "ed25519",
+            "--db",
+        ])
         .arg(&db)
         .arg("--json")
         .arg(&json)
@@ -172,7 +240,20 @@ fn namespaces_with_a_rate_limit_and_nothing_left_after_ctrl_c() {
     // first configuration's result is kept, exit status 1.
     use std::os::unix::process::CommandExt;
     let child = std::process::Command::new(bin())
-        .args(["tls", "--quiet", "--netns", "--duration", "3", "--warmup", "0.2", "--group", "X25519,secp256r1,secp384r1", "--cert", "ed25519", "--db"])
+        .args([
+            "tls",
+            "--quiet",
+            "--netns",
+            "--duration",
+            "3",
+            "--warmup",
+            "0.2",
+            "--group",
+            "X25519,secp256r1,secp384r1",
+            "--cert",
+            "ed25519",
+            "--db",
+        ])
         .arg(&db)
         .process_group(0)
         .stdout(std::process::Stdio::piped())
@@ -184,7 +265,11 @@ fn namespaces_with_a_rate_limit_and_nothing_left_after_ctrl_c() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}\n{}", stdout_of(&out), stderr_of(&out));
     assert!(stderr_of(&out).contains("interrupted"), "{}", stderr_of(&out));
-    assert!(stdout_of(&out).contains("X25519"), "the finished configuration is reported: {}", stdout_of(&out));
+    assert!(
+        stdout_of(&out).contains("X25519"),
+        "the finished configuration is reported: {}",
+        stdout_of(&out)
+    );
     assert!(namespaces_left().is_empty(), "{:?}", namespaces_left());
 }
 
@@ -194,19 +279,37 @@ fn bad_input_is_a_usage_error() {
         (vec!["--group", "X25519,nope"], "unknown group `nope`"),
         (vec!["--cert", "rsa-1024"], "rsa-1024 needs --peer openssl"),
         (vec!["--cert", "dsa-1024"], "unknown certificate type"),
-        (vec!["--peer", "openssl", "--group", "X25519MLKEM768"], "unknown group `X25519MLKEM768` for --peer openssl"),
-        (vec!["--peer", "openssl", "--group", "DHE", "--cert", "ecdsa-p256"], "DHE (TLS 1.2 DHE-RSA) needs RSA"),
+        (
+            vec!["--peer", "openssl", "--group", "X25519MLKEM768"],
+            "unknown group `X25519MLKEM768` for --peer openssl",
+        ),
+        (
+            vec!["--peer", "openssl", "--group", "DHE", "--cert", "ecdsa-p256"],
+            "DHE (TLS 1.2 DHE-RSA) needs RSA",
+        ),
         (vec!["--rate", "1mbit"], "add --netns"),
         (vec!["--clients", "0"], "--clients"),
     ] {
-        let out = cryptoscope().args(["tls", "--quick", "--quiet"]).args(&args).output().unwrap();
+        let out = cryptoscope()
+            .args(["tls", "--quick", "--quiet"])
+            .args(&args)
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr_of(&out));
         assert!(stderr_of(&out).contains(want), "{args:?}: {}", stderr_of(&out));
-        assert_eq!(stderr_of(&out).trim().lines().count(), 1, "one line: {}", stderr_of(&out));
+        assert_eq!(
+            stderr_of(&out).trim().lines().count(),
+            1,
+            "one line: {}",
+            stderr_of(&out)
+        );
     }
     if is_root() {
         // This kernel has no netem: said once, with what exists instead.
-        let out = cryptoscope().args(["tls", "--quick", "--netns", "--delay", "20ms"]).output().unwrap();
+        let out = cryptoscope()
+            .args(["tls", "--quick", "--netns", "--delay", "20ms"])
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(2));
         assert!(stderr_of(&out).contains("netem"), "{}", stderr_of(&out));
     }
@@ -217,7 +320,21 @@ fn a_count_instead_of_a_duration() {
     let d = tempfile::tempdir().unwrap();
     let (db, json) = (d.path().join("r.db"), d.path().join("tls.json"));
     let out = cryptoscope()
-        .args(["tls", "--quiet", "--warmup", "0.2", "--count", "60", "--clients", "3", "--group", "X25519", "--cert", "ed25519", "--db"])
+        .args([
+            "tls",
+            "--quiet",
+            "--warmup",
+            "0.2",
+            "--count",
+            "60",
+            "--clients",
+            "3",
+            "--group",
+            "X25519",
+            "--cert",
+            "ed25519",
+            "--db",
+        ])
         .arg(&db)
         .arg("--json")
         .arg(&json)
@@ -230,5 +347,9 @@ fn a_count_instead_of_a_duration() {
     // The window closes once 60 handshakes completed in it (checked every 2 ms, so a few
     // more may land before it closes; one finishing at its opening may be left out).
     assert!((55..=90).contains(&n), "{n}: {r}");
-    assert!(stdout_of(&out).contains("60 handshakes measured"), "{}", stdout_of(&out));
+    assert!(
+        stdout_of(&out).contains("60 handshakes measured"),
+        "{}",
+        stdout_of(&out)
+    );
 }

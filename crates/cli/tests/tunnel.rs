@@ -9,10 +9,20 @@ use common::*;
 use serde_json::Value;
 
 fn leftovers() -> String {
-    let ns = std::process::Command::new("ip").args(["netns", "list"]).output().unwrap();
-    let ns: Vec<String> = String::from_utf8_lossy(&ns.stdout).lines().filter(|l| l.starts_with("cstun")).map(String::from).collect();
+    let ns = std::process::Command::new("ip")
+        .args(["netns", "list"])
+        .output()
+        .unwrap();
+    let ns: Vec<String> = String::from_utf8_lossy(&ns.stdout)
+        .lines()
+        .filter(|l| l.starts_with("cstun"))
+        .map(String::from)
+        .collect();
     let ps = std::process::Command::new("sh")
-        .args(["-c", "pgrep -a -f '[c]ryptoscope-tunnel-[0-9]+|/usr/lib/ipsec/[c]haron|[w]ireguard-go -f wcs' || true"])
+        .args([
+            "-c",
+            "pgrep -a -f '[c]ryptoscope-tunnel-[0-9]+|/usr/lib/ipsec/[c]haron|[w]ireguard-go -f wcs' || true",
+        ])
         .output()
         .unwrap();
     let ps = String::from_utf8_lossy(&ps.stdout).trim().to_string();
@@ -70,7 +80,10 @@ fn every_tunnel_and_couple_quick() {
                         // The pings came back through the tunnel. An 8000-byte ping is six
                         // fragments through a user-space tunnel: on a loaded guest one of ten
                         // may be lost (seen in CI with IPsec), so one loss is allowed there.
-                        let (sent, got) = (r["ping"][s]["sent"].as_u64().unwrap(), r["ping"][s]["received"].as_u64().unwrap());
+                        let (sent, got) = (
+                            r["ping"][s]["sent"].as_u64().unwrap(),
+                            r["ping"][s]["received"].as_u64().unwrap(),
+                        );
                         let allowed = if s == "8000" { 1 } else { 0 };
                         assert!(sent > 0 && got + allowed >= sent, "{r}");
                         assert!(r["ping"][s]["p50_ms"].as_f64().unwrap() > 0.0, "{r}");
@@ -91,13 +104,25 @@ fn every_tunnel_and_couple_quick() {
     assert_eq!(find("ssh", "none:none")["status"], "not supported");
     assert_eq!(find("wireguard", "aes-256-gcm")["status"], "not supported");
     assert_eq!(find("openvpn-static", "none:none")["status"], "ok");
-    assert!(find("ipsec", "aes-256-gcm")["software"].as_str().unwrap().contains("kernel-libipsec"));
+    assert!(find("ipsec", "aes-256-gcm")["software"]
+        .as_str()
+        .unwrap()
+        .contains("kernel-libipsec"));
     assert!(leftovers().is_empty(), "{}", leftovers());
     let html = d.path().join("report.html");
-    let rep = cryptoscope().args(["report", "latest", "--db"]).arg(&db).arg("--out").arg(&html).output().unwrap();
+    let rep = cryptoscope()
+        .args(["report", "latest", "--db"])
+        .arg(&db)
+        .arg("--out")
+        .arg(&html)
+        .output()
+        .unwrap();
     assert!(rep.status.success(), "{}", stderr_of(&rep));
     let page = std::fs::read_to_string(&html).unwrap();
-    assert!(page.contains("Tunnels: latency, throughput and CPU"), "no tunnel section");
+    assert!(
+        page.contains("Tunnels: latency, throughput and CPU"),
+        "no tunnel section"
+    );
     let runs = cryptoscope().args(["runs", "--db"]).arg(&db).output().unwrap();
     assert!(stdout_of(&runs).contains("tunnel"), "{}", stdout_of(&runs));
 }
@@ -110,7 +135,20 @@ fn soft_and_accelerated_and_ctrl_c_leaves_nothing() {
     let d = tempfile::tempdir().unwrap();
     let db = d.path().join("r.db");
     let out = cryptoscope()
-        .args(["tunnel", "--quick", "--quiet", "--tunnel", "ssh,wireguard", "--couple", "aes-256-gcm,chacha20-poly1305", "--sizes", "64", "--accel", "both", "--db"])
+        .args([
+            "tunnel",
+            "--quick",
+            "--quiet",
+            "--tunnel",
+            "ssh,wireguard",
+            "--couple",
+            "aes-256-gcm,chacha20-poly1305",
+            "--sizes",
+            "64",
+            "--accel",
+            "both",
+            "--db",
+        ])
         .arg(&db)
         .timeout(std::time::Duration::from_secs(600))
         .output()
@@ -122,7 +160,19 @@ fn soft_and_accelerated_and_ctrl_c_leaves_nothing() {
 
     use std::os::unix::process::CommandExt;
     let child = std::process::Command::new(bin())
-        .args(["tunnel", "--quiet", "--tunnel", "ipsec,openvpn-static", "--couple", "aes-256-cbc:sha256", "--pings", "2000", "--sizes", "64", "--db"])
+        .args([
+            "tunnel",
+            "--quiet",
+            "--tunnel",
+            "ipsec,openvpn-static",
+            "--couple",
+            "aes-256-cbc:sha256",
+            "--pings",
+            "2000",
+            "--sizes",
+            "64",
+            "--db",
+        ])
         .arg(&db)
         .process_group(0)
         .stdout(std::process::Stdio::piped())
@@ -145,7 +195,11 @@ fn bad_input_is_a_usage_error() {
         (vec!["--couple", "rc4:md5"], "unknown couple `rc4:md5`"),
         (vec!["--sizes", "64,huge"], "bad ping size `huge`"),
     ] {
-        let out = cryptoscope().args(["tunnel", "--quick", "--quiet"]).args(&args).output().unwrap();
+        let out = cryptoscope()
+            .args(["tunnel", "--quick", "--quiet"])
+            .args(&args)
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr_of(&out));
         assert!(stderr_of(&out).contains(want), "{args:?}: {}", stderr_of(&out));
     }

@@ -320,7 +320,11 @@ pub fn render(runs: &[RunFile]) -> String {
         }
         // One chart per (family, operation).
         let groups = op_groups(run.results.iter());
-        if run.results.iter().any(|r| r.median_ns.is_some() && r.family != "hash" && r.family != "cipher") {
+        if run
+            .results
+            .iter()
+            .any(|r| r.median_ns.is_some() && r.family != "hash" && r.family != "cipher")
+        {
             s.push_str("<h3>Time per operation</h3>");
         }
         for (family, op) in &groups {
@@ -436,8 +440,15 @@ fn tahoe_section(ri: usize, run: &RunFile) -> String {
     s.push_str("</ul><p>Hashing is the wall time inside the hash's update and digest calls in the client process (every tagged hash of Tahoe-LAFS goes through one patch point); the share is that time over the total time of the requests. Servers: the storage nodes and introducer together.</p>");
     s.push_str(&plain_table(&header, &rows));
     let mut groups: Vec<(String, String)> = Vec::new();
-    for a in run.applications.iter().filter(|a| a.driver == crate::tahoe::DRIVER && a.item != "setup") {
-        let g = (a.data["vector"].as_str().unwrap_or("?").to_string(), a.data["direction"].as_str().unwrap_or("?").to_string());
+    for a in run
+        .applications
+        .iter()
+        .filter(|a| a.driver == crate::tahoe::DRIVER && a.item != "setup")
+    {
+        let g = (
+            a.data["vector"].as_str().unwrap_or("?").to_string(),
+            a.data["direction"].as_str().unwrap_or("?").to_string(),
+        );
         if !groups.contains(&g) && !a.data["literal"].as_bool().unwrap_or(false) {
             groups.push(g);
         }
@@ -450,7 +461,14 @@ fn tahoe_section(ri: usize, run: &RunFile) -> String {
             .enumerate()
             .filter_map(|(i, a)| {
                 let ms = a.data["client_hash_s"].as_f64()? * 1e3;
-                (ms > 0.0).then(|| (a.data["hash"].as_str().unwrap_or("?").to_string(), ms, None, PALETTE[i % PALETTE.len()]))
+                (ms > 0.0).then(|| {
+                    (
+                        a.data["hash"].as_str().unwrap_or("?").to_string(),
+                        ms,
+                        None,
+                        PALETTE[i % PALETTE.len()],
+                    )
+                })
             })
             .collect();
         if !bars.is_empty() {
@@ -540,7 +558,16 @@ fn cipher_section(ri: usize, run: &RunFile) -> String {
             ciphers.push(&r.algorithm);
         }
     }
-    let kinds = ["block", "ecb", "ctr", "subcells", "permbits", "addroundkey", "feistel", "fl"];
+    let kinds = [
+        "block",
+        "ecb",
+        "ctr",
+        "subcells",
+        "permbits",
+        "addroundkey",
+        "feistel",
+        "fl",
+    ];
     for (ci, c) in ciphers.iter().enumerate() {
         let bars: Vec<Bar> = run
             .results
@@ -555,7 +582,12 @@ fn cipher_section(ri: usize, run: &RunFile) -> String {
             })
             .collect();
         if !bars.is_empty() {
-            s.push_str(&bar_chart(&format!("cipher-{ri}-{ci}"), &format!("{c}: cycles per byte"), "c/B", &bars));
+            s.push_str(&bar_chart(
+                &format!("cipher-{ri}-{ci}"),
+                &format!("{c}: cycles per byte"),
+                "c/B",
+                &bars,
+            ));
         }
     }
     let (fh, fbody) = crate::cipher::function_rows(&run.results);
@@ -599,7 +631,12 @@ fn tunnel_section(ri: usize, run: &RunFile) -> String {
         })
         .collect();
     if !bars.is_empty() {
-        s.push_str(&bar_chart(&format!("tunnel-{ri}"), "bulk transfer throughput", "MB/s", &bars));
+        s.push_str(&bar_chart(
+            &format!("tunnel-{ri}"),
+            "bulk transfer throughput",
+            "MB/s",
+            &bars,
+        ));
     }
     s
 }
@@ -639,7 +676,10 @@ fn hash_section(ri: usize, run: &RunFile) -> String {
         let (x_lo, x_hi) = (xs.clone().fold(f64::MAX, f64::min), xs.fold(1.0, f64::max).max(2.0));
         let ys = of_alg.iter().flat_map(|(_, v)| v.iter().map(|p| p.1));
         let (y_lo, y_hi) = (ys.clone().fold(f64::MAX, f64::min).max(1e-3), ys.fold(1e-3, f64::max));
-        let (ly0, ly1) = (y_lo.log10().floor(), y_hi.log10().ceil().max(y_lo.log10().floor() + 1.0));
+        let (ly0, ly1) = (
+            y_lo.log10().floor(),
+            y_hi.log10().ceil().max(y_lo.log10().floor() + 1.0),
+        );
         let x = |v: f64| left + (w - left - 20.0) * (v.log2() - x_lo.log2()) / (x_hi.log2() - x_lo.log2()).max(1e-9);
         let y = |v: f64| top + (h - top - bottom) * (1.0 - (v.log10() - ly0) / (ly1 - ly0));
         let _ = write!(

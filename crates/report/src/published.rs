@@ -111,8 +111,15 @@ fn same_kind(theirs: &str, ours: &str, provider: &str) -> bool {
         return ours.starts_with("bitsliced");
     }
     if t.starts_with("bytesliced") || t.contains("vaes") || t.contains("gfni") {
-        let kind = if t.contains("gfni") { "gfni" } else if t.contains("vaes") { "vaes" } else { "" };
-        return (ours.starts_with("aesni") || ours.starts_with("vaes") || ours.starts_with("gfni")) && ours.starts_with(kind);
+        let kind = if t.contains("gfni") {
+            "gfni"
+        } else if t.contains("vaes") {
+            "vaes"
+        } else {
+            ""
+        };
+        return (ours.starts_with("aesni") || ours.starts_with("vaes") || ours.starts_with("gfni"))
+            && ours.starts_with(kind);
     }
     match theirs {
         "ref" | "clean" => portable(ours),
@@ -237,10 +244,24 @@ mod tests {
         assert!(same_kind("ref", "clean", "cryptoscope") && same_kind("ref", "clean-gcc12-O0", "cryptoscope"));
         assert!(!same_kind("ref", "avx2", "cryptoscope") && same_kind("avx2", "avx2-clang14-O3", "cryptoscope"));
         assert!(same_kind("mlkem-native (x86_64 AVX2)", "dispatch", "cryptoscope"));
-        assert!(same_kind("table-driven", "table", "cryptoscope") && !same_kind("table-driven", "naive", "cryptoscope"));
-        assert!(same_kind("fixsliced (Usuba, 32-bit GPR)", "fixsliced", "cryptoscope") && same_kind("bitsliced", "bitsliced-avx2", "cryptoscope"));
-        assert!(!same_kind("fixsliced (Usuba, 32-bit GPR)", "bitsliced-avx2", "cryptoscope") && !same_kind("bitsliced", "fixsliced", "cryptoscope"));
-        assert!(same_kind("libgcrypt VAES/AVX2", "vaes-avx2", "cryptoscope") && !same_kind("libgcrypt VAES/AVX2", "aesni-avx", "cryptoscope"));
-        assert!(same_kind("OpenSSL cmll-x86_64 (tables)", "default", "openssl") && same_kind("reference C", "naive", "cryptoscope"));
+        assert!(
+            same_kind("table-driven", "table", "cryptoscope") && !same_kind("table-driven", "naive", "cryptoscope")
+        );
+        assert!(
+            same_kind("fixsliced (Usuba, 32-bit GPR)", "fixsliced", "cryptoscope")
+                && same_kind("bitsliced", "bitsliced-avx2", "cryptoscope")
+        );
+        assert!(
+            !same_kind("fixsliced (Usuba, 32-bit GPR)", "bitsliced-avx2", "cryptoscope")
+                && !same_kind("bitsliced", "fixsliced", "cryptoscope")
+        );
+        assert!(
+            same_kind("libgcrypt VAES/AVX2", "vaes-avx2", "cryptoscope")
+                && !same_kind("libgcrypt VAES/AVX2", "aesni-avx", "cryptoscope")
+        );
+        assert!(
+            same_kind("OpenSSL cmll-x86_64 (tables)", "default", "openssl")
+                && same_kind("reference C", "naive", "cryptoscope")
+        );
     }
 }

@@ -29,7 +29,9 @@ fn num(v: &Value, k: &str) -> f64 {
 /// direction) in the order measured, each with medians over repeats and every repeat's
 /// figures. Errors name what is missing from the driver's output.
 pub fn items(driver_output: &Value) -> Result<Vec<AppResult>, String> {
-    let rows = driver_output["rows"].as_array().ok_or("the driver's output has no `rows`")?;
+    let rows = driver_output["rows"]
+        .as_array()
+        .ok_or("the driver's output has no `rows`")?;
     let mut setup = driver_output.clone();
     if let Some(m) = setup.as_object_mut() {
         m.remove("rows");
@@ -53,7 +55,9 @@ pub fn items(driver_output: &Value) -> Result<Vec<AppResult>, String> {
     for (hash, vector, direction) in keys {
         let reps: Vec<&Value> = rows
             .iter()
-            .filter(|r| r["hash"] == hash.as_str() && r["vector"] == vector.as_str() && r["direction"] == direction.as_str())
+            .filter(|r| {
+                r["hash"] == hash.as_str() && r["vector"] == vector.as_str() && r["direction"] == direction.as_str()
+            })
             .collect();
         let first = reps[0];
         let proc = |r: &Value, role: &str, k: &str| num(&r["processes"][role], k);
@@ -123,8 +127,16 @@ fn megabytes(b: f64) -> String {
 /// Header and cells of the study's table, one row per (hash, vector, direction).
 pub fn rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String>>) {
     let header = vec![
-        "hash", "vector", "direction", "total", "hashing (client)", "share", "digests", "hashed",
-        "hashing (servers)", "note",
+        "hash",
+        "vector",
+        "direction",
+        "total",
+        "hashing (client)",
+        "share",
+        "digests",
+        "hashed",
+        "hashing (servers)",
+        "note",
     ];
     let rows = apps
         .iter()
@@ -141,7 +153,11 @@ pub fn rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String>>) {
             };
             if d["retried_after"].as_array().is_some_and(|a| !a.is_empty()) {
                 let w = "measured again after a storage server dropped (UploadUnhappinessError)";
-                note = if note.is_empty() { w.to_string() } else { format!("{note}; {w}") };
+                note = if note.is_empty() {
+                    w.to_string()
+                } else {
+                    format!("{note}; {w}")
+                };
             }
             vec![
                 d["hash"].as_str().unwrap_or("?").into(),
@@ -179,9 +195,9 @@ pub fn setup_lines(apps: &[AppResult]) -> Vec<String> {
         return Vec::new();
     };
     let d = &s.data;
-    let shares = d["shares"].as_array().map(|a| {
-        a.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("/")
-    });
+    let shares = d["shares"]
+        .as_array()
+        .map(|a| a.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("/"));
     let mut lines = vec![format!(
         "Tahoe-LAFS {} on Python {}: 1 introducer, {} storage nodes, 1 client on 127.0.0.1; shares needed/happy/total {}; {} transport; immutable segments {}",
         d["tahoe_version"].as_str().unwrap_or("?"),

@@ -48,8 +48,21 @@ fn count(x: Option<f64>, digits: usize) -> String {
 /// Header and cells, one row per configuration.
 pub fn rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String>>) {
     let header = vec![
-        "group", "cert", "cpu", "hs/s", "hs/min", "connect p50", "p95", "p99", "server CPU", "CPU/hs",
-        "hs/min per CPU%", "bytes c→s", "bytes s→c", "RTT", "note",
+        "group",
+        "cert",
+        "cpu",
+        "hs/s",
+        "hs/min",
+        "connect p50",
+        "p95",
+        "p99",
+        "server CPU",
+        "CPU/hs",
+        "hs/min per CPU%",
+        "bytes c→s",
+        "bytes s→c",
+        "RTT",
+        "note",
     ];
     let mut out = Vec::new();
     for a in apps.iter().filter(|a| a.driver == DRIVER && a.item != "setup") {
@@ -63,7 +76,10 @@ pub fn rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String>>) {
             ),
             "failed" => format!(
                 "FAILED: {}",
-                d["error"].as_str().or(m["first_error"].as_str()).unwrap_or("no handshake completed")
+                d["error"]
+                    .as_str()
+                    .or(m["first_error"].as_str())
+                    .unwrap_or("no handshake completed")
             ),
             _ => String::new(),
         };
@@ -77,15 +93,29 @@ pub fn rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String>>) {
         if d["group_info"]["kind"] == "experimental" {
             let code = d["group_info"]["code"].as_u64().unwrap_or(0);
             let subj = d["group_info"]["subject"].as_str().unwrap_or("");
-            note = [format!("{subj}, code {code:#06x}"), note].iter().filter(|s| !s.is_empty()).cloned().collect::<Vec<_>>().join("; ");
+            note = [format!("{subj}, code {code:#06x}"), note]
+                .iter()
+                .filter(|s| !s.is_empty())
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("; ");
         }
         if m.is_null() {
             out.push(vec![
                 d["group"].as_str().unwrap_or("?").into(),
                 d["cert"].as_str().unwrap_or("-").into(),
                 d["accel"].as_str().unwrap_or("-").into(),
-                "-".into(), "-".into(), "-".into(), "-".into(), "-".into(), "-".into(), "-".into(), "-".into(),
-                "-".into(), "-".into(), "-".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
                 note,
             ]);
             continue;
@@ -125,10 +155,25 @@ pub fn table(apps: &[AppResult]) -> Option<String> {
 /// ways, accelerated over software for handshakes per second, server CPU and CPU per
 /// handshake.
 pub fn ratio_rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String>>) {
-    let header = vec!["group", "cert", "hs/s soft", "hs/s accel", "accel/soft", "CPU soft", "CPU accel", "CPU/hs soft÷accel"];
-    let mine: Vec<&AppResult> = apps.iter().filter(|a| a.driver == DRIVER && a.item != "setup").collect();
+    let header = vec![
+        "group",
+        "cert",
+        "hs/s soft",
+        "hs/s accel",
+        "accel/soft",
+        "CPU soft",
+        "CPU accel",
+        "CPU/hs soft÷accel",
+    ];
+    let mine: Vec<&AppResult> = apps
+        .iter()
+        .filter(|a| a.driver == DRIVER && a.item != "setup")
+        .collect();
     let mut out = Vec::new();
-    for s in mine.iter().filter(|a| a.data["accel"] == "soft" && a.data["status"] == "ok") {
+    for s in mine
+        .iter()
+        .filter(|a| a.data["accel"] == "soft" && a.data["status"] == "ok")
+    {
         let Some(h) = mine.iter().find(|a| {
             a.data["accel"] == "accel"
                 && a.data["status"] == "ok"
@@ -151,7 +196,10 @@ pub fn ratio_rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String>>) {
             ratio(f(&mh["handshakes_per_s"]), f(&ms_["handshakes_per_s"])),
             f(&ms_["server_cpu_pct"]).map_or("-".into(), |p| format!("{p:.0} %")),
             f(&mh["server_cpu_pct"]).map_or("-".into(), |p| format!("{p:.0} %")),
-            ratio(f(&ms_["server_cpu_s_per_handshake"]), f(&mh["server_cpu_s_per_handshake"])),
+            ratio(
+                f(&ms_["server_cpu_s_per_handshake"]),
+                f(&mh["server_cpu_s_per_handshake"]),
+            ),
         ]);
     }
     (header, out)
@@ -162,7 +210,11 @@ pub fn ratio_table(apps: &[AppResult]) -> Option<String> {
     if rows.is_empty() {
         return None;
     }
-    Some(render(&header, &rows, &[false, false, true, true, true, true, true, true]))
+    Some(render(
+        &header,
+        &rows,
+        &[false, false, true, true, true, true, true, true],
+    ))
 }
 
 /// One line per fact of the set-up.
@@ -222,7 +274,10 @@ mod tests {
 
     #[test]
     fn ratios_pair_soft_with_accelerated() {
-        let apps = items(&json!({"peer": "rustls"}), &[row("accel", 600.0, 50.0), row("soft", 200.0, 100.0)]);
+        let apps = items(
+            &json!({"peer": "rustls"}),
+            &[row("accel", 600.0, 50.0), row("soft", 200.0, 100.0)],
+        );
         let (_, r) = ratio_rows(&apps);
         assert_eq!(r.len(), 1);
         assert_eq!(r[0][4], "×3.00");
@@ -234,7 +289,9 @@ mod tests {
     fn does_not_fit_rows_say_why() {
         let apps = items(
             &json!({"peer": "rustls"}),
-            &[json!({"group": "Classic-McEliece-348864", "status": "does not fit", "client_share": 261120, "server_share": 96, "limit": 65535})],
+            &[
+                json!({"group": "Classic-McEliece-348864", "status": "does not fit", "client_share": 261120, "server_share": 96, "limit": 65535}),
+            ],
         );
         let (_, r) = rows(&apps);
         assert!(r[0].last().unwrap().contains("261120"), "{:?}", r[0]);

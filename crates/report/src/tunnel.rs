@@ -59,7 +59,10 @@ pub fn rows(apps: &[AppResult]) -> (Vec<String>, Vec<Vec<String>>) {
         1 | 2 | 3 => sz.clone(),
         n => vec![sz[0].clone(), sz[n / 2].clone(), sz[n - 1].clone()],
     };
-    let mut header: Vec<String> = ["tunnel", "couple", "cpu", "MB/s", "vs plain", "CPU A", "CPU B"].iter().map(|s| s.to_string()).collect();
+    let mut header: Vec<String> = ["tunnel", "couple", "cpu", "MB/s", "vs plain", "CPU A", "CPU B"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     for s in &shown {
         header.push(format!("ping {s} B"));
     }
@@ -110,11 +113,24 @@ pub fn table(apps: &[AppResult]) -> Option<String> {
 
 /// Software versus accelerated: throughput and CPU for every (tunnel, couple) run both ways.
 pub fn ratio_rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String>>) {
-    let header = vec!["tunnel", "couple", "MB/s soft", "MB/s accel", "accel/soft", "CPU A soft", "CPU A accel"];
-    let mine: Vec<&AppResult> = apps.iter().filter(|a| a.driver == DRIVER && a.data["status"] == "ok").collect();
+    let header = vec![
+        "tunnel",
+        "couple",
+        "MB/s soft",
+        "MB/s accel",
+        "accel/soft",
+        "CPU A soft",
+        "CPU A accel",
+    ];
+    let mine: Vec<&AppResult> = apps
+        .iter()
+        .filter(|a| a.driver == DRIVER && a.data["status"] == "ok")
+        .collect();
     let mut out = Vec::new();
     for s in mine.iter().filter(|a| a.data["accel"] == "soft") {
-        let Some(h) = mine.iter().find(|a| a.data["accel"] == "accel" && a.data["tunnel"] == s.data["tunnel"] && a.data["couple"] == s.data["couple"]) else {
+        let Some(h) = mine.iter().find(|a| {
+            a.data["accel"] == "accel" && a.data["tunnel"] == s.data["tunnel"] && a.data["couple"] == s.data["couple"]
+        }) else {
             continue;
         };
         let (ts, th) = (&s.data["transfer"], &h.data["transfer"]);

@@ -41,12 +41,7 @@ pub(crate) const fn sbox() -> [u8; 256] {
         if x == 0 {
             inv = 0;
         }
-        s[x] = inv
-            ^ inv.rotate_left(1)
-            ^ inv.rotate_left(2)
-            ^ inv.rotate_left(3)
-            ^ inv.rotate_left(4)
-            ^ 0x63;
+        s[x] = inv ^ inv.rotate_left(1) ^ inv.rotate_left(2) ^ inv.rotate_left(3) ^ inv.rotate_left(4) ^ 0x63;
         x += 1;
     }
     s
@@ -62,8 +57,7 @@ const TE_CONST: [[u32; 256]; 4] = {
     let mut x = 0;
     while x < 256 {
         let v = s[x];
-        let w =
-            (gmul(v, 2) as u32) | (v as u32) << 8 | (v as u32) << 16 | (gmul(v, 3) as u32) << 24;
+        let w = (gmul(v, 2) as u32) | (v as u32) << 8 | (v as u32) << 16 | (gmul(v, 3) as u32) << 24;
         t[0][x] = w;
         t[1][x] = w.rotate_left(8);
         t[2][x] = w.rotate_left(16);
@@ -138,9 +132,7 @@ mod tests {
             let b: Vec<u8> = (0..16)
                 .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
                 .collect();
-            core::array::from_fn(|c| {
-                u32::from_le_bytes([b[4 * c], b[4 * c + 1], b[4 * c + 2], b[4 * c + 3]])
-            })
+            core::array::from_fn(|c| u32::from_le_bytes([b[4 * c], b[4 * c + 1], b[4 * c + 2], b[4 * c + 3]]))
         };
         let input = h("193de3bea0f4e22b9ac68d2ae9f84808");
         let mixed = h("046681e5e0cb199a48f8d37a2806264c");

@@ -5,13 +5,34 @@
 
 /// Initial value: the SHA-256 IV (BLAKE specification, section 2.1.1).
 const IV: [u32; 8] = [
-    0x6A09_E667, 0xBB67_AE85, 0x3C6E_F372, 0xA54F_F53A, 0x510E_527F, 0x9B05_688C, 0x1F83_D9AB, 0x5BE0_CD19,
+    0x6A09_E667,
+    0xBB67_AE85,
+    0x3C6E_F372,
+    0xA54F_F53A,
+    0x510E_527F,
+    0x9B05_688C,
+    0x1F83_D9AB,
+    0x5BE0_CD19,
 ];
 
 /// The constants c0..c15: the first digits of pi (BLAKE specification, section 2.1.1).
 const C: [u32; 16] = [
-    0x243F_6A88, 0x85A3_08D3, 0x1319_8A2E, 0x0370_7344, 0xA409_3822, 0x299F_31D0, 0x082E_FA98, 0xEC4E_6C89,
-    0x4528_21E6, 0x38D0_1377, 0xBE54_66CF, 0x34E9_0C6C, 0xC0AC_29B7, 0xC97C_50DD, 0x3F84_D5B5, 0xB547_0917,
+    0x243F_6A88,
+    0x85A3_08D3,
+    0x1319_8A2E,
+    0x0370_7344,
+    0xA409_3822,
+    0x299F_31D0,
+    0x082E_FA98,
+    0xEC4E_6C89,
+    0x4528_21E6,
+    0x38D0_1377,
+    0xBE54_66CF,
+    0x34E9_0C6C,
+    0xC0AC_29B7,
+    0xC97C_50DD,
+    0x3F84_D5B5,
+    0xB547_0917,
 ];
 
 /// The ten message permutations sigma_0..sigma_9 (BLAKE specification, section 2.1.2).
@@ -52,7 +73,12 @@ impl crate::Candidate for Blake256 {
         64
     }
     fn start(&self) -> Box<dyn crate::State> {
-        Box::new(State { h: IV, t: 0, buf: [0; 64], len: 0 })
+        Box::new(State {
+            h: IV,
+            t: 0,
+            buf: [0; 64],
+            len: 0,
+        })
     }
 }
 
@@ -103,8 +129,22 @@ fn compress(h: &mut [u32; 8], block: &[u8; 64], t: u64) {
     }
     let (t0, t1) = (t as u32, (t >> 32) as u32);
     let mut v = [
-        h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7],
-        C[0], C[1], C[2], C[3], t0 ^ C[4], t0 ^ C[5], t1 ^ C[6], t1 ^ C[7],
+        h[0],
+        h[1],
+        h[2],
+        h[3],
+        h[4],
+        h[5],
+        h[6],
+        h[7],
+        C[0],
+        C[1],
+        C[2],
+        C[3],
+        t0 ^ C[4],
+        t0 ^ C[5],
+        t1 ^ C[6],
+        t1 ^ C[7],
     ];
     // The ROUNDS = 10 rounds, sigma_0..sigma_9.
     round::<0>(&mut v, &m);

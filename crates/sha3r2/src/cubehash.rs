@@ -70,7 +70,12 @@ impl crate::Candidate for CubeHash {
         x[1] = B as u32;
         x[2] = R as u32;
         rounds(&mut x, 10 * R);
-        Box::new(State { x, buf: [0; B], len: 0, done: false })
+        Box::new(State {
+            x,
+            buf: [0; B],
+            len: 0,
+            done: false,
+        })
     }
 }
 

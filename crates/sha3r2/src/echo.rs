@@ -37,12 +37,7 @@ fn compress(v: &mut [[u32; 4]; 4], block: &[u8], k: u128) {
     for _ in 0..8 {
         // BIG.SubWords.
         for x in w.iter_mut() {
-            let key = [
-                k as u32,
-                (k >> 32) as u32,
-                (k >> 64) as u32,
-                (k >> 96) as u32,
-            ];
+            let key = [k as u32, (k >> 32) as u32, (k >> 64) as u32, (k >> 96) as u32];
             *x = round_nokey(round(*x, key));
             k = k.wrapping_add(1);
         }

@@ -48,12 +48,7 @@ const SBOX: [u8; 256] = {
         if x == 0 {
             inv = 0;
         }
-        t[x] = inv
-            ^ inv.rotate_left(1)
-            ^ inv.rotate_left(2)
-            ^ inv.rotate_left(3)
-            ^ inv.rotate_left(4)
-            ^ 0x63;
+        t[x] = inv ^ inv.rotate_left(1) ^ inv.rotate_left(2) ^ inv.rotate_left(3) ^ inv.rotate_left(4) ^ 0x63;
         x += 1;
     }
     t
@@ -294,7 +289,12 @@ impl Fugue256 {
         for (d, v) in s[22..].iter_mut().zip(IV256) {
             *d = v.swap_bytes();
         }
-        Fugue256 { core: Core { s, base: 0 }, buf: [0; 4], fill: 0, bits: 0 }
+        Fugue256 {
+            core: Core { s, base: 0 },
+            buf: [0; 4],
+            fill: 0,
+            bits: 0,
+        }
     }
 }
 
@@ -383,7 +383,10 @@ mod tests {
 
     #[test]
     fn sbox_matches_aes() {
-        assert_eq!((SBOX[0x00], SBOX[0x01], SBOX[0x53], SBOX[0xff]), (0x63, 0x7c, 0xed, 0x16));
+        assert_eq!(
+            (SBOX[0x00], SBOX[0x01], SBOX[0x53], SBOX[0xff]),
+            (0x63, 0x7c, 0xed, 0x16)
+        );
     }
 
     /// The specification defines the IV as the output of G applied to a zero state that

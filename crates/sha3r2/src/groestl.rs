@@ -80,8 +80,7 @@ fn perm_pq(p: &mut [u64; 8], q: &mut [u64; 8]) {
 
 /// `h ← P(h ⊕ m) ⊕ Q(m) ⊕ h`.
 fn compress(h: &mut [u64; 8], block: &[u8]) {
-    let m: [u64; 8] =
-        core::array::from_fn(|c| u64::from_be_bytes(block[8 * c..8 * c + 8].try_into().unwrap()));
+    let m: [u64; 8] = core::array::from_fn(|c| u64::from_be_bytes(block[8 * c..8 * c + 8].try_into().unwrap()));
     let mut p: [u64; 8] = core::array::from_fn(|c| h[c] ^ m[c]);
     let mut q = m;
     perm_pq(&mut p, &mut q);

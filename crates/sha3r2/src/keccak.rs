@@ -49,7 +49,11 @@ const fn round_constants() -> [u64; 24] {
             if lfsr & 1 != 0 {
                 rc[i] |= 1u64 << ((1u32 << j) - 1);
             }
-            lfsr = if lfsr & 0x80 != 0 { (lfsr << 1) ^ 0x71 } else { lfsr << 1 };
+            lfsr = if lfsr & 0x80 != 0 {
+                (lfsr << 1) ^ 0x71
+            } else {
+                lfsr << 1
+            };
             j += 1;
         }
         i += 1;
@@ -112,7 +116,12 @@ impl crate::Candidate for Keccak256 {
         RATE
     }
     fn start(&self) -> Box<dyn crate::State> {
-        Box::new(State { a: [0; 25], buf: [0; RATE], len: 0, done: false })
+        Box::new(State {
+            a: [0; 25],
+            buf: [0; RATE],
+            len: 0,
+            done: false,
+        })
     }
 }
 

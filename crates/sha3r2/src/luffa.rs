@@ -16,13 +16,44 @@ const BLOCK: usize = 32;
 
 /// Start values of the constant generators of `Q_0`, `Q_1`, `Q_2` (specification,
 /// section 3.4 / the initial values `c_j^(0)`).
-const CNS: [[u32; 2]; 3] = [[0x181c_ca53, 0x380c_de06], [0x5b6f_0876, 0xf16f_8594], [0x7e10_6ce9, 0x3897_9cb0]];
+const CNS: [[u32; 2]; 3] = [
+    [0x181c_ca53, 0x380c_de06],
+    [0x5b6f_0876, 0xf16f_8594],
+    [0x7e10_6ce9, 0x3897_9cb0],
+];
 
 /// Initial chaining values `V_0`, `V_1`, `V_2` (specification, section 3.3).
 const IV: [[u32; 8]; 3] = [
-    [0x6d25_1e69, 0x44b0_51e0, 0x4eaa_6fb4, 0xdbf7_8465, 0x6e29_2011, 0x9015_2df4, 0xee05_8139, 0xdef6_10bb],
-    [0xc3b4_4b95, 0xd9d2_f256, 0x70ee_e9a0, 0xde09_9fa3, 0x5d9b_0557, 0x8fc9_44b3, 0xcf1c_cf0e, 0x746c_d581],
-    [0xf7ef_c89d, 0x5dba_5781, 0x0401_6ce5, 0xad65_9c05, 0x0306_194f, 0x666d_1836, 0x24aa_230a, 0x8b26_4ae7],
+    [
+        0x6d25_1e69,
+        0x44b0_51e0,
+        0x4eaa_6fb4,
+        0xdbf7_8465,
+        0x6e29_2011,
+        0x9015_2df4,
+        0xee05_8139,
+        0xdef6_10bb,
+    ],
+    [
+        0xc3b4_4b95,
+        0xd9d2_f256,
+        0x70ee_e9a0,
+        0xde09_9fa3,
+        0x5d9b_0557,
+        0x8fc9_44b3,
+        0xcf1c_cf0e,
+        0x746c_d581,
+    ],
+    [
+        0xf7ef_c89d,
+        0x5dba_5781,
+        0x0401_6ce5,
+        0xad65_9c05,
+        0x0306_194f,
+        0x666d_1836,
+        0x24aa_230a,
+        0x8b26_4ae7,
+    ],
 ];
 
 /// One clock of the 64-bit constant LFSR (`c0` the high word), then the exchange of the
@@ -171,7 +202,12 @@ impl crate::Candidate for Luffa256 {
         BLOCK
     }
     fn start(&self) -> Box<dyn crate::State> {
-        Box::new(State { v: IV, buf: [0; BLOCK], len: 0, padded: false })
+        Box::new(State {
+            v: IV,
+            buf: [0; BLOCK],
+            len: 0,
+            padded: false,
+        })
     }
 }
 

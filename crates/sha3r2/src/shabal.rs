@@ -34,7 +34,10 @@ impl crate::Candidate for Shabal256 {
         BLOCK
     }
     fn start(&self) -> Box<dyn crate::State> {
-        Box::new(Hasher { s: State::new(), padded: false })
+        Box::new(Hasher {
+            s: State::new(),
+            padded: false,
+        })
     }
 }
 
@@ -50,7 +53,14 @@ struct State {
 
 impl State {
     fn new() -> Self {
-        let mut s = State { a: [0; 12], b: [0; 16], c: [0; 16], w: u64::MAX, buf: [0; BLOCK], len: 0 };
+        let mut s = State {
+            a: [0; 12],
+            b: [0; 16],
+            c: [0; 16],
+            w: u64::MAX,
+            buf: [0; BLOCK],
+            len: 0,
+        };
         // The two prefix blocks of the IV computation (output length 256).
         for start in [256u32, 272] {
             let m: [u32; 16] = core::array::from_fn(|i| start + i as u32);
@@ -86,8 +96,8 @@ impl State {
             ($($t:expr),*) => { $(step!($t);)* };
         }
         steps!(
-            0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27,
-            28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47
+            0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28,
+            29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47
         );
         for j in 0..36 {
             a[j % 12] = a[j % 12].wrapping_add(c[(j + 3) & 15]);
@@ -121,9 +131,8 @@ impl State {
         }
         self.buf[self.len..].fill(0);
         let blk = self.buf;
-        let m: [u32; 16] = core::array::from_fn(|i| {
-            u32::from_le_bytes([blk[4 * i], blk[4 * i + 1], blk[4 * i + 2], blk[4 * i + 3]])
-        });
+        let m: [u32; 16] =
+            core::array::from_fn(|i| u32::from_le_bytes([blk[4 * i], blk[4 * i + 1], blk[4 * i + 2], blk[4 * i + 3]]));
         for _ in 0..4 {
             self.round(&m);
             self.sub_swap(&m);

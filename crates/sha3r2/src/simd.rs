@@ -67,19 +67,23 @@ const BITREV: [u8; 128] = {
 
 /// Message-word permutation: round `r`, step `i` uses packed group `PERM[8 r + i]`.
 const PERM: [usize; 32] = [
-    4, 6, 0, 2, 7, 5, 3, 1, 15, 11, 12, 8, 9, 13, 10, 14, 17, 18, 23, 20, 22, 21, 16, 19, 30, 24,
-    25, 31, 27, 29, 28, 26,
+    4, 6, 0, 2, 7, 5, 3, 1, 15, 11, 12, 8, 9, 13, 10, 14, 17, 18, 23, 20, 22, 21, 16, 19, 30, 24, 25, 31, 27, 29, 28,
+    26,
 ];
 
 /// Round parameters of version 1.1: first permutation index and rotations.
-const ROUNDS: [(usize, [u32; 4]); 4] =
-    [(0, [3, 23, 17, 27]), (2, [28, 19, 22, 7]), (1, [29, 9, 15, 5]), (0, [4, 13, 10, 25])];
+const ROUNDS: [(usize, [u32; 4]); 4] = [
+    (0, [3, 23, 17, 27]),
+    (2, [28, 19, 22, 7]),
+    (1, [29, 9, 15, 5]),
+    (0, [4, 13, 10, 25]),
+];
 
 /// SIMD-256 v1.1 initial value (from the round-2 specification, also sphlib's simd.c
 /// `IV256`); the test module re-derives it by compressing "SIMD-256 v1.1".
 const IV256: [u32; 16] = [
-    0x4d567983, 0x07190ba9, 0x8474577b, 0x39d726e9, 0xaaf3d925, 0x3ee20b03, 0xafd5e751, 0xc96006d3,
-    0xc2c2ba14, 0x49b3bcb4, 0xf67caf46, 0x668626c9, 0xe2eaa8d2, 0x1ff47833, 0xd0c661a5, 0x55693de1,
+    0x4d567983, 0x07190ba9, 0x8474577b, 0x39d726e9, 0xaaf3d925, 0x3ee20b03, 0xafd5e751, 0xc96006d3, 0xc2c2ba14,
+    0x49b3bcb4, 0xf67caf46, 0x668626c9, 0xe2eaa8d2, 0x1ff47833, 0xd0c661a5, 0x55693de1,
 ];
 
 #[inline(always)]
@@ -98,7 +102,12 @@ fn f_maj(x: u32, y: u32, z: u32) -> u32 {
 fn step<const MAJ: bool>(st: &mut [[u32; 4]; 4], w: &[u32; 4], r: u32, s: u32, k: usize) {
     let f = if MAJ { f_maj } else { f_if };
     let [a, b, c, d] = st;
-    let t = [a[0].rotate_left(r), a[1].rotate_left(r), a[2].rotate_left(r), a[3].rotate_left(r)];
+    let t = [
+        a[0].rotate_left(r),
+        a[1].rotate_left(r),
+        a[2].rotate_left(r),
+        a[3].rotate_left(r),
+    ];
     for j in 0..4 {
         let tt = d[j].wrapping_add(w[j]).wrapping_add(f(a[j], b[j], c[j]));
         a[j] = tt.rotate_left(s).wrapping_add(t[j ^ k]);
@@ -260,7 +269,12 @@ impl crate::Candidate for Simd {
         64
     }
     fn start(&self) -> Box<dyn crate::State> {
-        Box::new(Simd256 { h: IV256, buf: [0; 64], fill: 0, bits: 0 })
+        Box::new(Simd256 {
+            h: IV256,
+            buf: [0; 64],
+            fill: 0,
+            bits: 0,
+        })
     }
 }
 

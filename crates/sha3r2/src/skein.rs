@@ -151,7 +151,14 @@ impl crate::Candidate for Skein512_256 {
         64
     }
     fn start(&self) -> Box<dyn crate::State> {
-        Box::new(State { h: self.iv, pos: 0, first: true, buf: [0; 64], len: 0, bit_pad: false })
+        Box::new(State {
+            h: self.iv,
+            pos: 0,
+            first: true,
+            buf: [0; 64],
+            len: 0,
+            bit_pad: false,
+        })
     }
 }
 
@@ -223,10 +230,7 @@ impl crate::State for State {
         let mut block = [0u8; 64];
         block[..self.len].copy_from_slice(&self.buf[..self.len]);
         self.pos += self.len as u64;
-        let t1 = T_MSG
-            | FINAL
-            | if self.first { FIRST } else { 0 }
-            | if self.bit_pad { BIT_PAD } else { 0 };
+        let t1 = T_MSG | FINAL | if self.first { FIRST } else { 0 } | if self.bit_pad { BIT_PAD } else { 0 };
         ubi_block(&mut self.h, &block, self.pos, t1);
         let mut h = self.h;
         ubi_block(&mut h, &[0u8; 64], 8, T_OUT | FIRST | FINAL);

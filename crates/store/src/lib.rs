@@ -637,7 +637,12 @@ impl Store {
             db.execute(
                 "INSERT INTO app_results (run_id, seq, driver, item, json)
                  VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM app_results WHERE run_id = ?1), ?2, ?3, ?4)",
-                &[run_id.into(), item.driver.as_str().into(), item.item.as_str().into(), json.into()],
+                &[
+                    run_id.into(),
+                    item.driver.as_str().into(),
+                    item.item.as_str().into(),
+                    json.into(),
+                ],
             )
         })
     }

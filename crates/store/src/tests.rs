@@ -229,8 +229,11 @@ fn application_results_round_trip_in_order_and_replace_by_key() {
     };
     st.add_app_result(&r.run_id, &item("setup", serde_json::json!({"nodes": 5})))
         .unwrap();
-    st.add_app_result(&r.run_id, &item("blake3|1x8 MB|upload", serde_json::json!({"total_s": 0.5})))
-        .unwrap();
+    st.add_app_result(
+        &r.run_id,
+        &item("blake3|1x8 MB|upload", serde_json::json!({"total_s": 0.5})),
+    )
+    .unwrap();
     st.add_app_result(&r.run_id, &item("setup", serde_json::json!({"nodes": 6})))
         .unwrap();
     let back = st.load("latest").unwrap();

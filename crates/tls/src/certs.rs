@@ -16,7 +16,15 @@ use openssl::x509::{X509Builder, X509NameBuilder, X509};
 use std::path::Path;
 
 /// Certificate key types, by the names the CLI takes.
-pub const ALGS: &[&str] = &["rsa-1024", "rsa-2048", "rsa-3072", "rsa-4096", "ecdsa-p256", "ecdsa-p384", "ed25519"];
+pub const ALGS: &[&str] = &[
+    "rsa-1024",
+    "rsa-2048",
+    "rsa-3072",
+    "rsa-4096",
+    "ecdsa-p256",
+    "ecdsa-p384",
+    "ed25519",
+];
 
 pub fn check_alg(alg: &str) -> Result<()> {
     if ALGS.contains(&alg) {
@@ -32,7 +40,9 @@ fn key(alg: &str) -> Result<PKey<Private>> {
         "rsa-2048" => PKey::from_rsa(Rsa::generate(2048)?)?,
         "rsa-3072" => PKey::from_rsa(Rsa::generate(3072)?)?,
         "rsa-4096" => PKey::from_rsa(Rsa::generate(4096)?)?,
-        "ecdsa-p256" => PKey::from_ec_key(EcKey::generate(EcGroup::from_curve_name(Nid::X9_62_PRIME256V1)?.as_ref())?)?,
+        "ecdsa-p256" => PKey::from_ec_key(EcKey::generate(
+            EcGroup::from_curve_name(Nid::X9_62_PRIME256V1)?.as_ref(),
+        )?)?,
         "ecdsa-p384" => PKey::from_ec_key(EcKey::generate(EcGroup::from_curve_name(Nid::SECP384R1)?.as_ref())?)?,
         "ed25519" => PKey::generate_ed25519()?,
         other => bail!("unknown certificate type `{other}`"),
@@ -73,7 +83,13 @@ fn build(
         b.append_extension(KeyUsage::new().critical().key_cert_sign().crl_sign().build()?)?;
     } else {
         b.append_extension(BasicConstraints::new().critical().build()?)?;
-        b.append_extension(KeyUsage::new().critical().digital_signature().key_encipherment().build()?)?;
+        b.append_extension(
+            KeyUsage::new()
+                .critical()
+                .digital_signature()
+                .key_encipherment()
+                .build()?,
+        )?;
         // clientAuth too: OpenVPN's point-to-point TLS mode presents the same certificate from both ends.
         b.append_extension(ExtendedKeyUsage::new().server_auth().client_auth().build()?)?;
         let mut san = SubjectAlternativeName::new();

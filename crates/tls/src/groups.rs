@@ -205,7 +205,10 @@ pub fn resolve(name: &str, subjects: &[Subject]) -> Result<Resolved, String> {
         .max_by_key(|k| (k.descriptor().implementation != "clean") as u8)
         .ok_or_else(|| {
             if kems.is_empty() {
-                format!("unknown group `{name}` (standard: {}; or a KEM of the catalogue)", standard_names())
+                format!(
+                    "unknown group `{name}` (standard: {}; or a KEM of the catalogue)",
+                    standard_names()
+                )
             } else {
                 format!("`{name}` has no implementation available on this machine")
             }

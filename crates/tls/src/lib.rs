@@ -78,7 +78,12 @@ pub fn main(subjects: fn() -> Vec<Subject>, provider: &'static str) -> ! {
     let r: anyhow::Result<()> = (|| {
         match cli.cmd {
             Cmd::Certs { alg, dir, ip } => certs::generate(&alg, &dir, &ip)?,
-            Cmd::Serve { dir, group, listen, threads } => {
+            Cmd::Serve {
+                dir,
+                group,
+                listen,
+                threads,
+            } => {
                 let subjects = subjects();
                 let r = groups::resolve(&group, &subjects).map_err(anyhow::Error::msg)?;
                 let g = r

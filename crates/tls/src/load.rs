@@ -80,10 +80,15 @@ enum Client {
 }
 
 fn rustls_config(a: &LoadArgs) -> Result<Arc<ClientConfig>> {
-    let name = a.group.as_deref().context("--group is required with the rustls client")?;
+    let name = a
+        .group
+        .as_deref()
+        .context("--group is required with the rustls client")?;
     let subjects = (crate::provider_subjects())();
     let r = crate::groups::resolve(name, &subjects).map_err(anyhow::Error::msg)?;
-    let g = r.group.with_context(|| format!("{name} does not fit in a TLS key share"))?;
+    let g = r
+        .group
+        .with_context(|| format!("{name} does not fit in a TLS key share"))?;
     let mut roots = RootCertStore::empty();
     for c in CertificateDer::pem_file_iter(&a.ca).context("reading the CA")? {
         roots.add(c.context("parsing the CA")?)?;
@@ -145,7 +150,10 @@ fn one(client: &Client, addr: SocketAddr, request: &[u8], facts: &mut Option<Fac
             rec = record(t0, t1, t2, &s);
             if facts.is_none() {
                 *facts = Some(Facts {
-                    version: format!("{:?}", conn.protocol_version().unwrap_or(rustls::ProtocolVersion::Unknown(0))),
+                    version: format!(
+                        "{:?}",
+                        conn.protocol_version().unwrap_or(rustls::ProtocolVersion::Unknown(0))
+                    ),
                     cipher: conn
                         .negotiated_cipher_suite()
                         .map(|c| format!("{:?}", c.suite()))
@@ -168,7 +176,14 @@ fn one(client: &Client, addr: SocketAddr, request: &[u8], facts: &mut Option<Fac
                     Ok(_) => {}
                     // The server resets the connection once its close_notify is out
                     // (no TIME_WAIT); the reset may overtake the record.
-                    Err(e) if matches!(e.kind(), std::io::ErrorKind::UnexpectedEof | std::io::ErrorKind::ConnectionReset) => break,
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            std::io::ErrorKind::UnexpectedEof | std::io::ErrorKind::ConnectionReset
+                        ) =>
+                    {
+                        break
+                    }
                     Err(e) => return Err(e.into()),
                 }
             }
@@ -184,7 +199,11 @@ fn one(client: &Client, addr: SocketAddr, request: &[u8], facts: &mut Option<Fac
             if facts.is_none() {
                 *facts = Some(Facts {
                     version: ssl.ssl().version_str().to_string(),
-                    cipher: ssl.ssl().current_cipher().map(|c| c.name().to_string()).unwrap_or_default(),
+                    cipher: ssl
+                        .ssl()
+                        .current_cipher()
+                        .map(|c| c.name().to_string())
+                        .unwrap_or_default(),
                 });
             }
             if !request.is_empty() {

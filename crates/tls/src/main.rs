@@ -1,3 +1,6 @@
 fn main() {
-    cryptoscope_tls::main(cryptoscope_provider_liboqs::subjects, cryptoscope_provider_liboqs::PROVIDER)
+    cryptoscope_tls::main(
+        cryptoscope_provider_liboqs::subjects,
+        cryptoscope_provider_liboqs::PROVIDER,
+    )
 }

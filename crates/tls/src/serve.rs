@@ -74,7 +74,10 @@ fn handle(cfg: &Arc<ServerConfig>, mut sock: TcpStream) -> Result<()> {
 
 fn abortive_close(sock: &TcpStream) {
     use std::os::fd::AsRawFd;
-    let l = libc::linger { l_onoff: 1, l_linger: 0 };
+    let l = libc::linger {
+        l_onoff: 1,
+        l_linger: 0,
+    };
     unsafe {
         libc::setsockopt(
             sock.as_raw_fd(),
@@ -103,19 +106,22 @@ pub fn serve(cfg: Arc<ServerConfig>, listen: &str, threads: usize) -> Result<()>
             crate::warm_thread();
             ready.wait();
             loop {
-            match l.accept() {
-                Ok((sock, _)) => {
-                    // A failed handshake (the load generator stopping mid-connection) is
-                    // the client's to report; the server keeps serving.
-                    let _ = handle(&cfg, sock);
+                match l.accept() {
+                    Ok((sock, _)) => {
+                        // A failed handshake (the load generator stopping mid-connection) is
+                        // the client's to report; the server keeps serving.
+                        let _ = handle(&cfg, sock);
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(1)),
                 }
-                Err(_) => std::thread::sleep(Duration::from_millis(1)),
-            }
             }
         }));
     }
     ready.wait();
-    println!("{}", serde_json::json!({"ready": true, "addr": addr.to_string(), "pid": std::process::id()}));
+    println!(
+        "{}",
+        serde_json::json!({"ready": true, "addr": addr.to_string(), "pid": std::process::id()})
+    );
     std::io::stdout().flush()?;
     for h in hs {
         let _ = h.join();

@@ -305,12 +305,14 @@ pub struct CipherBench {
 }
 
 impl CipherBench {
-    pub fn new(c: &dyn cryptoscope_catalogue::BlockCipher, op: Operation) -> Result<CipherBench, cryptoscope_catalogue::OpError> {
+    pub fn new(
+        c: &dyn cryptoscope_catalogue::BlockCipher,
+        op: Operation,
+    ) -> Result<CipherBench, cryptoscope_catalogue::OpError> {
         let d = c.descriptor();
-        let info = d
-            .cipher
-            .as_ref()
-            .ok_or_else(|| cryptoscope_catalogue::OpError::Unavailable(format!("{} has no cipher description", d.id)))?;
+        let info = d.cipher.as_ref().ok_or_else(|| {
+            cryptoscope_catalogue::OpError::Unavailable(format!("{} has no cipher description", d.id))
+        })?;
         if !d.operations().contains(&op) {
             return Err(cryptoscope_catalogue::OpError::Unavailable(format!(
                 "{} has no operation {}",
@@ -318,7 +320,8 @@ impl CipherBench {
                 op.as_str()
             )));
         }
-        let pattern = |n: usize, seed: usize| -> Vec<u8> { (0..n).map(|i| (i.wrapping_mul(167) ^ seed) as u8).collect() };
+        let pattern =
+            |n: usize, seed: usize| -> Vec<u8> { (0..n).map(|i| (i.wrapping_mul(167) ^ seed) as u8).collect() };
         let key = pattern(info.key_bytes, 0x3c);
         let keyed = c.keyed(&key)?;
         let data = match op {

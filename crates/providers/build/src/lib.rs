@@ -210,7 +210,6 @@ impl Decapsulator for BuiltDecaps<'_> {
     }
 }
 
-
 fn subject(dir: &Path, m: &Manifest) -> Option<Subject> {
     let info = cryptoscope_catalogue::names::algorithm(&m.algorithm)?;
     if info.family != cryptoscope_catalogue::Family::Kem {
@@ -221,7 +220,11 @@ fn subject(dir: &Path, m: &Manifest) -> Option<Subject> {
     let lib = if availability == Availability::Available {
         // With CRYPTOSCOPE_PROBES=1 (`cryptoscope micro`), the probed twin of the library.
         let probed = std::env::var_os(builds::PROBES_ENV).is_some_and(|v| v == "1") && !m.probes.is_empty();
-        let file = if probed { builds::PROBES_LIBRARY } else { builds::LIBRARY };
+        let file = if probed {
+            builds::PROBES_LIBRARY
+        } else {
+            builds::LIBRARY
+        };
         match load(&dir.join(file)) {
             Ok(l) => Some(l),
             Err(e) => {

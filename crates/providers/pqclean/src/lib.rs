@@ -11,9 +11,7 @@
 //! This provider must never share a process image with liboqs: both define the same
 //! `PQCLEAN_*` symbols for Classic McEliece and HQC. It runs in its own worker binary.
 
-use cryptoscope_catalogue::descriptor::{
-    require_cpu, Availability, Descriptor, KatRef, Randomness, Sizes,
-};
+use cryptoscope_catalogue::descriptor::{require_cpu, Availability, Descriptor, KatRef, Randomness, Sizes};
 use cryptoscope_catalogue::traits::{check_len, Decapsulator, Kem, OpError, Subject};
 use libc::c_int;
 
@@ -96,7 +94,6 @@ impl Decapsulator for PqDecaps<'_> {
         })
     }
 }
-
 
 struct Entry {
     alg: &'static str,

@@ -117,8 +117,12 @@ pub fn subjects() -> Vec<Subject> {
         subject("BLAKE2b-256", "blake2", || {
             Box::new(DigestState(blake2::Blake2b::<blake2::digest::consts::U32>::new()))
         }),
-        subject("BLAKE2b-512", "blake2", || Box::new(DigestState(blake2::Blake2b512::new()))),
-        subject("BLAKE2s-256", "blake2", || Box::new(DigestState(blake2::Blake2s256::new()))),
+        subject("BLAKE2b-512", "blake2", || {
+            Box::new(DigestState(blake2::Blake2b512::new()))
+        }),
+        subject("BLAKE2s-256", "blake2", || {
+            Box::new(DigestState(blake2::Blake2s256::new()))
+        }),
         subject("BLAKE3", "blake3", || Box::new(Blake3State(blake3::Hasher::new()))),
         subject("KangarooTwelve", "k12", || Box::new(XofState(k12::Kt128::default()))),
         subject("Ascon-Hash256", "ascon-hash", || {
