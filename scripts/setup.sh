@@ -68,6 +68,11 @@ if ! rustup target list --installed 2>/dev/null | grep -qx aarch64-unknown-linux
     exit 2
   fi
 fi
+# rustfmt, for the formatting check of the test command.
+if ! cargo fmt --version >/dev/null 2>&1 && command -v rustup >/dev/null; then
+  say "adding the rustfmt component (the test command checks formatting)"
+  rustup component add rustfmt >/dev/null
+fi
 
 say "building (release; liboqs and AWS-LC take several minutes the first time)"
 cargo build --release --workspace --locked

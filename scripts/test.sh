@@ -21,12 +21,13 @@ trap 'rm -f "$log"' EXIT
 set +e
 cargo test --release --workspace --locked --no-fail-fast -- --test-threads=1 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
-# Our block ciphers' portable and NEON code, cross-compiled for AArch64 with Debian's
-# toolchain and run under qemu-aarch64: correctness only (vectors, traces, cross-checks).
-printf '\033[1m==> %s\033[0m\n' "cipher tests on aarch64 under qemu-aarch64 (correctness only)" >&2
+# Our block ciphers' portable and NEON code and our SHA-3 candidates' portable code (their
+# x86 vector paths are chosen at run time), cross-compiled for AArch64 with Debian's
+# toolchain and run under qemu-aarch64: correctness only (vectors, traces, KATs, cross-checks).
+printf '\033[1m==> %s\033[0m\n' "cipher and SHA-3 candidate tests on aarch64 under qemu-aarch64 (correctness only)" >&2
 CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc \
 CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L /usr/aarch64-linux-gnu" \
-  cargo test --release --locked --target aarch64-unknown-linux-gnu -p cryptoscope-ciphers -- --test-threads=1 2>&1 | tee -a "$log"
+  cargo test --release --locked --target aarch64-unknown-linux-gnu -p cryptoscope-ciphers -p cryptoscope-sha3r2 -- --test-threads=1 2>&1 | tee -a "$log"
 cross=${PIPESTATUS[0]}
 [[ $status -eq 0 ]] && status=$cross
 # The Python package against CPython's hashlib (unittest prints `Ran N tests` and OK/FAILED).
@@ -38,6 +39,11 @@ awk '/^Ran [0-9]+ tests?/ { n = $2 } /^OK/ { printf "test result: ok. %d passed;
                  printf "test result: FAILED. %d passed; %d failed\n", n - f, f }' "$log" >> "$log.py"
 cat "$log.py" >> "$log"; rm -f "$log.py"
 [[ $status -eq 0 ]] && status=$py
+# Formatting (rustfmt.toml): a drift fails the run like a test.
+if ! cargo fmt --all --check >/dev/null 2>&1; then
+  echo "test result: FAILED. 0 passed; 1 failed (cargo fmt --all --check: run cargo fmt --all)" | tee -a "$log"
+  [[ $status -eq 0 ]] && status=1
+fi
 set -e
 # One closing line with the totals over every test binary (cargo prints one per binary,
 # the last often being an empty doc-test run).

@@ -1,6 +1,8 @@
 //! "Ours versus theirs": our measured cycles next to published figures (a JSON file of
 //! entries with algorithm, implementation, operation, cycles, cpu and source), with the
-//! ratio, like Seed 001's "our cycles versus the submitters'" table.
+//! ratio, like Seed 001's "our cycles versus the submitters'" table. Hash figures may be
+//! throughputs instead (MB/s, 10^6 bytes per second, as sphlib and the SHA-3 studies give
+//! them); ours then comes from the median wall time of the same message length.
 
 use crate::table::{group, render};
 use crate::ResultRow;
@@ -17,6 +19,9 @@ pub struct Published {
     /// Block ciphers: cycles per byte instead of cycles per call.
     #[serde(default)]
     pub cycles_per_byte: Option<f64>,
+    /// Hashes: throughput in MB/s (10^6 bytes per second) for the operation's message.
+    #[serde(default)]
+    pub mb_per_s: Option<f64>,
     #[serde(default)]
     pub cpu: String,
     #[serde(default)]
@@ -28,31 +33,46 @@ pub struct Published {
 pub struct Match {
     pub published: Published,
     pub subject: String,
-    /// Our median cycles per call, or per byte when the published figure is per byte.
+    /// Our median cycles per call, per byte when the published figure is per byte, or our
+    /// MB/s when it is a throughput.
     pub our_cycles: f64,
-    /// Ours / theirs (below 1: we are faster here).
+    /// Our time / theirs (below 1: we are faster here); for throughputs, theirs / ours.
     pub ratio: f64,
 }
 
+/// What a published figure measures.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind {
+    PerCall,
+    PerByte,
+    MBps,
+}
+
 impl Published {
-    /// The published figure and whether it is per byte.
-    fn figure(&self) -> Option<(f64, bool)> {
+    /// The published figure and its kind.
+    fn figure(&self) -> Option<(f64, Kind)> {
         let ok = |x: &f64| x.is_finite() && *x > 0.0;
-        match (self.cycles.filter(ok), self.cycles_per_byte.filter(ok)) {
-            (Some(c), _) => Some((c, false)),
-            (None, Some(c)) => Some((c, true)),
+        match (
+            self.cycles.filter(ok),
+            self.cycles_per_byte.filter(ok),
+            self.mb_per_s.filter(ok),
+        ) {
+            (Some(c), _, _) => Some((c, Kind::PerCall)),
+            (None, Some(c), _) => Some((c, Kind::PerByte)),
+            (None, None, Some(m)) => Some((m, Kind::MBps)),
             _ => None,
         }
     }
 }
 
-/// Reads the published-figures file: its `kem` and `kex` arrays (cycles per call) and its
-/// `block_cipher` array (cycles per byte); entries without a figure are skipped.
+/// Reads the published-figures file: its `kem` and `kex` arrays (cycles per call), its
+/// `block_cipher` array (cycles per byte) and its `hash` array (MB/s or cycles per byte);
+/// entries without a figure are skipped.
 /// `source: "same"` inherits the previous entry's source.
 pub fn parse(text: &str) -> Result<Vec<Published>, String> {
     let v: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
     let mut out = Vec::new();
-    for family in ["kem", "kex", "block_cipher"] {
+    for family in ["kem", "kex", "block_cipher", "hash"] {
         let Some(arr) = v.get(family) else { continue };
         let arr = arr.as_array().ok_or_else(|| format!("`{family}` is not an array"))?;
         let mut last_source = String::new();
@@ -69,7 +89,7 @@ pub fn parse(text: &str) -> Result<Vec<Published>, String> {
         }
     }
     if out.is_empty() {
-        return Err("no entries with cycles under `kem`, `kex` or `block_cipher`".into());
+        return Err("no entries with a figure under `kem`, `kex`, `block_cipher` or `hash`".into());
     }
     Ok(out)
 }
@@ -133,36 +153,43 @@ pub fn matches(published: &[Published], rows: &[ResultRow]) -> Vec<Match> {
     let mut out = Vec::new();
     for p in published {
         for r in rows {
-            let Some(ours) = r.median_cycles else { continue };
-            let Some((theirs, per_byte)) = p.figure() else { continue };
-            if r.algorithm == p.algorithm
-                && r.operation == operation(&p.operation)
-                && same_kind(&p.implementation, &r.implementation, &r.provider)
+            let Some((theirs, kind)) = p.figure() else { continue };
+            if r.algorithm != p.algorithm
+                || r.operation != operation(&p.operation)
+                || !same_kind(&p.implementation, &r.implementation, &r.provider)
             {
-                let ours = if per_byte {
-                    match cryptoscope_catalogue::Operation::parse(&r.operation).and_then(|o| o.message_bytes()) {
-                        Some(n) if n > 0 => ours / n as f64,
-                        _ => continue,
-                    }
-                } else {
-                    ours
-                };
-                out.push(Match {
-                    published: p.clone(),
-                    subject: r.subject.clone(),
-                    our_cycles: ours,
-                    ratio: ours / theirs,
-                });
+                continue;
             }
+            let bytes = cryptoscope_catalogue::Operation::parse(&r.operation)
+                .and_then(|o| o.message_bytes())
+                .filter(|&n| n > 0)
+                .map(|n| n as f64);
+            let (ours, ratio) = match (kind, r.median_cycles, r.median_ns, bytes) {
+                (Kind::PerCall, Some(c), _, _) => (c, c / theirs),
+                (Kind::PerByte, Some(c), _, Some(n)) => (c / n, c / n / theirs),
+                (Kind::MBps, _, Some(ns), Some(n)) if ns > 0.0 => {
+                    let mbps = n / ns * 1e3;
+                    (mbps, theirs / mbps)
+                }
+                _ => continue,
+            };
+            out.push(Match {
+                published: p.clone(),
+                subject: r.subject.clone(),
+                our_cycles: ours,
+                ratio,
+            });
         }
     }
     out
 }
 
-/// A figure as the table shows it: cycles per call grouped, or cycles per byte with "c/B".
-fn figure(kind: Option<(f64, bool)>, value: Option<f64>) -> String {
+/// A figure as the table shows it: cycles per call grouped, cycles per byte with "c/B", or
+/// a throughput with "MB/s".
+fn figure(kind: Option<(f64, Kind)>, value: Option<f64>) -> String {
     match (kind, value) {
-        (Some((_, true)), Some(v)) => format!("{v:.2} c/B"),
+        (Some((_, Kind::PerByte)), Some(v)) => format!("{v:.2} c/B"),
+        (Some((_, Kind::MBps)), Some(v)) => format!("{v:.0} MB/s"),
         (_, Some(v)) => group(v.round()),
         _ => "-".into(),
     }
@@ -199,10 +226,10 @@ pub fn table(m: &[Match], our_cpu: &str, cycle_source: &str) -> String {
             "algorithm",
             "op",
             "theirs",
-            "their cycles",
+            "their figure",
             "their CPU",
             "ours",
-            "our cycles",
+            "our figure",
             "ours/theirs",
             "src",
         ],
@@ -211,7 +238,9 @@ pub fn table(m: &[Match], our_cpu: &str, cycle_source: &str) -> String {
     );
     out += &format!(
         "Ours: median cycles on {our_cpu} ({cycle_source}); block ciphers in cycles per byte (c/B) of 4 KiB \
-         calls. Theirs: as published, on the CPU named.\n"
+         calls; hash throughputs in MB/s (10^6 bytes/s) from the median wall time of one call on the same \
+         message length. ours/theirs compares times (below 1: ours is faster). Theirs: as published, on the \
+         CPU named.\n"
     );
     for (i, s) in sources.iter().enumerate() {
         out += &format!("[{}] {s}\n", i + 1);
@@ -232,11 +261,35 @@ mod tests {
             "block_cipher":[{"algorithm":"G","implementation":"n","operation":"encrypt","cycles_per_byte":3}]}"#;
         let p = parse(text).unwrap();
         assert_eq!(p.len(), 4);
-        assert_eq!(p[3].figure(), Some((3.0, true)));
+        assert_eq!(p[3].figure(), Some((3.0, Kind::PerByte)));
         assert_eq!(p[1].source, "S1");
         assert_eq!(operation(&p[2].operation), "exchange");
         assert!(parse("[1]").is_err());
         assert!(parse(r#"{"kem":[{"algorithm":1}]}"#).unwrap_err().contains("kem[0]"));
+    }
+
+    /// A throughput figure meets our median wall time of the same message length: 1 MiB in
+    /// 5 ms is 209.7 MB/s, and theirs at 100 MB/s takes 2.097 times as long.
+    #[test]
+    fn hash_throughputs_compare_with_our_wall_time() {
+        let p = parse(
+            r#"{"hash":[{"algorithm":"Shabal-256-r2","implementation":"sphlib","operation":"hash:1048576",
+            "mb_per_s":100,"source":"S"}]}"#,
+        )
+        .unwrap();
+        let row: ResultRow = serde_json::from_value(serde_json::json!({
+            "subject": "cryptoscope/Shabal-256-r2/portable", "algorithm": "Shabal-256-r2", "family": "hash",
+            "provider": "cryptoscope", "provider_version": "", "implementation": "portable",
+            "algorithm_version": "", "build": "", "operation": "hash:1048576", "gate": "pass", "gate_detail": "",
+            "samples": 11, "median_ns": 5e6, "median_cycles": 1e7, "raw_cycles": [], "raw_ns": [],
+            "sizes": {"public_key": 0, "secret_key": 0, "ciphertext": 0, "shared_secret": 32}
+        }))
+        .unwrap();
+        let m = matches(&p, &[row]);
+        assert_eq!(m.len(), 1);
+        assert!((m[0].our_cycles - 209.7152).abs() < 1e-3, "{}", m[0].our_cycles);
+        assert!((m[0].ratio - 100.0 / 209.7152).abs() < 1e-6);
+        assert!(table(&m, "cpu", "tsc").contains("210 MB/s"));
     }
 
     #[test]
