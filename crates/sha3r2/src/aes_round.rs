@@ -114,6 +114,45 @@ pub(crate) fn round(x: [u32; 4], k: [u32; 4]) -> [u32; 4] {
     [y[0] ^ k[0], y[1] ^ k[1], y[2] ^ k[2], y[3] ^ k[3]]
 }
 
+/// Run-time CPU feature detection for the x86-64 fast paths, each answer computed once.
+///
+/// `is_x86_feature_detected!` already caches CPUID in std, but each query still costs a
+/// few loads and branches; the hashes ask once per message, so we keep the combined answer.
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod cpu {
+    use std::sync::OnceLock;
+
+    /// AES-NI with SSSE3 (`pshufb`): the 128-bit paths of ECHO, SHAvite-3 and Grøstl.
+    pub(crate) fn has_aesni() -> bool {
+        static ANSWER: OnceLock<bool> = OnceLock::new();
+        *ANSWER.get_or_init(|| is_x86_feature_detected!("aes") && is_x86_feature_detected!("ssse3"))
+    }
+
+    /// AVX-512 F/BW with VAES and GFNI, and AES-NI with SSSE3 for its rare fallback to
+    /// the 128-bit path: ECHO's four-words-per-register path.
+    pub(crate) fn has_vaes512() -> bool {
+        static ANSWER: OnceLock<bool> = OnceLock::new();
+        *ANSWER.get_or_init(|| {
+            has_aesni()
+                && is_x86_feature_detected!("avx512f")
+                && is_x86_feature_detected!("avx512bw")
+                && is_x86_feature_detected!("vaes")
+                && is_x86_feature_detected!("gfni")
+        })
+    }
+
+    /// AVX-512 F/BW/VBMI with GFNI: Grøstl's one-register-per-state path.
+    pub(crate) fn has_avx512_gfni() -> bool {
+        static ANSWER: OnceLock<bool> = OnceLock::new();
+        *ANSWER.get_or_init(|| {
+            is_x86_feature_detected!("avx512f")
+                && is_x86_feature_detected!("avx512bw")
+                && is_x86_feature_detected!("avx512vbmi")
+                && is_x86_feature_detected!("gfni")
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

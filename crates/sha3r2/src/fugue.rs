@@ -9,50 +9,26 @@
 //! 1..=4 and 15..=18.
 //!
 //! A column is kept as a `u32` whose least significant byte is the column's first byte
-//! (row 0), i.e. the byte that comes first in the message. The AES S-box and the
-//! super-mix tables are computed at compile time from GF(2^8) arithmetic.
+//! (row 0), i.e. the byte that comes first in the message. The super-mix tables are
+//! computed at compile time from the AES S-box and GF(2^8) arithmetic of
+//! [`crate::aes_round`].
+//!
+//! Speed: the state is never moved. A rotation only changes which physical column is
+//! logical column 0; one message word rotates by 6 columns, so after five words the
+//! layout repeats, and the absorbing loop handles five words per iteration with every
+//! column index a compile-time constant. SMIX is done either with four-table lookups
+//! (portable) or, on x86-64 CPUs with GFNI, on one 16-byte register: the S-box is one
+//! `gf2p8affineinvqb`, and super-mix a few byte shuffles, XORs and GF(2^8) multiplications
+//! by constants (see the `x86` module). The x86-64 path also keeps the chain from one
+//! SMIX to the next in registers and updates the other columns beside it.
+
+use crate::aes_round::gmul;
 
 /// Number of columns in the state.
 const COLS: usize = 30;
 
-/// Multiplication by x in GF(2^8) modulo the AES polynomial x^8 + x^4 + x^3 + x + 1.
-const fn xtime(a: u8) -> u8 {
-    (a << 1) ^ if a & 0x80 != 0 { 0x1b } else { 0 }
-}
-
-/// General GF(2^8) multiplication.
-const fn gmul(mut a: u8, mut b: u8) -> u8 {
-    let mut r = 0u8;
-    while b != 0 {
-        if b & 1 != 0 {
-            r ^= a;
-        }
-        a = xtime(a);
-        b >>= 1;
-    }
-    r
-}
-
-/// The AES S-box: inversion in GF(2^8) (0 maps to 0) followed by the affine map.
-const SBOX: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let mut x = 0;
-    while x < 256 {
-        // x^254 = x^-1 (and 0 for 0).
-        let mut inv = 1u8;
-        let mut e = 0;
-        while e < 254 {
-            inv = gmul(inv, x as u8);
-            e += 1;
-        }
-        if x == 0 {
-            inv = 0;
-        }
-        t[x] = inv ^ inv.rotate_left(1) ^ inv.rotate_left(2) ^ inv.rotate_left(3) ^ inv.rotate_left(4) ^ 0x63;
-        x += 1;
-    }
-    t
-};
+/// The AES S-box (shared with the AES-based candidates).
+const SBOX: [u8; 256] = crate::aes_round::sbox();
 
 /// The super-mix matrix M (rows), from the Fugue specification.
 const M: [[u8; 4]; 4] = [[1, 4, 7, 1], [1, 1, 4, 7], [7, 1, 1, 4], [4, 7, 1, 1]];
@@ -140,7 +116,7 @@ fn smix(c: [u32; 4]) -> [u32; 4] {
 /// physical column `B` (a compile-time constant, so every index folds away). The
 /// logical column 0 afterwards is physical column `(B + 24) % 30`.
 #[inline(always)]
-fn word_at<const B: usize>(s: &mut [u32; COLS], w: u32) {
+fn word_at<const B: usize, F: Fn([u32; 4]) -> [u32; 4]>(s: &mut [u32; COLS], w: u32, mix: &F) {
     let ix = |i: usize, rot: usize| (B + COLS * 2 - rot + i) % COLS;
     s[ix(10, 0)] ^= s[ix(0, 0)];
     s[ix(0, 0)] = w;
@@ -152,7 +128,7 @@ fn word_at<const B: usize>(s: &mut [u32; COLS], w: u32) {
             s[ix(i, rot)] ^= v;
             s[ix(15 + i, rot)] ^= v;
         }
-        let out = smix([s[ix(0, rot)], s[ix(1, rot)], s[ix(2, rot)], s[ix(3, rot)]]);
+        let out = mix([s[ix(0, rot)], s[ix(1, rot)], s[ix(2, rot)], s[ix(3, rot)]]);
         for (i, v) in out.into_iter().enumerate() {
             s[ix(i, rot)] = v;
         }
@@ -195,9 +171,9 @@ impl Core {
     }
 
     #[inline(always)]
-    fn smix(&mut self) {
+    fn smix<F: Fn([u32; 4]) -> [u32; 4]>(&mut self, mix: &F) {
         let i = [self.idx(0), self.idx(1), self.idx(2), self.idx(3)];
-        let out = smix([self.s[i[0]], self.s[i[1]], self.s[i[2]], self.s[i[3]]]);
+        let out = mix([self.s[i[0]], self.s[i[1]], self.s[i[2]], self.s[i[3]]]);
         for (k, v) in i.into_iter().zip(out) {
             self.s[k] = v;
         }
@@ -205,32 +181,32 @@ impl Core {
 
     /// ROR3, CMIX, SMIX.
     #[inline(always)]
-    fn round(&mut self) {
+    fn round<F: Fn([u32; 4]) -> [u32; 4]>(&mut self, mix: &F) {
         self.ror(3);
         for i in 0..3 {
             let v = self.get(4 + i);
             self.xor(i, v);
             self.xor(15 + i, v);
         }
-        self.smix();
+        self.smix(mix);
     }
 
     /// TIX and two rounds for one message word.
     #[inline(always)]
-    fn word(&mut self, w: u32) {
+    fn word<F: Fn([u32; 4]) -> [u32; 4]>(&mut self, w: u32, mix: &F) {
         match self.base {
-            0 => word_at::<0>(&mut self.s, w),
-            6 => word_at::<6>(&mut self.s, w),
-            12 => word_at::<12>(&mut self.s, w),
-            18 => word_at::<18>(&mut self.s, w),
-            24 => word_at::<24>(&mut self.s, w),
-            _ => return self.word_slow(w),
+            0 => word_at::<0, F>(&mut self.s, w, mix),
+            6 => word_at::<6, F>(&mut self.s, w, mix),
+            12 => word_at::<12, F>(&mut self.s, w, mix),
+            18 => word_at::<18, F>(&mut self.s, w, mix),
+            24 => word_at::<24, F>(&mut self.s, w, mix),
+            _ => return self.word_slow(w, mix),
         }
         self.base = self.idx(24);
     }
 
     /// [`Core::word`] for any rotation (only reached if `base` is not a multiple of 6).
-    fn word_slow(&mut self, w: u32) {
+    fn word_slow<F: Fn([u32; 4]) -> [u32; 4]>(&mut self, w: u32, mix: &F) {
         let s0 = self.get(0);
         self.xor(10, s0);
         let k = self.idx(0);
@@ -238,26 +214,57 @@ impl Core {
         self.xor(8, w);
         let s24 = self.get(24);
         self.xor(1, s24);
-        self.round();
-        self.round();
+        self.round(mix);
+        self.round(mix);
+    }
+
+    /// Absorbs the little-endian words of `data` (whole words only). Five words bring
+    /// the layout back to where it was, so whole groups of five run with constant
+    /// column indices and no dispatch on the rotation.
+    #[inline(always)]
+    fn absorb<F: Fn([u32; 4]) -> [u32; 4]>(&mut self, data: &[u8], mix: &F) {
+        debug_assert_eq!(data.len() % 4, 0);
+        let word = |c: &[u8]| u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        let mut data = data;
+        while self.base != 0 && data.len() >= 4 {
+            self.word(word(data), mix);
+            data = &data[4..];
+        }
+        let mut groups = data.chunks_exact(20);
+        if self.base == 0 {
+            let mut s = self.s;
+            for g in &mut groups {
+                word_at::<0, F>(&mut s, word(&g[0..4]), mix);
+                word_at::<24, F>(&mut s, word(&g[4..8]), mix);
+                word_at::<18, F>(&mut s, word(&g[8..12]), mix);
+                word_at::<12, F>(&mut s, word(&g[12..16]), mix);
+                word_at::<6, F>(&mut s, word(&g[16..20]), mix);
+            }
+            self.s = s;
+            data = groups.remainder();
+        }
+        for c in data.chunks_exact(4) {
+            self.word(word(c), mix);
+        }
     }
 
     /// The final transformation G and the output columns.
-    fn close(mut self) -> [u32; 8] {
+    #[inline(always)]
+    fn close<F: Fn([u32; 4]) -> [u32; 4]>(mut self, mix: &F) -> [u32; 8] {
         for _ in 0..10 {
-            self.round();
+            self.round(mix);
         }
         for _ in 0..13 {
             let s0 = self.get(0);
             self.xor(4, s0);
             self.xor(15, s0);
             self.ror(15);
-            self.smix();
+            self.smix(mix);
             let s0 = self.get(0);
             self.xor(4, s0);
             self.xor(16, s0);
             self.ror(14);
-            self.smix();
+            self.smix(mix);
         }
         let s0 = self.get(0);
         self.xor(4, s0);
@@ -268,6 +275,287 @@ impl Core {
             out[4 + j] = self.get(15 + j);
         }
         out
+    }
+}
+
+/// The SMIX of the x86-64 path, on one SSE register holding the four columns (byte
+/// `4 c + r` is row `r` of column `c`, the natural little-endian layout).
+///
+/// With `S` the S-box output, output column `c'` has in row `r`
+/// `sum_k M[r][k] S[k][c' + r] + m'[c'] D[r]` (column indices mod 4), where
+/// `D[r] = sum_(c != r) S[r][c]` and `m' = (1, 1, 7, 4)`. As `M[r][k]` only depends on
+/// `k - r` (1, 4, 7, 1 for 0, 1, 2, 3), the first sum is `B_0 + 4 B_1 + 7 B_2 + B_3` with
+/// `B_j[c'][r] = S[r + j][c' + r]`: four fixed byte shuffles. `D` is the XOR of all four
+/// columns (two column rotations) plus the diagonal (one more shuffle), and `m'` one
+/// byte-wise multiplication by a constant vector.
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use core::arch::x86_64::*;
+
+    /// The AES affine map as a GFNI bit matrix: byte `7 - i` selects the input bits that
+    /// make output bit `i` (`i, i + 4, i + 5, i + 6, i + 7` mod 8).
+    const AES_AFFINE: i64 = 0xF1E3_C78F_1F3E_7CF8u64 as i64;
+
+    /// Shuffle control for `B_j`: output byte `4 c' + r` takes input byte
+    /// `4 ((c' + r) mod 4) + (r + j) mod 4`.
+    const fn shuffle_b(j: usize) -> [u8; 16] {
+        let mut t = [0u8; 16];
+        let mut c = 0;
+        while c < 4 {
+            let mut r = 0;
+            while r < 4 {
+                t[4 * c + r] = (4 * ((c + r) % 4) + (r + j) % 4) as u8;
+                r += 1;
+            }
+            c += 1;
+        }
+        t
+    }
+
+    #[inline(always)]
+    fn bytes(t: [u8; 16]) -> __m128i {
+        // `__m128i` is 16 bytes with no invalid bit patterns.
+        // SAFETY: transmuting between two 16-byte plain-data types is always valid.
+        unsafe { core::mem::transmute::<[u8; 16], __m128i>(t) }
+    }
+
+    /// SMIX on a register of four columns (GFNI, SSSE3 and SSE4.1).
+    #[target_feature(enable = "gfni,ssse3,sse4.1")]
+    #[inline]
+    fn smix_v(u: __m128i) -> __m128i {
+        let s = _mm_gf2p8affineinv_epi64_epi8::<0x63>(u, _mm_set1_epi64x(AES_AFFINE));
+        let b0 = _mm_shuffle_epi8(s, bytes(shuffle_b(0)));
+        let b1 = _mm_shuffle_epi8(s, bytes(shuffle_b(1)));
+        let b2 = _mm_shuffle_epi8(s, bytes(shuffle_b(2)));
+        let b3 = _mm_shuffle_epi8(s, bytes(shuffle_b(3)));
+        let m1 = _mm_xor_si128(b0, b3);
+        let m4 = _mm_gf2p8mul_epi8(b1, _mm_set1_epi8(4));
+        let m7 = _mm_gf2p8mul_epi8(b2, _mm_set1_epi8(7));
+        let mixed = _mm_xor_si128(m1, _mm_xor_si128(m4, m7));
+        // Row sums in every column, then minus (plus) the diagonal byte of each row.
+        let t = _mm_xor_si128(s, _mm_shuffle_epi32::<0b00_11_10_01>(s));
+        let rows = _mm_xor_si128(t, _mm_shuffle_epi32::<0b01_00_11_10>(t));
+        let diag = _mm_shuffle_epi8(s, _mm_set1_epi32(0x0f0a_0500));
+        let d = _mm_xor_si128(rows, diag);
+        let dm = _mm_gf2p8mul_epi8(d, _mm_set_epi32(0x0404_0404, 0x0707_0707, 0x0101_0101, 0x0101_0101));
+        _mm_xor_si128(mixed, dm)
+    }
+
+    /// Four words into a register.
+    #[inline(always)]
+    fn from_arr(c: [u32; 4]) -> __m128i {
+        // SAFETY: `[u32; 4]` and `__m128i` are both 16 bytes of plain data.
+        unsafe { core::mem::transmute::<[u32; 4], __m128i>(c) }
+    }
+
+    /// A register as four words.
+    #[inline(always)]
+    fn to_arr(v: __m128i) -> [u32; 4] {
+        // SAFETY: `[u32; 4]` and `__m128i` are both 16 bytes of plain data.
+        unsafe { core::mem::transmute::<__m128i, [u32; 4]>(v) }
+    }
+
+    /// SMIX on four columns (GFNI, SSSE3 and SSE4.1).
+    #[target_feature(enable = "gfni,ssse3,sse4.1")]
+    #[inline]
+    pub(super) fn smix(c: [u32; 4]) -> [u32; 4] {
+        to_arr(smix_v(from_arr(c)))
+    }
+
+    /// TIX and two rounds for one word `w` with logical column 0 at physical column `B`,
+    /// written out so that the chain from one SMIX to the next stays in registers:
+    /// `cur` holds logical columns 0..=3 (the previous word's last SMIX output) and the
+    /// result is this word's last SMIX output, logical columns 0..=3 for the next word.
+    /// The other columns are updated in `s` beside that chain. (Indices below are the
+    /// logical ones before the word: its two ROR3 make the first SMIX act on columns
+    /// 27, 28, 29, 0 and the second on 24..=27.)
+    #[target_feature(enable = "gfni,ssse3,sse4.1")]
+    #[inline]
+    fn word_v<const B: usize>(s: &mut [u32; super::COLS], cur: __m128i, w: u32) -> __m128i {
+        let p = |i: usize| (B + i) % super::COLS;
+        let (c0, c2, c3, c24) = (s[p(0)], s[p(2)], s[p(3)], s[p(24)]);
+        let c1 = s[p(1)] ^ c24;
+        // TIX.
+        s[p(10)] ^= c0;
+        s[p(8)] ^= w;
+        s[p(1)] = c1;
+        // Round 1: CMIX (columns 27..=29 and 12..=14 take 1..=3), SMIX of 27, 28, 29, 0.
+        let x = _mm_set_epi32(
+            (w ^ c3) as i32,
+            s[p(29)] as i32,
+            s[p(28)] as i32,
+            (s[p(27)] ^ c24) as i32,
+        );
+        let in1 = _mm_xor_si128(_mm_shuffle_epi32::<0b11_11_10_01>(cur), x);
+        s[p(12)] ^= c1;
+        s[p(13)] ^= c2;
+        s[p(14)] ^= c3;
+        let o = smix_v(in1);
+        // Round 2: columns 24..=26 and 9..=11 take 28, 29, 0 (= o[1..=3]); SMIX of 24..=27.
+        let y = _mm_set_epi32(0, s[p(26)] as i32, s[p(25)] as i32, c24 as i32);
+        let in2 = _mm_xor_si128(_mm_shuffle_epi32::<0b00_11_10_01>(o), y);
+        let o2 = smix_v(in2);
+        let oa = to_arr(o);
+        s[p(28)] = oa[1];
+        s[p(29)] = oa[2];
+        s[p(0)] = oa[3];
+        s[p(9)] ^= oa[1];
+        s[p(10)] ^= oa[2];
+        s[p(11)] ^= oa[3];
+        let ob = to_arr(o2);
+        s[p(24)] = ob[0];
+        s[p(25)] = ob[1];
+        s[p(26)] = ob[2];
+        s[p(27)] = ob[3];
+        o2
+    }
+
+    /// Whether the CPU has what [`smix`] needs (the detection macro caches its answer).
+    #[inline]
+    pub(super) fn available() -> bool {
+        is_x86_feature_detected!("gfni") && is_x86_feature_detected!("ssse3") && is_x86_feature_detected!("sse4.1")
+    }
+
+    /// One word with [`word_v`] for a rotation known only at run time (a multiple of 6).
+    #[target_feature(enable = "gfni,ssse3,sse4.1")]
+    #[inline]
+    fn word_any(s: &mut [u32; super::COLS], base: usize, cur: __m128i, w: u32) -> __m128i {
+        match base {
+            0 => word_v::<0>(s, cur, w),
+            6 => word_v::<6>(s, cur, w),
+            12 => word_v::<12>(s, cur, w),
+            18 => word_v::<18>(s, cur, w),
+            _ => word_v::<24>(s, cur, w),
+        }
+    }
+
+    /// [`super::Core::absorb`] with the GFNI SMIX: single words until the layout is back
+    /// at physical column 0, then five words at a time, all with [`word_v`].
+    #[target_feature(enable = "gfni,ssse3,sse4.1")]
+    pub(super) fn absorb(core: &mut super::Core, data: &[u8]) {
+        if !core.base.is_multiple_of(6) {
+            // Not reached: only G moves the layout by other amounts.
+            return core.absorb(data, &|c| smix(c));
+        }
+        let word = |c: &[u8]| u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        let mut s = core.s;
+        let mut base = core.base;
+        let mut cur = from_arr(core::array::from_fn(|i| s[(base + i) % super::COLS]));
+        let mut data = &data[..data.len() & !3];
+        while base != 0 && !data.is_empty() {
+            cur = word_any(&mut s, base, cur, word(data));
+            base = (base + 24) % super::COLS;
+            data = &data[4..];
+        }
+        let mut groups = data.chunks_exact(20);
+        for g in &mut groups {
+            cur = word_v::<0>(&mut s, cur, word(&g[0..4]));
+            cur = word_v::<24>(&mut s, cur, word(&g[4..8]));
+            cur = word_v::<18>(&mut s, cur, word(&g[8..12]));
+            cur = word_v::<12>(&mut s, cur, word(&g[12..16]));
+            cur = word_v::<6>(&mut s, cur, word(&g[16..20]));
+        }
+        for c in groups.remainder().chunks_exact(4) {
+            cur = word_any(&mut s, base, cur, word(c));
+            base = (base + 24) % super::COLS;
+        }
+        core.s = s;
+        core.base = base;
+    }
+
+    /// One round of G (ROR3, CMIX, SMIX) with logical column 0 at physical column `B`
+    /// before the round; `cur` and the result are logical columns 0..=3 before and after.
+    #[target_feature(enable = "gfni,ssse3,sse4.1")]
+    #[inline]
+    fn round_v<const B: usize>(s: &mut [u32; super::COLS], cur: __m128i) -> __m128i {
+        let p = |i: usize| (B + i) % super::COLS;
+        // After ROR3, columns 0..=3 are 27, 28, 29, 0, and CMIX adds 1..=3 to the first
+        // three (and to 12..=14).
+        let x = _mm_set_epi32(0, s[p(29)] as i32, s[p(28)] as i32, s[p(27)] as i32);
+        let o = smix_v(_mm_xor_si128(_mm_shuffle_epi32::<0b00_11_10_01>(cur), x));
+        s[p(12)] ^= s[p(1)];
+        s[p(13)] ^= s[p(2)];
+        s[p(14)] ^= s[p(3)];
+        let oa = to_arr(o);
+        s[p(27)] = oa[0];
+        s[p(28)] = oa[1];
+        s[p(29)] = oa[2];
+        s[p(0)] = oa[3];
+        o
+    }
+
+    /// One iteration of G's second part (XOR, ROR15, SMIX, XOR, ROR14, SMIX) with logical
+    /// column 0 at physical column `B`; it moves column 0 to physical column `B + 1`.
+    #[target_feature(enable = "gfni,ssse3,sse4.1")]
+    #[inline]
+    fn double_v<const B: usize>(s: &mut [u32; super::COLS], cur: __m128i) -> __m128i {
+        let p = |i: usize| (B + i) % super::COLS;
+        let lane0 = _mm_set_epi32(0, 0, 0, -1);
+        // Columns 4 and 15 take column 0; SMIX acts on 15..=18.
+        let x = _mm_set_epi32(s[p(18)] as i32, s[p(17)] as i32, s[p(16)] as i32, s[p(15)] as i32);
+        let o1 = smix_v(_mm_xor_si128(x, _mm_and_si128(cur, lane0)));
+        // Now column 0 is 15: columns 19 and 1 take it; SMIX acts on 1..=4 (4 having
+        // taken the old column 0 above).
+        let y = _mm_set_epi32(s[p(4)] as i32, 0, 0, 0);
+        let in2 = _mm_xor_si128(_mm_shuffle_epi32::<0b00_11_10_01>(cur), _mm_and_si128(o1, lane0));
+        let o2 = smix_v(_mm_xor_si128(in2, y));
+        let oa = to_arr(o1);
+        s[p(15)] = oa[0];
+        s[p(16)] = oa[1];
+        s[p(17)] = oa[2];
+        s[p(18)] = oa[3];
+        s[p(19)] ^= oa[0];
+        let ob = to_arr(o2);
+        s[p(1)] = ob[0];
+        s[p(2)] = ob[1];
+        s[p(3)] = ob[2];
+        s[p(4)] = ob[3];
+        o2
+    }
+
+    /// [`super::Core::close`] with the GFNI SMIX and, after turning the state so that
+    /// logical column 0 is physical column 0, every index a compile-time constant.
+    #[target_feature(enable = "gfni,ssse3,sse4.1")]
+    pub(super) fn close(core: super::Core) -> [u32; 8] {
+        let mut s = core.s;
+        s.rotate_left(core.base);
+        let mut cur = from_arr([s[0], s[1], s[2], s[3]]);
+        macro_rules! rounds {
+            ($($b:literal)*) => { $(cur = round_v::<$b>(&mut s, cur);)* };
+        }
+        rounds!(0 27 24 21 18 15 12 9 6 3);
+        macro_rules! doubles {
+            ($($b:literal)*) => { $(cur = double_v::<$b>(&mut s, cur);)* };
+        }
+        doubles!(0 1 2 3 4 5 6 7 8 9 10 11 12);
+        // The last `cur` is also in `s`.
+        let _ = cur;
+        // Logical column 0 is now physical column 13: columns 4 and 15 take it.
+        let c = |i: usize| s[(13 + i) % super::COLS];
+        let c0 = c(0);
+        [c(1), c(2), c(3), c(4) ^ c0, c(15) ^ c0, c(16), c(17), c(18)]
+    }
+}
+
+impl Core {
+    /// Absorbs whole words with the fastest SMIX the CPU offers.
+    fn absorb_words(&mut self, data: &[u8]) {
+        #[cfg(target_arch = "x86_64")]
+        if x86::available() {
+            // SAFETY: `x86::available` checked GFNI, SSSE3 and SSE4.1 at run time.
+            return unsafe { x86::absorb(self, data) };
+        }
+        self.absorb(data, &smix)
+    }
+
+    /// G and the output, with the fastest SMIX the CPU offers.
+    fn finish(self) -> [u32; 8] {
+        #[cfg(target_arch = "x86_64")]
+        if x86::available() {
+            // SAFETY: `x86::available` checked GFNI, SSSE3 and SSE4.1 at run time.
+            return unsafe { x86::close(self) };
+        }
+        self.close(&smix)
     }
 }
 
@@ -309,14 +597,13 @@ impl crate::State for Fugue256 {
             if self.fill < 4 {
                 return;
             }
-            self.core.word(u32::from_le_bytes(self.buf));
+            let b = self.buf;
+            self.core.absorb_words(&b);
             self.fill = 0;
         }
-        let mut chunks = data.chunks_exact(4);
-        for c in &mut chunks {
-            self.core.word(u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
-        }
-        let rest = chunks.remainder();
+        let whole = data.len() & !3;
+        self.core.absorb_words(&data[..whole]);
+        let rest = &data[whole..];
         self.buf[..rest.len()].copy_from_slice(rest);
         self.fill = rest.len();
     }
@@ -337,12 +624,11 @@ impl crate::State for Fugue256 {
         let mut st = *self;
         if st.fill > 0 {
             st.buf[st.fill..].fill(0);
-            st.core.word(u32::from_le_bytes(st.buf));
+            let b = st.buf;
+            st.core.absorb_words(&b);
         }
-        let len = st.bits.to_be_bytes();
-        st.core.word(u32::from_le_bytes([len[0], len[1], len[2], len[3]]));
-        st.core.word(u32::from_le_bytes([len[4], len[5], len[6], len[7]]));
-        for (o, w) in out.chunks_exact_mut(4).zip(st.core.close()) {
+        st.core.absorb_words(&st.bits.to_be_bytes());
+        for (o, w) in out.chunks_exact_mut(4).zip(st.core.finish()) {
             o.copy_from_slice(&w.to_le_bytes());
         }
     }
@@ -394,8 +680,57 @@ mod tests {
     #[test]
     fn iv_derivation() {
         let mut c = Core { s: [0; COLS], base: 0 };
-        c.word(u32::from_le_bytes(256u32.to_be_bytes()));
-        let iv = c.close().map(u32::swap_bytes);
+        c.absorb_words(&256u32.to_be_bytes());
+        let iv = c.finish().map(u32::swap_bytes);
         assert_eq!(iv, IV256);
+    }
+
+    /// A small deterministic generator for the tests' random inputs.
+    fn xorshift(s: &mut u64) -> u64 {
+        *s ^= *s << 13;
+        *s ^= *s >> 7;
+        *s ^= *s << 17;
+        *s
+    }
+
+    /// The five-word groups with constant indices against the general per-word code.
+    #[test]
+    fn grouped_matches_general() {
+        let mut seed = 0x0bad_5eed_1234_5678u64;
+        for len in (0..200).step_by(4) {
+            let data: Vec<u8> = (0..len).map(|_| xorshift(&mut seed) as u8).collect();
+            let mut a = Fugue256::new().core;
+            let mut b = a.clone();
+            a.absorb(&data, &smix);
+            for c in data.chunks_exact(4) {
+                b.word_slow(u32::from_le_bytes([c[0], c[1], c[2], c[3]]), &smix);
+            }
+            assert_eq!((a.s, a.base), (b.s, b.base));
+        }
+    }
+
+    /// The GFNI path against the portable one: SMIX alone, then whole messages.
+    #[test]
+    fn paths_agree() {
+        #[cfg(target_arch = "x86_64")]
+        if x86::available() {
+            let mut seed = 0x005e_ed0f_f00d_u64;
+            for _ in 0..10_000 {
+                let c: [u32; 4] = core::array::from_fn(|_| xorshift(&mut seed) as u32);
+                // SAFETY: `x86::available` checked GFNI, SSSE3 and SSE4.1 at run time.
+                assert_eq!(unsafe { x86::smix(c) }, smix(c), "{c:08x?}");
+            }
+            for len in (0..300).step_by(4) {
+                let data: Vec<u8> = (0..len).map(|_| xorshift(&mut seed) as u8).collect();
+                let mut a = Fugue256::new().core;
+                let mut b = a.clone();
+                a.absorb(&data, &smix);
+                // SAFETY: as above.
+                unsafe { x86::absorb(&mut b, &data) };
+                assert_eq!((a.s, a.base), (b.s, b.base));
+                // SAFETY: as above.
+                assert_eq!(a.clone().close(&smix), unsafe { x86::close(b) });
+            }
+        }
     }
 }

@@ -34,8 +34,10 @@ impl crate::Candidate for Shabal256 {
         BLOCK
     }
     fn start(&self) -> Box<dyn crate::State> {
+        // The IV computation is the same for every message: done once, then copied.
+        static INIT: std::sync::OnceLock<State> = std::sync::OnceLock::new();
         Box::new(Hasher {
-            s: State::new(),
+            s: INIT.get_or_init(State::new).clone(),
             padded: false,
         })
     }
@@ -74,34 +76,7 @@ impl State {
     /// Message addition, counter injection and the keyed permutation `P_{M,C}`.
     #[inline(always)]
     fn round(&mut self, m: &[u32; 16]) {
-        let (a, b, c) = (&mut self.a, &mut self.b, &self.c);
-        for i in 0..16 {
-            b[i] = b[i].wrapping_add(m[i]).rotate_left(17);
-        }
-        a[0] ^= self.w as u32;
-        a[1] ^= (self.w >> 32) as u32;
-        // Step t = i + 16 j of the three passes updates A[t mod 12] (fully unrolled).
-        macro_rules! step {
-            ($t:expr) => {{
-                const I: usize = $t % 16;
-                const K: usize = $t % 12;
-                const P: usize = ($t + 11) % 12;
-                let v = a[P].rotate_left(15).wrapping_mul(5);
-                let u = (a[K] ^ v ^ c[(24 - I) % 16]).wrapping_mul(3);
-                a[K] = u ^ b[(I + 13) % 16] ^ (b[(I + 9) % 16] & !b[(I + 6) % 16]) ^ m[I];
-                b[I] = !(b[I].rotate_left(1) ^ a[K]);
-            }};
-        }
-        macro_rules! steps {
-            ($($t:expr),*) => { $(step!($t);)* };
-        }
-        steps!(
-            0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28,
-            29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47
-        );
-        for j in 0..36 {
-            a[j % 12] = a[j % 12].wrapping_add(c[(j + 3) & 15]);
-        }
+        perm(&mut self.a, &mut self.b, &self.c, m, self.w);
     }
 
     /// Message subtraction from `C`, then the exchange of `B` and `C`.
@@ -114,9 +89,7 @@ impl State {
     }
 
     fn block(&mut self, block: &[u8]) {
-        let m: [u32; 16] = core::array::from_fn(|i| {
-            u32::from_le_bytes([block[4 * i], block[4 * i + 1], block[4 * i + 2], block[4 * i + 3]])
-        });
+        let m = words(block);
         self.round(&m);
         self.sub_swap(&m);
         self.w = self.w.wrapping_add(1);
@@ -143,6 +116,79 @@ impl State {
     }
 }
 
+/// Message addition, counter injection and the keyed permutation `P_{M,C}` on `A` and
+/// `B` (keyed by `C`), every index a constant.
+#[inline(always)]
+fn perm(a: &mut [u32; 12], b: &mut [u32; 16], c: &[u32; 16], m: &[u32; 16], w: u64) {
+    for i in 0..16 {
+        b[i] = b[i].wrapping_add(m[i]).rotate_left(17);
+    }
+    a[0] ^= w as u32;
+    a[1] ^= (w >> 32) as u32;
+    // Step t = i + 16 j of the three passes updates A[t mod 12] (fully unrolled).
+    macro_rules! step {
+        ($t:expr) => {{
+            const I: usize = $t % 16;
+            const K: usize = $t % 12;
+            const P: usize = ($t + 11) % 12;
+            // The terms not depending on the previous step's A word are grouped apart, so
+            // that the serial chain through A can be rotate, *5, xor, *3, xor.
+            let off = a[K] ^ c[(24 - I) % 16];
+            let rest = b[(I + 13) % 16] ^ (b[(I + 9) % 16] & !b[(I + 6) % 16]) ^ m[I];
+            let v = a[P].rotate_left(15).wrapping_mul(5);
+            let u = (v ^ off).wrapping_mul(3);
+            a[K] = u ^ rest;
+            b[I] = !(b[I].rotate_left(1) ^ a[K]);
+        }};
+    }
+    macro_rules! steps {
+        ($($t:expr),*) => { $(step!($t);)* };
+    }
+    steps!(
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29,
+        30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47
+    );
+    for j in 0..36 {
+        a[j % 12] = a[j % 12].wrapping_add(c[(j + 3) & 15]);
+    }
+}
+
+/// The block's sixteen little-endian words.
+#[inline(always)]
+fn words(block: &[u8]) -> [u32; 16] {
+    core::array::from_fn(|i| u32::from_le_bytes(block[4 * i..4 * i + 4].try_into().expect("4 bytes")))
+}
+
+impl State {
+    /// Processes the whole 64-byte blocks of `data` on local copies of `A`, `B`, `C`, two
+    /// blocks per iteration: instead of exchanging `B` and `C` after each block, the second
+    /// block of a pair runs with their roles swapped, so no copying is needed.
+    fn blocks(&mut self, data: &[u8]) {
+        let (mut a, mut b, mut c, mut w) = (self.a, self.b, self.c, self.w);
+        let mut pairs = data.chunks_exact(2 * BLOCK);
+        for pair in &mut pairs {
+            let m = words(&pair[..BLOCK]);
+            perm(&mut a, &mut b, &c, &m, w);
+            for (x, &y) in c.iter_mut().zip(&m) {
+                *x = x.wrapping_sub(y);
+            }
+            w = w.wrapping_add(1);
+            // Now `c` plays B and `b` plays C.
+            let m = words(&pair[BLOCK..]);
+            perm(&mut a, &mut c, &b, &m, w);
+            for (x, &y) in b.iter_mut().zip(&m) {
+                *x = x.wrapping_sub(y);
+            }
+            w = w.wrapping_add(1);
+        }
+        (self.a, self.b, self.c, self.w) = (a, b, c, w);
+        let rest = pairs.remainder();
+        if !rest.is_empty() {
+            self.block(rest);
+        }
+    }
+}
+
 /// A state, plus whether `update_bits` already placed the padding bit.
 #[derive(Clone)]
 struct Hasher {
@@ -164,11 +210,9 @@ impl State {
             self.block(&blk);
             self.len = 0;
         }
-        let mut chunks = data.chunks_exact(BLOCK);
-        for blk in &mut chunks {
-            self.block(blk);
-        }
-        let rest = chunks.remainder();
+        let whole = data.len() - data.len() % BLOCK;
+        self.blocks(&data[..whole]);
+        let rest = &data[whole..];
         self.buf[..rest.len()].copy_from_slice(rest);
         self.len = rest.len();
     }

@@ -55,25 +55,52 @@ const fn mix_pairs() -> [[usize; 8]; 4] {
 }
 
 /// Round `d` (0..8 within a group of eight) of Threefish-512, words addressed in place.
+/// Always inlined with a constant `d`, so the pairs and rotation amounts are immediates.
 #[inline(always)]
 fn mix_round(v: &mut [u64; 8], d: usize) {
     let p = &PAIRS[d % 4];
-    for j in 0..4 {
-        let (a, b) = (p[2 * j], p[2 * j + 1]);
-        v[a] = v[a].wrapping_add(v[b]);
-        v[b] = v[b].rotate_left(R[d][j]) ^ v[a];
-    }
+    let r = &R[d];
+    mix(v, p[0], p[1], r[0]);
+    mix(v, p[2], p[3], r[1]);
+    mix(v, p[4], p[5], r[2]);
+    mix(v, p[6], p[7], r[3]);
 }
 
-/// Adds subkey `s` (the key words extended cyclically in `ks`, the tweak words in `ts`).
+/// The MIX function on words `a` and `b`.
 #[inline(always)]
-fn add_subkey(v: &mut [u64; 8], ks: &[u64; 27], ts: &[u64; 21], s: usize) {
+fn mix(v: &mut [u64; 8], a: usize, b: usize, r: u32) {
+    v[a] = v[a].wrapping_add(v[b]);
+    v[b] = v[b].rotate_left(r) ^ v[a];
+}
+
+/// Adds subkey `s` from the nine extended key words `k` and the three tweak words `t`:
+/// the schedule's cyclic indexing `(s + i) mod 9` and `s mod 3` is left to constant
+/// folding instead of materialising the 19 subkeys.
+#[inline(always)]
+fn add_subkey(v: &mut [u64; 8], k: &[u64; 9], t: &[u64; 3], s: usize) {
     for (i, w) in v.iter_mut().enumerate() {
-        *w = w.wrapping_add(ks[s + i]);
+        *w = w.wrapping_add(k[(s + i) % 9]);
     }
-    v[5] = v[5].wrapping_add(ts[s]);
-    v[6] = v[6].wrapping_add(ts[s + 1]);
+    v[5] = v[5].wrapping_add(t[s % 3]);
+    v[6] = v[6].wrapping_add(t[(s + 1) % 3]);
     v[7] = v[7].wrapping_add(s as u64);
+}
+
+/// Eight rounds with their two subkey injections, subkeys `S` and `S + 1`. A const generic
+/// so that each of the nine groups is compiled with its own constant key indices: the 72
+/// rounds end up fully unrolled with every word in a register.
+#[inline(always)]
+fn eight_rounds<const S: usize>(v: &mut [u64; 8], k: &[u64; 9], t: &[u64; 3]) {
+    add_subkey(v, k, t, S);
+    mix_round(v, 0);
+    mix_round(v, 1);
+    mix_round(v, 2);
+    mix_round(v, 3);
+    add_subkey(v, k, t, S + 1);
+    mix_round(v, 4);
+    mix_round(v, 5);
+    mix_round(v, 6);
+    mix_round(v, 7);
 }
 
 /// UBI type values (specification, table 6), already shifted to their place in T1.
@@ -85,22 +112,21 @@ const FINAL: u64 = 1 << 63;
 const BIT_PAD: u64 = 1 << 55;
 
 /// Threefish-512 encryption of `p` under key `k` and tweak `t`.
+#[inline(always)]
 fn threefish(k: &[u64; 8], t: [u64; 2], p: &[u64; 8]) -> [u64; 8] {
     let k8 = k.iter().fold(C240, |a, &w| a ^ w);
-    let ks: [u64; 27] = core::array::from_fn(|j| if j % 9 == 8 { k8 } else { k[j % 9] });
-    let t3 = [t[0], t[1], t[0] ^ t[1]];
-    let ts: [u64; 21] = core::array::from_fn(|j| t3[j % 3]);
+    let ks = [k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k8];
+    let ts = [t[0], t[1], t[0] ^ t[1]];
     let mut v = *p;
-    for s in (0..18).step_by(2) {
-        add_subkey(&mut v, &ks, &ts, s);
-        for d in 0..4 {
-            mix_round(&mut v, d);
-        }
-        add_subkey(&mut v, &ks, &ts, s + 1);
-        for d in 4..8 {
-            mix_round(&mut v, d);
-        }
-    }
+    eight_rounds::<0>(&mut v, &ks, &ts);
+    eight_rounds::<2>(&mut v, &ks, &ts);
+    eight_rounds::<4>(&mut v, &ks, &ts);
+    eight_rounds::<6>(&mut v, &ks, &ts);
+    eight_rounds::<8>(&mut v, &ks, &ts);
+    eight_rounds::<10>(&mut v, &ks, &ts);
+    eight_rounds::<12>(&mut v, &ks, &ts);
+    eight_rounds::<14>(&mut v, &ks, &ts);
+    eight_rounds::<16>(&mut v, &ks, &ts);
     add_subkey(&mut v, &ks, &ts, 18);
     v
 }
