@@ -195,27 +195,19 @@ impl Lanes for u32 {
     }
 }
 
-/// The 4-bit S-box, bit-sliced over the four words of a column (sphlib's formula for the
-/// Serpent-derived Hamsi S-box); the same instruction sequence serves one column in
-/// `u32`s or four columns in vector registers.
+/// Hamsi's 4-bit S-box (the specification's table; it is Serpent's S2).
+const SBOX: [u8; 16] = [8, 6, 7, 9, 3, 12, 10, 15, 13, 1, 14, 4, 0, 11, 5, 2];
+
+/// The S-box's algebraic normal form (`crate::sbox4`), computed from the table.
+const ANF: [u16; 4] = crate::sbox4::anf(&SBOX);
+
+/// The S-box bit-sliced over the four words of a column (the first word holds the least
+/// significant input and output bit), evaluated from its ANF; the same code serves one
+/// column in `u32`s or four columns in vector registers.
 #[inline(always)]
-fn sbox<T: Lanes>([mut a, mut b, mut c, mut d]: [T; 4]) -> [T; 4] {
-    let mut t = a;
-    a = a & c;
-    a = a ^ d;
-    c = c ^ b;
-    c = c ^ a;
-    d = d | t;
-    d = d ^ b;
-    t = t ^ c;
-    b = d;
-    d = d | t;
-    d = d ^ a;
-    a = a & b;
-    t = t ^ a;
-    b = b ^ d;
-    b = b ^ t;
-    [c, d, b, !t]
+fn sbox<T: Lanes>(x: [T; 4]) -> [T; 4] {
+    let zero = x[0] ^ x[0];
+    crate::sbox4::eval(x, &ANF, !zero, zero)
 }
 
 /// The linear diffusion L (Serpent's linear transformation on four words).

@@ -20,6 +20,7 @@ pub mod hamsi;
 pub mod jh;
 pub mod keccak;
 pub mod luffa;
+mod sbox4;
 pub mod shabal;
 pub mod shavite3;
 pub mod simd;

@@ -98,39 +98,8 @@ fn mult2(a: &[u32; 8]) -> [u32; 8] {
 /// Luffa's 4-bit S-box (specification, SubCrumb).
 const SBOX: [u8; 16] = [13, 14, 0, 1, 5, 10, 7, 6, 11, 3, 9, 12, 15, 8, 2, 4];
 
-/// The S-box's algebraic normal form, computed here from the table by the Möbius
-/// transform: bit `m` of `ANF[j]` says whether output bit `j` contains the monomial
-/// `x_i` for every bit `i` set in `m` (`m = 0`: the constant 1).
-const ANF: [u16; 4] = {
-    let mut out = [0u16; 4];
-    let mut j = 0;
-    while j < 4 {
-        let mut t = [0u8; 16];
-        let mut x = 0;
-        while x < 16 {
-            t[x] = (SBOX[x] >> j) & 1;
-            x += 1;
-        }
-        let mut i = 0;
-        while i < 4 {
-            let mut m = 0;
-            while m < 16 {
-                if m & (1 << i) != 0 {
-                    t[m] ^= t[m ^ (1 << i)];
-                }
-                m += 1;
-            }
-            i += 1;
-        }
-        let mut m = 0;
-        while m < 16 {
-            out[j] |= (t[m] as u16) << m;
-            m += 1;
-        }
-        j += 1;
-    }
-    out
-};
+/// The S-box's algebraic normal form (`crate::sbox4`), computed from the table.
+const ANF: [u16; 4] = crate::sbox4::anf(&SBOX);
 
 /// SubCrumb: the S-box on the bit columns of four words (bit `i` of a crumb in word
 /// `a_i`), bit-sliced by evaluating the algebraic normal form: the 16 monomials of the
@@ -148,19 +117,7 @@ fn sub_crumb_any<T>(x: [T; 4], ones: T, zero: T) -> [T; 4]
 where
     T: Copy + core::ops::BitAnd<Output = T> + core::ops::BitXor<Output = T>,
 {
-    let mut mono = [ones; 16];
-    for m in 1..16usize {
-        mono[m] = mono[m & (m - 1)] & x[m.trailing_zeros() as usize];
-    }
-    let mut y = [zero; 4];
-    for (j, yj) in y.iter_mut().enumerate() {
-        for (m, &w) in mono.iter().enumerate() {
-            if ANF[j] >> m & 1 == 1 {
-                *yj = *yj ^ w;
-            }
-        }
-    }
-    y
+    crate::sbox4::eval(x, &ANF, ones, zero)
 }
 
 /// MixWord on a pair of words.
