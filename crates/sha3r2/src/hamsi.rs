@@ -206,8 +206,9 @@ const ANF: [u16; 4] = crate::sbox4::anf(&SBOX);
 /// column in `u32`s or four columns in vector registers.
 #[inline(always)]
 fn sbox<T: Lanes>(x: [T; 4]) -> [T; 4] {
-    let zero = x[0] ^ x[0];
-    crate::sbox4::eval(x, &ANF, !zero, zero)
+    // The all-one and all-zero words of `T`, from any word (constant-folded).
+    let ones = x[0] | !x[0];
+    crate::sbox4::eval(x, &ANF, ones, !ones)
 }
 
 /// The linear diffusion L (Serpent's linear transformation on four words).
