@@ -617,13 +617,8 @@ mod x86 {
             if !super::has_avx512() {
                 return;
             }
-            let mut s = 0x2545_F491_4F6C_DD1Du64;
-            let mut next = || {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                s as u32
-            };
+            let mut rng = crate::testutil::rng(0x2545_F491_4F6C_DD1D);
+            let mut next = || rng() as u32;
             for _ in 0..500 {
                 let h: [u32; 16] = core::array::from_fn(|_| next());
                 let m: [u32; 16] = core::array::from_fn(|_| next());

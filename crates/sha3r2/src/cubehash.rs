@@ -226,13 +226,7 @@ mod x86 {
         /// messages of 0..4 blocks and extra round counts.
         #[test]
         fn vector_matches_portable() {
-            let mut s = 0xDEAD_BEEF_CAFE_F00Du64;
-            let mut next = || {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                s
-            };
+            let mut next = crate::testutil::rng(0xDEAD_BEEF_CAFE_F00Du64);
             for n in 0..40 {
                 let x: [u32; 32] = core::array::from_fn(|_| next() as u32);
                 let data: Vec<u8> = (0..B * (n % 4)).map(|_| next() as u8).collect();

@@ -685,13 +685,7 @@ mod tests {
         assert_eq!(iv, IV256);
     }
 
-    /// A small deterministic generator for the tests' random inputs.
-    fn xorshift(s: &mut u64) -> u64 {
-        *s ^= *s << 13;
-        *s ^= *s >> 7;
-        *s ^= *s << 17;
-        *s
-    }
+    use crate::testutil::xorshift;
 
     /// The five-word groups with constant indices against the general per-word code.
     #[test]

@@ -551,13 +551,7 @@ pub fn candidate() -> Option<Box<dyn crate::Candidate>> {
 mod tests {
     use super::*;
 
-    /// A small deterministic generator for the tests' random inputs.
-    fn xorshift(s: &mut u64) -> u64 {
-        *s ^= *s << 13;
-        *s ^= *s >> 7;
-        *s ^= *s << 17;
-        *s
-    }
+    use crate::testutil::xorshift;
 
     /// The dispatched (vector) path against the portable one on random inputs.
     #[test]

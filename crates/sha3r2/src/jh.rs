@@ -444,13 +444,7 @@ mod x86 {
         use super::*;
 
         fn check<const FULL: usize>(seed: u64) {
-            let mut s = seed;
-            let mut next = || {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                s
-            };
+            let mut next = crate::testutil::rng(seed);
             for n in 0..12 {
                 let mut r128 = || (next() as u128) << 64 | next() as u128;
                 let even: [u128; 4] = core::array::from_fn(|_| r128());

@@ -25,6 +25,8 @@ pub mod shabal;
 pub mod shavite3;
 pub mod simd;
 pub mod skein;
+#[cfg(test)]
+mod testutil;
 
 /// A bit-level input the candidate cannot take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

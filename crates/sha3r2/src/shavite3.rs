@@ -360,16 +360,7 @@ pub fn candidate() -> Option<Box<dyn crate::Candidate>> {
 
 #[cfg(test)]
 mod tests {
-    /// A small deterministic generator for test inputs (xorshift64*).
-    fn rng(seed: u64) -> impl FnMut() -> u64 {
-        let mut s = seed | 1;
-        move || {
-            s ^= s >> 12;
-            s ^= s << 25;
-            s ^= s >> 27;
-            s.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-    }
+    use crate::testutil::rng;
 
     /// The AES-NI compression equals the portable one on random chaining values, blocks and
     /// counters (including the counter extremes).

@@ -740,13 +740,7 @@ mod tests {
         assert_eq!(h, IV256, "derived {}", hex.join(" "));
     }
 
-    /// A small deterministic generator for the tests' random inputs.
-    fn xorshift(s: &mut u64) -> u64 {
-        *s ^= *s << 13;
-        *s ^= *s >> 7;
-        *s ^= *s << 17;
-        *s
-    }
+    use crate::testutil::xorshift;
 
     #[test]
     fn fast_transform_matches_definition() {
