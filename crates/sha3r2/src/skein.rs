@@ -77,12 +77,12 @@ fn mix(v: &mut [u64; 8], a: usize, b: usize, r: u32) {
 /// the schedule's cyclic indexing `(s + i) mod 9` and `s mod 3` is left to constant
 /// folding instead of materialising the 19 subkeys.
 #[inline(always)]
-fn add_subkey(v: &mut [u64; 8], k: &[u64; 9], t: &[u64; 3], s: usize) {
+fn add_subkey(v: &mut [u64; 8], k: &Mem<9>, t: &Mem<3>, s: usize) {
     for (i, w) in v.iter_mut().enumerate() {
-        *w = w.wrapping_add(k[(s + i) % 9]);
+        *w = w.wrapping_add(k.get((s + i) % 9));
     }
-    v[5] = v[5].wrapping_add(t[s % 3]);
-    v[6] = v[6].wrapping_add(t[(s + 1) % 3]);
+    v[5] = v[5].wrapping_add(t.get(s % 3));
+    v[6] = v[6].wrapping_add(t.get((s + 1) % 3));
     v[7] = v[7].wrapping_add(s as u64);
 }
 
@@ -90,7 +90,7 @@ fn add_subkey(v: &mut [u64; 8], k: &[u64; 9], t: &[u64; 3], s: usize) {
 /// so that each of the nine groups is compiled with its own constant key indices: the 72
 /// rounds end up fully unrolled with every word in a register.
 #[inline(always)]
-fn eight_rounds<const S: usize>(v: &mut [u64; 8], k: &[u64; 9], t: &[u64; 3]) {
+fn eight_rounds<const S: usize>(v: &mut [u64; 8], k: &Mem<9>, t: &Mem<3>) {
     add_subkey(v, k, t, S);
     mix_round(v, 0);
     mix_round(v, 1);
@@ -101,6 +101,24 @@ fn eight_rounds<const S: usize>(v: &mut [u64; 8], k: &[u64; 9], t: &[u64; 3]) {
     mix_round(v, 5);
     mix_round(v, 6);
     mix_round(v, 7);
+}
+
+/// Key and tweak words kept in the stack frame: the 8 state, 9 key and 3 tweak words do
+/// not all fit in the sixteen general registers, and when they are all SSA values the
+/// compiler shuffles key words between registers and spill slots (and precomputes sums it
+/// must then spill too). Each key word is used only once per four rounds, so reading it with
+/// a volatile load at the point of use costs nothing: the load folds into the `add`, and the
+/// registers stay with the eight state words of the two interleaved MIX chains.
+#[repr(transparent)]
+struct Mem<const N: usize>([u64; N]);
+
+impl<const N: usize> Mem<N> {
+    #[inline(always)]
+    fn get(&self, i: usize) -> u64 {
+        // SAFETY: `&self.0[i]` is a valid, aligned, bounds-checked reference to an initialised
+        // `u64`, which is all `read_volatile` requires.
+        unsafe { core::ptr::read_volatile(&self.0[i]) }
+    }
 }
 
 /// UBI type values (specification, table 6), already shifted to their place in T1.
@@ -115,8 +133,8 @@ const BIT_PAD: u64 = 1 << 55;
 #[inline(always)]
 fn threefish(k: &[u64; 8], t: [u64; 2], p: &[u64; 8]) -> [u64; 8] {
     let k8 = k.iter().fold(C240, |a, &w| a ^ w);
-    let ks = [k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k8];
-    let ts = [t[0], t[1], t[0] ^ t[1]];
+    let ks = Mem([k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k8]);
+    let ts = Mem([t[0], t[1], t[0] ^ t[1]]);
     let mut v = *p;
     eight_rounds::<0>(&mut v, &ks, &ts);
     eight_rounds::<2>(&mut v, &ks, &ts);
