@@ -59,6 +59,22 @@ pub fn candidate() -> Option<Box<dyn crate::Candidate>> {
     Some(Box::new(Blake256))
 }
 
+/// The implementation this CPU runs (as `compress` chooses), reported as the subject's implementation.
+#[cfg(target_arch = "x86_64")]
+fn path_name() -> &'static str {
+    if x86::has_avx512() {
+        "avx512vl"
+    } else {
+        "sse2"
+    }
+}
+
+/// The implementation this CPU runs: the portable code.
+#[cfg(not(target_arch = "x86_64"))]
+fn path_name() -> &'static str {
+    "portable"
+}
+
 impl crate::Candidate for Blake256 {
     fn name(&self) -> &'static str {
         "BLAKE-256-r2"
@@ -71,6 +87,9 @@ impl crate::Candidate for Blake256 {
     }
     fn block_bytes(&self) -> usize {
         64
+    }
+    fn path(&self) -> &'static str {
+        path_name()
     }
     fn start(&self) -> Box<dyn crate::State> {
         Box::new(State {

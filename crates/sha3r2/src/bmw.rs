@@ -19,6 +19,24 @@ pub fn candidate() -> Option<Box<dyn crate::Candidate>> {
     Some(Box::new(Bmw256))
 }
 
+/// The implementation this CPU runs (as `blocks` chooses), reported as the subject's implementation.
+#[cfg(target_arch = "x86_64")]
+fn path_name() -> &'static str {
+    if x86::has_avx512() {
+        "avx512f-bmi2"
+    } else if has_bmi2() {
+        "bmi2"
+    } else {
+        "portable"
+    }
+}
+
+/// The implementation this CPU runs: the portable code.
+#[cfg(not(target_arch = "x86_64"))]
+fn path_name() -> &'static str {
+    "portable"
+}
+
 impl crate::Candidate for Bmw256 {
     fn name(&self) -> &'static str {
         "BMW-256-r2"
@@ -31,6 +49,9 @@ impl crate::Candidate for Bmw256 {
     }
     fn block_bytes(&self) -> usize {
         BLOCK
+    }
+    fn path(&self) -> &'static str {
+        path_name()
     }
     fn start(&self) -> Box<dyn crate::State> {
         Box::new(State {

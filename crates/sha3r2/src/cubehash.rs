@@ -124,7 +124,7 @@ mod x86 {
 
     /// Whether the CPU has AVX-512F and AVX-512VL (the detection is cached by `std`).
     #[inline]
-    fn has_avx512() -> bool {
+    pub(super) fn has_avx512() -> bool {
         std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512vl")
     }
 
@@ -267,6 +267,22 @@ pub fn candidate() -> Option<Box<dyn crate::Candidate>> {
     Some(Box::new(CubeHash))
 }
 
+/// The implementation this CPU runs (as `x86::run` chooses), reported as the subject's implementation.
+#[cfg(target_arch = "x86_64")]
+fn path_name() -> &'static str {
+    if x86::has_avx512() {
+        "avx512vl"
+    } else {
+        "sse2"
+    }
+}
+
+/// The implementation this CPU runs: the portable code.
+#[cfg(not(target_arch = "x86_64"))]
+fn path_name() -> &'static str {
+    "portable"
+}
+
 impl crate::Candidate for CubeHash {
     fn name(&self) -> &'static str {
         "CubeHash-256-r2"
@@ -279,6 +295,9 @@ impl crate::Candidate for CubeHash {
     }
     fn block_bytes(&self) -> usize {
         B
+    }
+    fn path(&self) -> &'static str {
+        path_name()
     }
     fn start(&self) -> Box<dyn crate::State> {
         Box::new(State {

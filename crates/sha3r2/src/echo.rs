@@ -388,6 +388,17 @@ impl State for Echo256 {
 
 struct Echo;
 
+/// The implementation this CPU runs (`best_path`), reported as the subject's implementation.
+fn path_name() -> &'static str {
+    match best_path() {
+        Path::Portable => "portable",
+        #[cfg(target_arch = "x86_64")]
+        Path::AesNi => "aesni",
+        #[cfg(target_arch = "x86_64")]
+        Path::Vaes512 => "vaes-avx512-gfni",
+    }
+}
+
 impl Candidate for Echo {
     fn name(&self) -> &'static str {
         "ECHO-256-r2"
@@ -400,6 +411,9 @@ impl Candidate for Echo {
     }
     fn block_bytes(&self) -> usize {
         BLOCK
+    }
+    fn path(&self) -> &'static str {
+        path_name()
     }
     fn start(&self) -> Box<dyn State> {
         // Each 128-bit chaining word starts as the digest size, 256.

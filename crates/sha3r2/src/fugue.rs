@@ -640,6 +640,22 @@ impl crate::State for Fugue256 {
 
 struct Fugue;
 
+/// The implementation this CPU runs (as the absorbing code chooses), reported as the subject's implementation.
+#[cfg(target_arch = "x86_64")]
+fn path_name() -> &'static str {
+    if x86::available() {
+        "gfni"
+    } else {
+        "portable"
+    }
+}
+
+/// The implementation this CPU runs: the portable code.
+#[cfg(not(target_arch = "x86_64"))]
+fn path_name() -> &'static str {
+    "portable"
+}
+
 impl crate::Candidate for Fugue {
     fn name(&self) -> &'static str {
         "Fugue-256-r2"
@@ -652,6 +668,9 @@ impl crate::Candidate for Fugue {
     }
     fn block_bytes(&self) -> usize {
         4
+    }
+    fn path(&self) -> &'static str {
+        path_name()
     }
     fn start(&self) -> Box<dyn crate::State> {
         Box::new(Fugue256::new())

@@ -532,6 +532,17 @@ impl State for Groestl256 {
 
 struct Groestl;
 
+/// The implementation this CPU runs (`best_path`), reported as the subject's implementation.
+fn path_name() -> &'static str {
+    match best_path() {
+        Path::Portable => "portable",
+        #[cfg(target_arch = "x86_64")]
+        Path::AesNi => "aesni",
+        #[cfg(target_arch = "x86_64")]
+        Path::Avx512 => "avx512-gfni",
+    }
+}
+
 impl Candidate for Groestl {
     fn name(&self) -> &'static str {
         "Groestl-256-r2"
@@ -544,6 +555,9 @@ impl Candidate for Groestl {
     }
     fn block_bytes(&self) -> usize {
         64
+    }
+    fn path(&self) -> &'static str {
+        path_name()
     }
     fn start(&self) -> Box<dyn State> {
         Box::new(Groestl256::new())

@@ -518,6 +518,22 @@ impl crate::State for Hamsi256 {
 
 struct Hamsi;
 
+/// The implementation this CPU runs (as `run` chooses), reported as the subject's implementation.
+#[cfg(target_arch = "x86_64")]
+fn path_name() -> &'static str {
+    if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512vl") {
+        "avx512vl"
+    } else {
+        "sse2"
+    }
+}
+
+/// The implementation this CPU runs: the portable code.
+#[cfg(not(target_arch = "x86_64"))]
+fn path_name() -> &'static str {
+    "portable"
+}
+
 impl crate::Candidate for Hamsi {
     fn name(&self) -> &'static str {
         "Hamsi-256-r2"
@@ -530,6 +546,9 @@ impl crate::Candidate for Hamsi {
     }
     fn block_bytes(&self) -> usize {
         4
+    }
+    fn path(&self) -> &'static str {
+        path_name()
     }
     fn start(&self) -> Box<dyn crate::State> {
         Box::new(Hamsi256 {

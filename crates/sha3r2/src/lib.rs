@@ -7,7 +7,12 @@
 //! [`State::finish`]); candidates whose design allows it also take a final partial byte
 //! ([`State::update_bits`]), as the NIST SHA-3 API's bit lengths require.
 //!
-//! Each module exposes `candidate()`: `None` until the candidate is written.
+//! On x86-64 most candidates also have vector paths (SSE2, AVX2, AVX-512, AES-NI, VAES,
+//! GFNI or BMI, detected at run time); each such path is unit-tested against the portable
+//! code, which is what other CPUs run (the test command also runs the KATs on AArch64
+//! under qemu).
+//!
+//! Each module exposes `candidate()`.
 
 mod aes_round;
 pub mod blake;
@@ -42,6 +47,11 @@ pub trait Candidate: Send + Sync {
     fn kat_dir(&self) -> &'static str;
     /// Bytes per compression call (the block or rate), for the catalogue.
     fn block_bytes(&self) -> usize;
+    /// The implementation this CPU runs, e.g. "vaes-avx512-gfni", "sse2" or "portable"
+    /// (the code the candidate's states choose at run time; recorded with every figure).
+    fn path(&self) -> &'static str {
+        "portable"
+    }
     /// A fresh state (init).
     fn start(&self) -> Box<dyn State>;
 }

@@ -154,6 +154,22 @@ pub fn candidate() -> Option<Box<dyn crate::Candidate>> {
     Some(Box::new(Luffa256))
 }
 
+/// The implementation this CPU runs (as `blocks` chooses), reported as the subject's implementation.
+#[cfg(target_arch = "x86_64")]
+fn path_name() -> &'static str {
+    if x86::has_avx512() {
+        "avx512vl"
+    } else {
+        "sse2"
+    }
+}
+
+/// The implementation this CPU runs: the portable code.
+#[cfg(not(target_arch = "x86_64"))]
+fn path_name() -> &'static str {
+    "portable"
+}
+
 impl crate::Candidate for Luffa256 {
     fn name(&self) -> &'static str {
         "Luffa-256-r2"
@@ -166,6 +182,9 @@ impl crate::Candidate for Luffa256 {
     }
     fn block_bytes(&self) -> usize {
         BLOCK
+    }
+    fn path(&self) -> &'static str {
+        path_name()
     }
     fn start(&self) -> Box<dyn crate::State> {
         Box::new(State {

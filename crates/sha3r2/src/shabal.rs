@@ -20,6 +20,22 @@ pub fn candidate() -> Option<Box<dyn crate::Candidate>> {
     Some(Box::new(Shabal256))
 }
 
+/// The implementation this CPU runs (as `blocks` chooses), reported as the subject's implementation.
+#[cfg(target_arch = "x86_64")]
+fn path_name() -> &'static str {
+    if std::arch::is_x86_feature_detected!("bmi1") && std::arch::is_x86_feature_detected!("bmi2") {
+        "bmi"
+    } else {
+        "portable"
+    }
+}
+
+/// The implementation this CPU runs: the portable code.
+#[cfg(not(target_arch = "x86_64"))]
+fn path_name() -> &'static str {
+    "portable"
+}
+
 impl crate::Candidate for Shabal256 {
     fn name(&self) -> &'static str {
         "Shabal-256-r2"
@@ -32,6 +48,9 @@ impl crate::Candidate for Shabal256 {
     }
     fn block_bytes(&self) -> usize {
         BLOCK
+    }
+    fn path(&self) -> &'static str {
+        path_name()
     }
     fn start(&self) -> Box<dyn crate::State> {
         // The IV computation is the same for every message: done once, then copied.
@@ -336,13 +355,12 @@ impl crate::State for Hasher {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_arch = "x86_64"))]
 mod tests {
     use super::*;
 
     /// The BMI build of the block loop agrees with the portable one on pseudo-random data
     /// (both are also checked against the KAT files, but only one of them runs there).
-    #[cfg(target_arch = "x86_64")]
     #[test]
     fn bmi_matches_portable() {
         if !(std::arch::is_x86_feature_detected!("bmi1") && std::arch::is_x86_feature_detected!("bmi2")) {

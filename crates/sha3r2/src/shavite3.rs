@@ -328,6 +328,22 @@ impl State for Shavite256 {
 
 struct Shavite3;
 
+/// The implementation this CPU runs (as `compress` chooses), reported as the subject's implementation.
+#[cfg(target_arch = "x86_64")]
+fn path_name() -> &'static str {
+    if fast_available() {
+        "aesni"
+    } else {
+        "portable"
+    }
+}
+
+/// The implementation this CPU runs: the portable code.
+#[cfg(not(target_arch = "x86_64"))]
+fn path_name() -> &'static str {
+    "portable"
+}
+
 impl Candidate for Shavite3 {
     fn name(&self) -> &'static str {
         "SHAvite-3-256-r2"
@@ -340,6 +356,9 @@ impl Candidate for Shavite3 {
     }
     fn block_bytes(&self) -> usize {
         64
+    }
+    fn path(&self) -> &'static str {
+        path_name()
     }
     fn start(&self) -> Box<dyn State> {
         Box::new(Shavite256 {

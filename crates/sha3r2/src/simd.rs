@@ -697,6 +697,24 @@ impl crate::State for Simd256 {
 
 struct Simd;
 
+/// The implementation this CPU runs (as `compress_many` chooses), reported as the subject's implementation.
+#[cfg(target_arch = "x86_64")]
+fn path_name() -> &'static str {
+    if is_x86_feature_detected!("avx512vl") && is_x86_feature_detected!("avx512f") {
+        "avx512vl"
+    } else if is_x86_feature_detected!("avx2") {
+        "avx2"
+    } else {
+        "sse2"
+    }
+}
+
+/// The implementation this CPU runs: the portable code.
+#[cfg(not(target_arch = "x86_64"))]
+fn path_name() -> &'static str {
+    "portable"
+}
+
 impl crate::Candidate for Simd {
     fn name(&self) -> &'static str {
         "SIMD-256-r2"
@@ -709,6 +727,9 @@ impl crate::Candidate for Simd {
     }
     fn block_bytes(&self) -> usize {
         64
+    }
+    fn path(&self) -> &'static str {
+        path_name()
     }
     fn start(&self) -> Box<dyn crate::State> {
         Box::new(Simd256 {

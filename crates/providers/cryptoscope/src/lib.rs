@@ -169,12 +169,18 @@ pub fn hash_subjects() -> Vec<Subject> {
     cryptoscope_sha3r2::candidates()
         .into_iter()
         .map(|c| {
+            // The implementation is the path the candidate takes on this CPU (x86-64 vector
+            // code where present, the portable code otherwise), chosen at run time.
             let mut desc = Descriptor::catalogued(
                 c.name(),
                 PROVIDER,
-                "portable",
+                c.path(),
                 format!("cryptoscope-sha3r2 {}", env!("CARGO_PKG_VERSION")),
-                build_line(),
+                format!(
+                    "{}; the candidate chooses at run time between its x86-64 vector paths (SSE2, AVX2, \
+                     AVX-512, AES-NI, VAES, GFNI, BMI as present) and portable Rust",
+                    build_line()
+                ),
                 Sizes::digest(32),
                 Randomness::Harness,
             );
