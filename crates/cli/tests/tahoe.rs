@@ -67,9 +67,13 @@ fn the_quick_study_runs_end_to_end_and_the_swap_takes() {
         let client = &r["processes"]["client"];
         let size = r["size"].as_u64().unwrap();
         if size <= 55 {
-            // Literal caps: the data lives in the cap; nothing is encoded or hashed.
+            // Literal caps: the data lives in the cap; the files are neither encoded nor
+            // hashed. The counters cover the whole client process, though, and a CI run saw
+            // 4 digests of 79 bytes land in a literal batch (Tahoe's own background work on
+            // a freshly started grid), so a few hundred bytes of other hashing are allowed;
+            // encoding even one file would hash far more (see the non-literal rows).
             assert_eq!(r["literal"], true, "{r}");
-            assert_eq!(client["digests"], 0, "{r}");
+            assert!(client["bytes"].as_u64().unwrap() < 1024, "{r}");
         } else {
             assert_eq!(r["literal"], false, "{r}");
             assert!(client["digests"].as_u64().unwrap() > 0, "{r}");

@@ -292,41 +292,8 @@ mod x86 {
     const _: () = assert!(cfg!(target_feature = "sse2"));
 
     /// Four words in an SSE register.
-    #[derive(Clone, Copy)]
-    pub(super) struct V(__m128i);
+    pub(super) use crate::v128::V;
 
-    impl core::ops::BitAnd for V {
-        type Output = V;
-        #[inline(always)]
-        fn bitand(self, o: V) -> V {
-            // SAFETY: SSE2 only, enabled on every x86-64 target (asserted above).
-            V(unsafe { _mm_and_si128(self.0, o.0) })
-        }
-    }
-    impl core::ops::BitOr for V {
-        type Output = V;
-        #[inline(always)]
-        fn bitor(self, o: V) -> V {
-            // SAFETY: SSE2 only, enabled on every x86-64 target (asserted above).
-            V(unsafe { _mm_or_si128(self.0, o.0) })
-        }
-    }
-    impl core::ops::BitXor for V {
-        type Output = V;
-        #[inline(always)]
-        fn bitxor(self, o: V) -> V {
-            // SAFETY: SSE2 only, enabled on every x86-64 target (asserted above).
-            V(unsafe { _mm_xor_si128(self.0, o.0) })
-        }
-    }
-    impl core::ops::Not for V {
-        type Output = V;
-        #[inline(always)]
-        fn not(self) -> V {
-            // SAFETY: SSE2 only, enabled on every x86-64 target (asserted above).
-            V(unsafe { _mm_xor_si128(self.0, _mm_set1_epi32(-1)) })
-        }
-    }
     impl Lanes for V {
         #[inline(always)]
         fn rotl<const R: i32>(self) -> V {

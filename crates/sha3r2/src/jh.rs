@@ -329,46 +329,9 @@ mod x86 {
     }
 
     /// A plane in a vector register.
-    #[derive(Clone, Copy)]
-    struct V(__m128i);
+    use crate::v128::V;
 
     impl Plane for V {}
-
-    impl core::ops::BitAnd for V {
-        type Output = V;
-        #[inline(always)]
-        fn bitand(self, o: V) -> V {
-            // SAFETY: SSE2 is part of the x86-64 baseline.
-            V(unsafe { _mm_and_si128(self.0, o.0) })
-        }
-    }
-
-    impl core::ops::BitOr for V {
-        type Output = V;
-        #[inline(always)]
-        fn bitor(self, o: V) -> V {
-            // SAFETY: SSE2 is part of the x86-64 baseline.
-            V(unsafe { _mm_or_si128(self.0, o.0) })
-        }
-    }
-
-    impl core::ops::BitXor for V {
-        type Output = V;
-        #[inline(always)]
-        fn bitxor(self, o: V) -> V {
-            // SAFETY: SSE2 is part of the x86-64 baseline.
-            V(unsafe { _mm_xor_si128(self.0, o.0) })
-        }
-    }
-
-    impl core::ops::Not for V {
-        type Output = V;
-        #[inline(always)]
-        fn not(self) -> V {
-            // SAFETY: SSE2 is part of the x86-64 baseline.
-            V(unsafe { _mm_xor_si128(self.0, _mm_set1_epi32(-1)) })
-        }
-    }
 
     #[inline(always)]
     fn v(x: u128) -> V {

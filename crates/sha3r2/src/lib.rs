@@ -32,6 +32,8 @@ pub mod simd;
 pub mod skein;
 #[cfg(test)]
 mod testutil;
+#[cfg(target_arch = "x86_64")]
+mod v128;
 
 /// A bit-level input the candidate cannot take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -280,26 +280,7 @@ mod x86 {
     }
 
     /// A vector with the bit operations SubCrumb needs.
-    #[derive(Clone, Copy)]
-    struct V(__m128i);
-
-    impl core::ops::BitAnd for V {
-        type Output = V;
-        #[inline(always)]
-        fn bitand(self, o: V) -> V {
-            // SAFETY: SSE2 is part of the x86-64 baseline.
-            V(unsafe { _mm_and_si128(self.0, o.0) })
-        }
-    }
-
-    impl core::ops::BitXor for V {
-        type Output = V;
-        #[inline(always)]
-        fn bitxor(self, o: V) -> V {
-            // SAFETY: SSE2 is part of the x86-64 baseline.
-            V(unsafe { _mm_xor_si128(self.0, o.0) })
-        }
-    }
+    use crate::v128::V;
 
     /// Lanes (chain 0, chain 1, chain 2, 0).
     #[target_feature(enable = "sse2")]
