@@ -369,7 +369,10 @@ def run_hash(grid, hash_name, vectors, repeat, rng):
                         batch = _run_batch(grid, web, hash_name, count, size, rng)
                         break
                     except Failure as e:
-                        grid_trouble = "UploadUnhappinessError" in str(e) or "NoServersError" in str(e)
+                        # Through the web API the unhappiness arrives as an HTTP 500 whose text
+                        # is "we were asked to place shares on at least N such servers".
+                        grid_trouble = any(m in str(e) for m in (
+                            "UploadUnhappinessError", "NoServersError", "place shares on at least"))
                         if retried is not None or not grid_trouble:
                             raise
                         retried = str(e)[-200:]
