@@ -15,6 +15,11 @@ pub const PROVIDERS: &[&str] = &[
     "cryptoscope",
 ];
 
+/// Providers of deliberately broken subjects (`testbed`: faults and leaks that prove the
+/// tool's handling of them). Discovered like the others but selected only when named with
+/// `--provider`; never part of a default run, a suite or a report ranking.
+pub const TEST_PROVIDERS: &[&str] = &["testbed"];
+
 /// Internal functions Seed 001 monitored, by short name (PQClean's namespace prefix
 /// removed): NTRU's polynomial arithmetic and Classic McEliece's key generation, error
 /// sampling, syndrome and root finding. `profile` and `micro` report them by name.

@@ -27,8 +27,11 @@ impl Catalogue {
             workers: BTreeMap::new(),
             missing: Vec::new(),
         };
-        for provider in names::PROVIDERS {
+        for provider in names::PROVIDERS.iter().chain(names::TEST_PROVIDERS) {
             let Some(bin) = workers::worker_path(&dir, provider) else {
+                if names::TEST_PROVIDERS.contains(provider) {
+                    continue;
+                }
                 cat.missing.push((
                     provider.to_string(),
                     format!(
@@ -150,6 +153,7 @@ impl Selection {
         {
             let canon = names::PROVIDERS
                 .iter()
+                .chain(names::TEST_PROVIDERS)
                 .find(|x| x.eq_ignore_ascii_case(p) || x.replace('-', "").eq_ignore_ascii_case(p));
             match canon {
                 Some(c) => provs.push(c.to_string()),
@@ -186,6 +190,7 @@ impl Selection {
                 if self.algorithms.is_empty() {
                     // The hash suite is not part of the default run; naming it takes all of it.
                     self.all
+                        || names::TEST_PROVIDERS.contains(&d.provider.as_str())
                         || names::algorithm(&d.algorithm).is_some_and(|a| {
                             a.default_suite
                                 || (a.family == Family::Hash && self.suites.iter().any(|s| s == "hash"))
@@ -196,6 +201,7 @@ impl Selection {
                 }
             })
             .filter(|d| self.providers.is_empty() || self.providers.contains(&d.provider))
+            .filter(|d| !names::TEST_PROVIDERS.contains(&d.provider.as_str()) || self.providers.contains(&d.provider))
             .filter(|d| self.implementations.is_empty() || self.implementations.iter().any(|i| impl_matches(i, d)))
             .cloned()
             .collect();
@@ -211,6 +217,9 @@ impl Selection {
                     .iter()
                     .filter(|d| self.algorithms.is_empty() || self.algorithms.contains(&d.algorithm))
                     .filter(|d| self.providers.is_empty() || self.providers.contains(&d.provider))
+                    .filter(|d| {
+                        !names::TEST_PROVIDERS.contains(&d.provider.as_str()) || self.providers.contains(&d.provider)
+                    })
                     .map(|d| format!("{}/{}", d.provider, d.implementation))
                     .collect();
                 let mut known = dedup(known.iter().map(String::as_str).collect());
@@ -257,6 +266,9 @@ impl Selection {
                 .subjects
                 .iter()
                 .filter(|d| self.providers.is_empty() || self.providers.contains(&d.provider))
+                .filter(|d| {
+                    !names::TEST_PROVIDERS.contains(&d.provider.as_str()) || self.providers.contains(&d.provider)
+                })
                 .filter(|d| self.implementations.is_empty() || self.implementations.iter().any(|i| impl_matches(i, d)))
                 .filter(|d| d.family == Family::Hash || d.family == Family::Cipher)
                 .map(|d| d.family.as_str())

@@ -69,6 +69,11 @@ struct Cli {
     /// No progress bar.
     #[arg(long, short, global = true)]
     quiet: bool,
+    /// Address-space limit of every worker process, in GiB (default: half the machine's
+    /// memory, at least 4). A subject that exhausts it is reported as out of memory and the
+    /// run goes on. 0 removes the limit.
+    #[arg(long, global = true, value_name = "GIB")]
+    memory_limit: Option<f64>,
 }
 
 #[derive(Subcommand)]
@@ -1849,6 +1854,20 @@ implementation's own named functions where they can be told apart (see --json fo
             .filter(|r| r.gate == GateStatus::Unavailable)
             .count(),
     );
+    // Each failed subject once, with its cause: what a user must look at first.
+    let mut seen = std::collections::BTreeSet::new();
+    let causes: Vec<String> = run_file
+        .results
+        .iter()
+        .filter(|r| !matches!(r.gate, GateStatus::Pass | GateStatus::Unavailable) && seen.insert(r.subject.clone()))
+        .map(|r| format!("  {} [{}] {}", r.subject, r.gate.as_str(), r.gate_detail))
+        .collect();
+    if !causes.is_empty() {
+        println!("{} subjects failed (exit code 1):", causes.len());
+        for c in &causes {
+            println!("{c}");
+        }
+    }
     println!(
         "Machine: {} ({} logical CPUs{}), PMU: {}.",
         e.cpu_model.as_deref().unwrap_or("unknown CPU"),
@@ -2343,12 +2362,35 @@ fn cmd_compare(
 fn main() {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
+        Err(e) if e.use_stderr() => {
+            // One line, as for every other usage error: clap's first line, which names the
+            // flag and the problem (and its "did you mean" when it has one), then a pointer
+            // to the help.
+            let text = e.render().to_string();
+            let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+            let first = lines.next().unwrap_or("error: bad arguments").to_string();
+            let tip: String = lines
+                .filter(|l| l.starts_with("tip:") || l.starts_with("[possible values"))
+                .map(|t| format!(" ({})", t.trim_start_matches("tip:").trim_matches(['[', ']', ' '])))
+                .collect();
+            eprintln!("{first}{tip}; see `cryptoscope --help`");
+            std::process::exit(2);
+        }
         Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print();
-            std::process::exit(code);
+            std::process::exit(0);
         }
     };
+    let limit = match cli.memory_limit {
+        None => workers::default_memory_limit(),
+        Some(g) if g.is_finite() && g == 0.0 => 0,
+        Some(g) if g.is_finite() && g >= 0.25 => (g * (1u64 << 30) as f64) as u64,
+        Some(g) => {
+            eprintln!("error: --memory-limit {g}: give GiB, at least 0.25 (or 0 for no limit)");
+            std::process::exit(2);
+        }
+    };
+    workers::set_memory_limit(limit);
     let r = match &cli.cmd {
         Cmd::List { sel, json } => cmd_list(sel, *json),
         Cmd::Verify { sel, gate } => cmd_verify(sel, gate, cli.quiet),

@@ -9,9 +9,11 @@ use anyhow::{Context, Result};
 use cryptoscope_catalogue::names;
 use cryptoscope_worker::Event;
 use std::io::{BufRead, BufReader, Read};
+use std::os::unix::process::CommandExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -56,6 +58,34 @@ pub fn signal_name(sig: i32) -> String {
     name.to_string()
 }
 
+/// Address-space limit (bytes) set on every worker process; 0 means none. A worker that
+/// exhausts it fails its next allocation and is reported as out of memory, instead of
+/// driving the machine into swap or the kernel's OOM killer.
+static MEMORY_LIMIT: AtomicU64 = AtomicU64::new(0);
+
+/// Sets the address-space limit for workers started from now on (0: none).
+pub fn set_memory_limit(bytes: u64) {
+    MEMORY_LIMIT.store(bytes, Ordering::Relaxed);
+}
+
+/// The default limit: half the machine's memory, at least 4 GiB.
+pub fn default_memory_limit() -> u64 {
+    let total = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map_or(16 << 30, |kb| kb * 1024);
+    (total / 2).max(4 << 30)
+}
+
+/// Human form of a byte count in GiB.
+pub fn gib(bytes: u64) -> String {
+    format!("{:.1} GiB", bytes as f64 / (1u64 << 30) as f64)
+}
+
 /// Where the worker binaries are: `$CRYPTOSCOPE_WORKER_DIR`, else next to this executable.
 pub fn worker_dir() -> Result<PathBuf> {
     if let Ok(d) = std::env::var("CRYPTOSCOPE_WORKER_DIR") {
@@ -91,14 +121,29 @@ pub fn call_env(
     timeout: Duration,
     on_event: &mut dyn FnMut(Event),
 ) -> Outcome {
-    let mut child = match Command::new(bin)
-        .args(args)
+    let limit = MEMORY_LIMIT.load(Ordering::Relaxed);
+    let mut cmd = Command::new(bin);
+    cmd.args(args)
         .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-    {
+        .stderr(Stdio::piped());
+    if limit > 0 {
+        // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                let r = libc::rlimit {
+                    rlim_cur: limit,
+                    rlim_max: limit,
+                };
+                if libc::setrlimit(libc::RLIMIT_AS, &r) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => return Outcome::Failed(format!("cannot start {}: {e}", bin.display())),
     };
@@ -161,6 +206,16 @@ pub fn call_env(
         .trim()
         .to_string();
     if let Some(sig) = status.signal() {
+        // Rust's allocator aborts with this message; C code under the limit gets NULL
+        // from malloc and usually crashes soon after.
+        if let Some(line) = err_text.lines().find(|l| l.contains("memory allocation of")) {
+            let limit = if limit > 0 {
+                format!(", limit {}", gib(limit))
+            } else {
+                String::new()
+            };
+            return Outcome::Crashed(format!("out of memory ({}{limit})", line.trim()));
+        }
         let mut s = signal_name(sig);
         if !last_err.is_empty() {
             s = format!("{s} ({last_err})");

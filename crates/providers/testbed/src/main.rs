@@ -1,0 +1,3 @@
+fn main() {
+    cryptoscope_worker::worker_main(cryptoscope_provider_testbed::subjects)
+}
