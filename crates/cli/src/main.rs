@@ -7,6 +7,7 @@
 
 mod catalog;
 mod counters;
+mod ct;
 mod gating;
 mod matrix;
 mod memory;
@@ -133,6 +134,13 @@ enum Cmd {
         after_help = "Examples:\n  cryptoscope tahoe                                   # quick profile, sha256d vs sha3-256, blake2b-256, blake3\n  cryptoscope tahoe --hash sha256d,sha256d-ours,blake3 --profile quick\n  cryptoscope tahoe --profile paper --repeat 3 --segment-size 131072 --foolscap   # the 2010 set-up\n\nThe first run builds a Python environment with Tahoe-LAFS 1.20.0 from PyPI and cryptoscope's package (about a minute; needs python3-venv and network access to PyPI). Each hash gets its own grid start: 1 introducer, 3 storage nodes and 1 client on 127.0.0.1, shares 2 of 3. A start-up hook replaces allmydata.util.hashutil._SHA256d_Hasher in every node (stock sha256d is only timed) and counts digests, bytes and time hashing per process. Every downloaded byte is compared with what was uploaded; a probe file with a fixed convergence secret checks that the swap took (different hashes give different caps; stock and our SHA-256d the same). Nodes are stopped and temporary state removed on success, failure and Ctrl-C. Results go to the results database and `cryptoscope report`.\n\nExit codes: 0 ok, 1 a check failed (a download differed, the swap did not take, interrupted: what was measured is kept), 2 usage or environment error."
     )]
     Tahoe(tahoe::TahoeArgs),
+    /// Constant-time audit of every gated subject: valgrind memcheck with the secret inputs
+    /// marked undefined (each secret-dependent branch or memory index, with function and
+    /// line) and dudect's fixed-versus-random Welch t-test; beside each subject's latest speed.
+    #[command(
+        after_help = "Examples:\n  cryptoscope ct --quick                           # the whole catalogue, shorter dudect runs\n  cryptoscope ct --alg GIFT-64 --alg Camellia-128  # table strategies are flagged, bitsliced ones pass\n  cryptoscope ct --alg ML-KEM-768 --method memcheck\n  cryptoscope ct --provider testbed                # the calibration subjects: early-exit compare is flagged\n\nWhat is secret: KEM decapsulation the secret key (ML-KEM: dk_PKE and z, not the public key copy inside it), also with a modified ciphertext (implicit rejection); key exchange the secret key; hashes the message; block ciphers the key (key schedule) and the key and plaintext (encrypt). Key generation and encapsulation are not audited yet.\n\nmemcheck runs the code path valgrind's virtual CPU selects (no AVX-512): subjects that need AVX-512 are reported as not audited by it. dudect: 100,000 calls (20,000 with --quick) or the time budget per test, classes interleaved at random, |t| > 4.5 measured twice before it counts; block ciphers are also timed with caches evicted before every call.\n\nVerdicts: leak (memcheck), timing difference (dudect), leak (both methods), no leak found. Findings on third-party code are reported as found. Exit codes: 0 the audit ran (findings are results, not errors), 1 a subject failed its gate or crashed, 2 usage or environment error."
+    )]
+    Ct(CtArgs),
     /// TLS 1.3 handshakes per key-exchange group and certificate: handshakes per second,
     /// connection time, server CPU, bytes on the wire; classical, hybrid, ML-KEM and any
     /// catalogue KEM as an experimental group; rustls or nginx/OpenSSL; soft or accelerated.
@@ -1187,6 +1195,31 @@ fn run_group(flag: Option<&str>, run_id: &str) -> String {
 }
 
 #[derive(Args, Clone)]
+struct CtArgs {
+    #[command(flatten)]
+    sel: SelectArgs,
+    #[command(flatten)]
+    gate: GateArgs,
+    /// memcheck, dudect or both.
+    #[arg(long, value_name = "METHOD", default_value = "both", value_parser = ["both", "memcheck", "dudect"])]
+    method: String,
+    /// Calls per dudect test (both classes together; default 100,000, 20,000 with --quick).
+    #[arg(long, value_name = "N")]
+    samples: Option<u64>,
+    /// Seconds per dudect test at most (default 10; 2 with --quick).
+    #[arg(long, value_name = "SECONDS")]
+    time_budget: Option<f64>,
+    /// Shorter dudect tests and the single-entry gate.
+    #[arg(long)]
+    quick: bool,
+    /// Also write the results as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    #[command(flatten)]
+    db: DbArg,
+}
+
+#[derive(Args, Clone)]
 struct DbArg {
     /// Results database (default: $CRYPTOSCOPE_DB or ~/.local/share/cryptoscope/results.db).
     #[arg(long = "db", value_name = "PATH")]
@@ -2046,6 +2079,208 @@ fn finish_app_run(
     Ok(code)
 }
 
+fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
+    let no_selection = a.sel.suite.is_empty() && a.sel.alg.is_empty() && a.sel.provider.is_empty();
+    let mut selection = a.sel.selection()?;
+    if no_selection {
+        // The whole catalogue: every family, every algorithm.
+        selection.suites = cryptoscope_catalogue::names::SUITES
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        selection.all = true;
+    }
+    if !(a.gate.timeout > 0.0 && a.gate.timeout.is_finite()) {
+        return Err(usage("--timeout must be a positive number of seconds"));
+    }
+    let samples = a.samples.unwrap_or(if a.quick { 20_000 } else { 100_000 });
+    if samples < 2_000 {
+        return Err(usage("--samples must be at least 2000"));
+    }
+    let budget = a.time_budget.unwrap_or(if a.quick { 2.0 } else { 10.0 });
+    if !(budget > 0.0 && budget.is_finite()) {
+        return Err(usage("--time-budget must be a positive number of seconds"));
+    }
+    let use_memcheck = a.method != "dudect";
+    let use_dudect = a.method != "memcheck";
+    let valgrind = std::process::Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    if use_memcheck && valgrind.is_none() {
+        return Err(usage(
+            "valgrind is not installed (the memcheck method needs it): run scripts/setup.sh, or use --method dudect",
+        ));
+    }
+    let (mut store, json_out) = open_app_store(a.db.as_deref(), a.json.as_ref())?;
+    let vectors = util::vectors_dir(a.gate.vectors.as_deref())?;
+    let cat = Catalogue::discover()?;
+    warn_missing(&cat);
+    let picked = selection.pick(&cat)?;
+    let (started_at, _) = util::now_utc();
+    let run_id = util::run_id();
+    let timeout = Duration::from_secs_f64(a.gate.timeout);
+    let depth = gate_settings_depth(&a.gate, true);
+    let settings = gating::GateSettings {
+        vectors: &vectors,
+        depth: &depth,
+        timeout,
+    };
+    let mut pb = Progress::new(picked.len() as u64 * 2, quiet);
+    let verdicts = gating::gate_all(&cat, &picked, &settings, &mut |d, v| {
+        pb.step(&format!("gate {}", d.id), v.status.as_str())
+    });
+    let clock = Clock::new(ClockChoice::Tsc);
+    let dd = ct::DudectSettings {
+        samples,
+        budget: Duration::from_secs_f64(budget),
+        tsc_hz: clock.tsc_hz(),
+        timeout,
+    };
+    let tmp = util::private_temp_dir("ct")?;
+    let mut items = vec![cryptoscope_report::AppResult {
+        driver: ct::DRIVER.into(),
+        item: "setup".into(),
+        data: serde_json::json!({
+            "valgrind": valgrind,
+            "methods": a.method,
+            "dudect_samples": samples,
+            "dudect_budget_s": budget,
+            "threshold": cryptoscope_measure::ttest::THRESHOLD,
+            "clock": clock.source().label(),
+            "tsc_hz": clock.tsc_hz(),
+        }),
+    }];
+    let mut failed = 0;
+    for d in &picked {
+        let v = &verdicts[&d.id];
+        if v.status != GateStatus::Pass {
+            if !matches!(v.status, GateStatus::Unavailable) {
+                failed += 1;
+            }
+            pb.step(
+                &format!("audit {}", d.id),
+                &format!("not audited ({})", v.status.as_str()),
+            );
+            for op in ct::operations(d.family) {
+                items.push(ct::item(
+                    d,
+                    op,
+                    serde_json::json!({
+                        "subject": d.id, "operation": op, "family": d.family.as_str(),
+                        "verdict": "not audited",
+                        "gate": v.status.as_str(), "gate_detail": v.detail,
+                    }),
+                ));
+            }
+            continue;
+        }
+        pb.message(&format!("memcheck {}", d.id));
+        let mc = if use_memcheck {
+            Some(ct::memcheck(&cat, d, &tmp.path, timeout))
+        } else {
+            None
+        };
+        if let Some(Err(e)) = &mc {
+            if e.starts_with("crashed") || e.starts_with("timed out") {
+                failed += 1;
+            }
+        }
+        for op in ct::operations(d.family) {
+            let mcv = mc
+                .as_ref()
+                .map_or(serde_json::json!({"status": "not run"}), |m| ct::memcheck_value(m, op));
+            let mut dudects = serde_json::Map::new();
+            if use_dudect {
+                pb.message(&format!("dudect {} {op}", d.id));
+                dudects.insert("warm".into(), ct::dudect(&cat, d, op, false, &dd));
+                if d.family == cryptoscope_catalogue::Family::Cipher {
+                    dudects.insert("cold".into(), ct::dudect(&cat, d, op, true, &dd));
+                }
+            }
+            let dv: Vec<&serde_json::Value> = dudects.values().collect();
+            let verdict = ct::verdict(&mcv, &dv);
+            items.push(ct::item(
+                d,
+                op,
+                serde_json::json!({
+                    "subject": d.id, "algorithm": d.algorithm, "provider": d.provider,
+                    "implementation": d.implementation, "family": d.family.as_str(),
+                    "operation": op, "verdict": verdict, "gate": "pass",
+                    "memcheck": mcv, "dudect": dudects,
+                }),
+            ));
+        }
+        pb.step(&format!("audit {}", d.id), "done");
+    }
+    pb.finish();
+    ct_attach_speed(&mut store, &mut items);
+    let app = AppRun {
+        suite: "ct",
+        algorithms: picked
+            .iter()
+            .map(|d| d.algorithm.clone())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect(),
+        quick: a.quick,
+        rounds: 1,
+        libraries: valgrind.iter().map(|v| ("valgrind".to_string(), v.clone())).collect(),
+        items,
+    };
+    let json = json_out.map(|p| (p, serde_json::to_value(&app.items).unwrap_or_default()));
+    let print = |apps: &[cryptoscope_report::AppResult]| {
+        print!("{}", cryptoscope_report::ct::table(apps));
+    };
+    finish_app_run(
+        &mut store,
+        &run_id,
+        started_at,
+        app,
+        &print,
+        json,
+        i32::from(failed > 0),
+    )
+}
+
+/// Adds to each audited item the latest speed the store holds for its subject (the most
+/// recent of the last 20 runs that measured it).
+fn ct_attach_speed(store: &mut cryptoscope_store::Store, items: &mut [cryptoscope_report::AppResult]) {
+    let Ok(runs) = store.runs() else { return };
+    let mut wanted: Vec<usize> = (0..items.len()).filter(|&i| items[i].item != "setup").collect();
+    for r in runs.iter().filter(|r| r.measured > 0).take(20) {
+        if wanted.is_empty() {
+            break;
+        }
+        let Ok(run) = store.load(&r.id) else { continue };
+        wanted.retain(|&i| {
+            let data = &items[i].data;
+            let (Some(subject), Some(op)) = (data["subject"].as_str(), data["operation"].as_str()) else {
+                return false;
+            };
+            let Some(speed_op) = ct::speed_operation(op) else {
+                return false;
+            };
+            match run
+                .results
+                .iter()
+                .find(|x| x.subject == subject && x.operation == speed_op && x.median_ns.is_some())
+            {
+                Some(row) => {
+                    items[i].data["speed"] = serde_json::json!({
+                        "run": run.run_id, "operation": speed_op, "median_ns": row.median_ns,
+                        "median_cycles": row.median_cycles,
+                    });
+                    false
+                }
+                None => true,
+            }
+        });
+    }
+}
+
 fn open_app_store(db: Option<&str>, json: Option<&PathBuf>) -> Result<(cryptoscope_store::Store, Option<PathBuf>)> {
     let json_out = json.map(|p| util::check_writable(p).map_err(usage)).transpose()?;
     let store = cryptoscope_store::Store::open_any(&store_location(db)).map_err(|e| usage(e.to_string()))?;
@@ -2402,6 +2637,7 @@ fn main() {
         Cmd::Add(b) => cmd_add(b, cli.quiet),
         Cmd::Scale(sa) => cmd_scale(sa, cli.quiet),
         Cmd::Tahoe(t) => cmd_tahoe(t, cli.quiet),
+        Cmd::Ct(c) => cmd_ct(c, cli.quiet),
         Cmd::Tls(t) => cmd_tls(t, cli.quiet),
         Cmd::Tunnel(t) => cmd_tunnel(t, cli.quiet),
         Cmd::Runs { db } => cmd_runs(db),

@@ -1,6 +1,6 @@
 //! Small helpers: UTC timestamps and run ids, the vectors directory.
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -105,4 +105,34 @@ mod tests {
         assert_eq!(super::civil(11_017), (2000, 3, 1));
         assert_eq!(super::civil(19_782), (2024, 2, 29));
     }
+}
+
+/// A private temporary directory: mode 0700, a name no other process can predict, removed
+/// with everything in it when dropped (keys, certificates and tool output never outlive the
+/// command, and other users cannot read them while it runs, even when we run as root).
+pub struct PrivateDir {
+    pub path: PathBuf,
+}
+
+impl Drop for PrivateDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Creates a [`PrivateDir`] under the system temporary directory.
+pub fn private_temp_dir(what: &str) -> Result<PrivateDir> {
+    use std::os::unix::fs::DirBuilderExt;
+    let mut r = [0u8; 8];
+    cryptoscope_catalogue::rng::fill(&mut r);
+    let path = std::env::temp_dir().join(format!(
+        "cryptoscope-{what}-{}-{}",
+        std::process::id(),
+        r.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    ));
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&path)
+        .with_context(|| format!("cannot create a private temporary directory {}", path.display()))?;
+    Ok(PrivateDir { path })
 }

@@ -8,10 +8,12 @@
 pub mod callgrind;
 pub mod clock;
 pub mod env;
+pub mod memcheck;
 pub mod perf;
 pub mod sampler;
 pub mod shifts;
 pub mod stats;
+pub mod ttest;
 
 pub use clock::{Clock, CycleSource};
 pub use sampler::{sample, Plan, SampleSet, StopReason};

@@ -7,6 +7,7 @@
 
 pub mod cipher;
 pub mod compare;
+pub mod ct;
 pub mod export;
 pub mod html;
 pub mod published;

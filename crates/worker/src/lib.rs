@@ -9,12 +9,14 @@
 //! [`worker_main`] is the whole program of every provider binary.
 
 pub mod builds;
+pub mod ct;
 pub mod driver;
 pub mod memory;
 pub mod protocol;
 
 pub use protocol::{
-    ClockInfo, CounterReading, Event, OpCounters, OpMeasurement, OpMemory, OpProbes, ProbedFunction, ScaleRun,
+    ClockInfo, CounterReading, CtAudited, CtStat, Event, OpCounters, OpMeasurement, OpMemory, OpProbes, ProbedFunction,
+    ScaleRun,
 };
 
 use clap::{Parser, Subcommand};
@@ -134,6 +136,33 @@ enum Cmd {
         /// Seconds to run (each thread finishes the call in progress).
         #[arg(long)]
         duration: f64,
+    },
+    /// Constant-time audit, memcheck method: run each operation once with its secret
+    /// inputs marked undefined (run this under `valgrind --tool=memcheck`).
+    CtMemcheck {
+        #[arg(long)]
+        subject: String,
+        /// Only these operations (comma-separated; default: all audited ones).
+        #[arg(long)]
+        ops: Option<String>,
+    },
+    /// Constant-time audit, dudect method: Welch's t between fixed and random secret inputs.
+    CtDudect {
+        #[arg(long)]
+        subject: String,
+        #[arg(long)]
+        op: String,
+        /// Calls to time (both classes together).
+        #[arg(long, default_value_t = 20_000)]
+        samples: u64,
+        /// Seconds at most (after at least 2,000 calls).
+        #[arg(long, default_value_t = 10.0)]
+        budget: f64,
+        /// Evict the caches before every call.
+        #[arg(long)]
+        cold: bool,
+        #[arg(long)]
+        tsc_hz: Option<f64>,
     },
     /// Measure the operations of one subject.
     Measure {
@@ -325,6 +354,39 @@ pub fn worker_main(subjects: fn() -> Vec<Subject>) -> ! {
             let ops = ops.map(|o| parse_ops(&o));
             if let Err(e) = driver::memory_subject(find(&subject), calls, ops.as_deref(), &mut |e| emit(&e)) {
                 fail(e);
+            }
+        }
+        Cmd::CtMemcheck { subject, ops } => {
+            let s = find(&subject);
+            let ops: Vec<String> = match ops {
+                Some(o) => o.split(',').map(|x| x.trim().to_string()).collect(),
+                None => ct::operations(s).iter().map(|x| x.to_string()).collect(),
+            };
+            match ct::memcheck(s, &ops) {
+                Ok(done) => done.into_iter().for_each(|a| emit(&Event::CtAudited(a))),
+                Err(e) => fail(e),
+            }
+        }
+        Cmd::CtDudect {
+            subject,
+            op,
+            samples,
+            budget,
+            cold,
+            tsc_hz,
+        } => {
+            if samples < 2_000 || !(budget > 0.0 && budget.is_finite()) {
+                fail("--samples must be at least 2000 and --budget positive".into());
+            }
+            let clock = cryptoscope_measure::Clock::with_tsc_hz(cryptoscope_measure::clock::ClockChoice::Tsc, tsc_hz);
+            let plan = ct::DudectPlan {
+                samples,
+                budget: std::time::Duration::from_secs_f64(budget),
+                cold,
+            };
+            match ct::dudect(find(&subject), &op, &plan, &clock) {
+                Ok(r) => emit(&Event::CtStat(r)),
+                Err(e) => fail(e),
             }
         }
         Cmd::Measure {

@@ -109,6 +109,32 @@ pub struct OpProbes {
     pub functions: Vec<ProbedFunction>,
 }
 
+/// An operation the constant-time audit ran under memcheck, and what it marked secret.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CtAudited {
+    pub subject: String,
+    pub operation: String,
+    /// What was marked secret ("the whole secret key", "the key and 512 plaintext bytes").
+    pub secret: String,
+    /// The worker saw valgrind (otherwise the marks did nothing).
+    pub under_valgrind: bool,
+}
+
+/// A dudect measurement: Welch's t between fixed and random secret inputs.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CtStat {
+    pub subject: String,
+    pub operation: String,
+    /// The two classes of input.
+    pub classes: String,
+    /// Caches evicted before every call.
+    pub cold: bool,
+    /// Unit of the timings ("TSC ticks" or "ns").
+    pub unit: String,
+    pub seconds: f64,
+    pub result: cryptoscope_measure::ttest::TResult,
+}
+
 /// One line of worker output.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case")]
@@ -129,6 +155,8 @@ pub enum Event {
     Scaled(ScaleRun),
     Counters(OpCounters),
     Probes(OpProbes),
+    CtAudited(CtAudited),
+    CtStat(CtStat),
     /// An operation failed while being measured (it gets no number).
     OpFailed {
         subject: String,

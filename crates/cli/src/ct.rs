@@ -1,0 +1,303 @@
+//! `cryptoscope ct`: the constant-time audit of gated subjects, by two methods.
+//!
+//! - memcheck (TIMECOP, ctgrind): the subject's worker runs under valgrind memcheck with
+//!   its secret inputs marked undefined; every conditional branch or memory address
+//!   computed from them is a report, with function and source line.
+//! - dudect: Welch's t between fixed and random secret inputs, timed in the worker; a
+//!   |t| above 4.5 is confirmed by a second, independent measurement before it counts,
+//!   because this machine's noise comes in bursts that inflate single tests.
+//!
+//! Results are application items of driver `ct`, one per (subject, operation), stored like
+//! any run, printed as a table beside the subject's latest speed from the store.
+
+use cryptoscope_catalogue::descriptor::{Descriptor, Family};
+use cryptoscope_measure::memcheck::{self, MemcheckError};
+use cryptoscope_report::AppResult;
+use cryptoscope_worker::{CtAudited, CtStat, Event};
+use serde_json::{json, Value};
+use std::path::Path;
+use std::time::Duration;
+
+use crate::catalog::Catalogue;
+use crate::workers::{self, Outcome};
+
+/// The driver name of stored items.
+pub const DRIVER: &str = "ct";
+
+/// Operations audited for a family (the worker's list; kept here for the table's order).
+pub fn operations(f: Family) -> &'static [&'static str] {
+    match f {
+        Family::Kem => &["decaps", "decaps-rejected"],
+        Family::Kex => &["exchange"],
+        Family::Hash => &["hash"],
+        Family::Cipher => &["key-schedule", "encrypt"],
+    }
+}
+
+/// A constant-time finding: one distinct memcheck report inside an audited operation.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Finding {
+    /// "branch" (a conditional jump on a secret), "index" (a secret used as an address or
+    /// other value use), "memory" (an invalid access: a bug, not a leak).
+    pub kind: String,
+    /// The innermost named function.
+    pub function: String,
+    /// Innermost `file:line` known.
+    pub location: Option<String>,
+    /// Occurrences during the one call.
+    pub count: u64,
+    /// Function names from the report's frame up to the audited operation.
+    pub stack: Vec<String>,
+}
+
+/// What memcheck found for each operation of one subject.
+pub struct MemcheckRun {
+    /// Per operation: what was marked secret, and the findings.
+    pub ops: Vec<(CtAudited, Vec<Finding>)>,
+    /// Reports outside the audited operations (harness set-up; normally none).
+    pub outside: usize,
+}
+
+fn is_name(f: &str) -> bool {
+    !(f == "???" || f == "UnknownInlinedFun" || f.is_empty())
+}
+
+/// The operation an error belongs to, from the `cryptoscope_ct_op_<op>` frame of its stack.
+fn operation_of(e: &MemcheckError) -> Option<(String, usize)> {
+    e.stack.iter().enumerate().find_map(|(i, f)| {
+        let at = f.function.find("cryptoscope_ct_op_")?;
+        let rest = &f.function[at + "cryptoscope_ct_op_".len()..];
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        Some((name.replace('_', "-"), i))
+    })
+}
+
+/// Turns memcheck's errors into findings per operation.
+pub fn findings(errors: &[MemcheckError]) -> (Vec<(String, Finding)>, usize) {
+    let mut out = Vec::new();
+    let mut outside = 0;
+    for e in errors {
+        let Some((op, at)) = operation_of(e) else {
+            outside += 1;
+            continue;
+        };
+        let kind = match e.kind.as_str() {
+            "UninitCondition" => "branch",
+            "UninitValue" => "index",
+            k if k.starts_with("Invalid") => "memory",
+            _ => "other",
+        };
+        let inner = &e.stack[..at];
+        let function = inner
+            .iter()
+            .map(|f| f.function.as_str())
+            .find(|f| is_name(f))
+            .unwrap_or("???")
+            .to_string();
+        let location = inner.iter().find_map(|f| f.location.clone());
+        let mut stack: Vec<String> = inner
+            .iter()
+            .filter(|f| is_name(&f.function))
+            .map(|f| f.function.clone())
+            .collect();
+        stack.dedup();
+        out.push((
+            op,
+            Finding {
+                kind: kind.into(),
+                function,
+                location,
+                count: e.count,
+                stack,
+            },
+        ));
+    }
+    (out, outside)
+}
+
+/// Runs the memcheck method on one subject.
+pub fn memcheck(cat: &Catalogue, d: &Descriptor, tmp: &Path, timeout: Duration) -> Result<MemcheckRun, String> {
+    let bin = cat.worker(&d.provider).ok_or("no worker")?;
+    let xml = tmp.join(format!("{}.memcheck.xml", d.id.replace('/', "_")));
+    let _ = std::fs::remove_file(&xml);
+    let args = vec![
+        "--tool=memcheck".to_string(),
+        "--xml=yes".into(),
+        format!("--xml-file={}", xml.display()),
+        "--error-limit=no".into(),
+        "--num-callers=40".into(),
+        "--read-inline-info=yes".into(),
+        bin.display().to_string(),
+        "ct-memcheck".into(),
+        "--subject".into(),
+        d.id.clone(),
+    ];
+    let mut audited = Vec::new();
+    let outcome = workers::call(Path::new("valgrind"), &args, timeout, &mut |ev| {
+        if let Event::CtAudited(a) = ev {
+            audited.push(a)
+        }
+    });
+    if outcome != Outcome::Completed {
+        return Err(outcome.describe());
+    }
+    let text = std::fs::read_to_string(&xml).map_err(|e| format!("no memcheck output: {e}"))?;
+    let _ = std::fs::remove_file(&xml);
+    let errors = memcheck::parse(&text).map_err(|e| e.to_string())?;
+    let (found, outside) = findings(&errors);
+    if let Some(a) = audited.iter().find(|a| !a.under_valgrind) {
+        return Err(format!("{} did not run under valgrind", a.operation));
+    }
+    let ops = audited
+        .into_iter()
+        .map(|a| {
+            // One finding per (kind, function, line): the same branch reached through
+            // different calls is one place to fix.
+            let mut mine: Vec<Finding> = Vec::new();
+            for (_, f) in found.iter().filter(|(op, _)| *op == a.operation) {
+                match mine
+                    .iter_mut()
+                    .find(|m| m.kind == f.kind && m.function == f.function && m.location == f.location)
+                {
+                    Some(m) => m.count += f.count,
+                    None => mine.push(f.clone()),
+                }
+            }
+            (a, mine)
+        })
+        .collect();
+    Ok(MemcheckRun { ops, outside })
+}
+
+/// Settings of the dudect method.
+pub struct DudectSettings {
+    pub samples: u64,
+    pub budget: Duration,
+    pub tsc_hz: Option<f64>,
+    pub timeout: Duration,
+}
+
+fn dudect_once(cat: &Catalogue, d: &Descriptor, op: &str, cold: bool, s: &DudectSettings) -> Result<CtStat, String> {
+    let bin = cat.worker(&d.provider).ok_or("no worker")?;
+    let mut args = vec![
+        "ct-dudect".to_string(),
+        "--subject".into(),
+        d.id.clone(),
+        "--op".into(),
+        op.into(),
+        "--samples".into(),
+        s.samples.to_string(),
+        "--budget".into(),
+        s.budget.as_secs_f64().to_string(),
+    ];
+    if cold {
+        args.push("--cold".into());
+    }
+    if let Some(hz) = s.tsc_hz {
+        args.extend(["--tsc-hz".into(), format!("{hz:.0}")]);
+    }
+    let mut stat = None;
+    let outcome = workers::call(bin, &args, s.timeout, &mut |ev| {
+        if let Event::CtStat(r) = ev {
+            stat = Some(r)
+        }
+    });
+    match (outcome, stat) {
+        (Outcome::Completed, Some(r)) => Ok(r),
+        (Outcome::Completed, None) => Err("the worker reported no result".into()),
+        (o, _) => Err(o.describe()),
+    }
+}
+
+/// One dudect test, confirmed: a first |t| above the threshold is measured again, and the
+/// operation counts as leaking only if the second measurement agrees.
+pub fn dudect(cat: &Catalogue, d: &Descriptor, op: &str, cold: bool, s: &DudectSettings) -> Value {
+    match dudect_once(cat, d, op, cold, s) {
+        Err(e) => json!({ "status": "failed", "error": e }),
+        Ok(first) if !first.result.leak => json!({
+            "status": "pass",
+            "max_t": first.result.max_t,
+            "runs": [first],
+        }),
+        Ok(first) => match dudect_once(cat, d, op, cold, s) {
+            Err(e) => json!({ "status": "failed", "error": format!("confirmation: {e}"), "runs": [first] }),
+            Ok(second) => {
+                let status = if second.result.leak { "leak" } else { "unconfirmed" };
+                json!({
+                    "status": status,
+                    "max_t": first.result.max_t.min(second.result.max_t),
+                    "runs": [first, second],
+                })
+            }
+        },
+    }
+}
+
+/// The verdict of one (subject, operation) from both methods.
+pub fn verdict(memcheck: &Value, dudect: &[&Value]) -> &'static str {
+    let mc_leak = memcheck["findings"]
+        .as_array()
+        .is_some_and(|f| f.iter().any(|x| x["kind"] == "branch" || x["kind"] == "index"));
+    let mc_bug = memcheck["findings"]
+        .as_array()
+        .is_some_and(|f| f.iter().any(|x| x["kind"] == "memory"));
+    let dd_leak = dudect.iter().any(|d| d["status"] == "leak");
+    let mc_ok = memcheck["status"] == "clean";
+    let dd_ok = !dudect.is_empty()
+        && dudect
+            .iter()
+            .all(|d| d["status"] == "pass" || d["status"] == "unconfirmed");
+    match (mc_leak || mc_bug, dd_leak) {
+        (true, true) => "leak (both methods)",
+        (true, false) => "leak (memcheck)",
+        (false, true) => "timing difference (dudect)",
+        _ if mc_ok && dd_ok => "no leak found",
+        _ if mc_ok || dd_ok => "no leak found (one method)",
+        _ => "not audited",
+    }
+}
+
+/// The item key of a (subject, operation).
+pub fn item_key(subject: &str, op: &str) -> String {
+    format!("{subject}|{op}")
+}
+
+/// A stored item.
+pub fn item(d: &Descriptor, op: &str, data: Value) -> AppResult {
+    AppResult {
+        driver: DRIVER.into(),
+        item: item_key(&d.id, op),
+        data,
+    }
+}
+
+/// The memcheck part of an item.
+pub fn memcheck_value(run: &Result<MemcheckRun, String>, op: &str) -> Value {
+    match run {
+        Err(e) => json!({ "status": "failed", "error": e }),
+        Ok(r) => match r.ops.iter().find(|(a, _)| a.operation == op) {
+            None => json!({ "status": "failed", "error": "the operation was not run" }),
+            Some((a, f)) => json!({
+                "status": if f.is_empty() { "clean" } else { "findings" },
+                "secret": a.secret,
+                "findings": f,
+                "outside_operations": r.outside,
+            }),
+        },
+    }
+}
+
+/// The operation whose speed is shown beside an audited one.
+pub fn speed_operation(op: &str) -> Option<&'static str> {
+    match op {
+        "decaps" | "decaps-rejected" => Some("decaps"),
+        "exchange" => Some("exchange"),
+        "hash" => Some("hash:1536"),
+        "key-schedule" => Some("keysched"),
+        "encrypt" => Some("ecb:4096"),
+        _ => None,
+    }
+}

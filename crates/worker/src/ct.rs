@@ -1,0 +1,447 @@
+//! The worker's side of the constant-time audit (`cryptoscope ct`).
+//!
+//! Two methods, each on the same operations with the same secret inputs:
+//! - **memcheck** (TIMECOP, ctgrind): the parent runs this worker under valgrind memcheck;
+//!   the worker marks the secret inputs undefined (a valgrind client request) and runs each
+//!   operation once, inside a function named `cryptoscope_ct_op_<operation>` so the parent
+//!   can tell which operation a report belongs to. Every branch or address computed from a
+//!   secret is then a memcheck error with its stack.
+//! - **dudect**: fixed-versus-random secret inputs, interleaved in random order, each call
+//!   timed with the TSC; Welch's t over the two classes ([`cryptoscope_measure::ttest`]).
+//!
+//! What is secret, per family:
+//! - KEM `decaps`: the secret key (for ML-KEM only its secret parts, not the copies of the
+//!   public key and its hash it carries); `decaps-rejected` the same with a modified
+//!   ciphertext (the implicit-rejection path).
+//! - key exchange `exchange`: the secret key.
+//! - hash `hash`: the message.
+//! - block cipher `key-schedule`: the key; `encrypt`: the key and the plaintext blocks.
+//!
+//! Key generation and encapsulation are not audited yet: their secret is the randomness,
+//! and the public seeds they derive from it (ML-KEM's ρ) legitimately drive rejection
+//! sampling, so a report there needs a declassification the third-party code does not
+//! carry.
+
+use crate::protocol::{CtAudited, CtStat};
+use cryptoscope_catalogue::{Family, Subject};
+use cryptoscope_measure::ttest::Leakage;
+use std::time::{Duration, Instant};
+
+extern "C" {
+    fn cryptoscope_ct_secret(p: *const u8, n: usize);
+    fn cryptoscope_ct_public(p: *const u8, n: usize);
+    fn cryptoscope_ct_on_valgrind() -> i32;
+    fn cryptoscope_ct_available() -> i32;
+}
+
+/// Marks bytes secret (undefined to memcheck). A no-op outside valgrind.
+pub fn secret(b: &[u8]) {
+    // SAFETY: the request only reads the range's address and length.
+    unsafe { cryptoscope_ct_secret(b.as_ptr(), b.len()) }
+}
+
+/// Marks bytes public (defined) again: outputs, before the harness looks at them.
+pub fn public(b: &[u8]) {
+    // SAFETY: as above.
+    unsafe { cryptoscope_ct_public(b.as_ptr(), b.len()) }
+}
+
+/// Whether this process runs under valgrind.
+pub fn on_valgrind() -> bool {
+    // SAFETY: a client request without arguments.
+    unsafe { cryptoscope_ct_on_valgrind() != 0 }
+}
+
+/// Whether this build can issue memcheck requests (valgrind's header was present).
+pub fn available() -> bool {
+    // SAFETY: returns a constant.
+    unsafe { cryptoscope_ct_available() != 0 }
+}
+
+/// The audited operations of a subject's family.
+pub fn operations(s: &Subject) -> &'static [&'static str] {
+    match s.descriptor().family {
+        Family::Kem => &["decaps", "decaps-rejected"],
+        Family::Kex => &["exchange"],
+        Family::Hash => &["hash"],
+        Family::Cipher => &["key-schedule", "encrypt"],
+    }
+}
+
+/// The byte ranges of a secret key that are secret. ML-KEM's decapsulation key (FIPS 203
+/// §7.1) is dk_PKE ‖ ek ‖ H(ek) ‖ z: dk_PKE (384·k bytes) and z (32) are secret; ek and its
+/// hash are public, and marking them would report the rejection sampling of the public
+/// matrix. Other algorithms: the whole key.
+pub fn secret_ranges(algorithm: &str, sk_len: usize) -> (Vec<std::ops::Range<usize>>, String) {
+    let k = match algorithm {
+        "ML-KEM-512" => Some(2),
+        "ML-KEM-768" => Some(3),
+        "ML-KEM-1024" => Some(4),
+        _ => None,
+    };
+    match k {
+        Some(k) if sk_len == 768 * k + 96 => (
+            vec![0..384 * k, sk_len - 32..sk_len],
+            format!(
+                "dk_PKE (bytes 0..{}) and z (the last 32 bytes) of the secret key",
+                384 * k
+            ),
+        ),
+        _ => (vec![0..sk_len], "the whole secret key".into()),
+    }
+}
+
+fn mark_ranges(sk: &[u8], ranges: &[std::ops::Range<usize>]) {
+    for r in ranges {
+        secret(&sk[r.clone()]);
+    }
+}
+
+fn err(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+// One function per audited operation, never inlined, so that memcheck's stacks name the
+// operation a report belongs to.
+
+#[inline(never)]
+fn cryptoscope_ct_op_decaps(
+    k: &dyn cryptoscope_catalogue::Kem,
+    sk: &[u8],
+    ct: &[u8],
+    ss: &mut [u8],
+) -> Result<(), String> {
+    let mut d = k.decapsulator(sk).map_err(err)?;
+    d.decaps(ss, ct).map_err(err)
+}
+
+/// Decapsulation of a valid ciphertext with its first bit flipped (different code from
+/// [`cryptoscope_ct_op_decaps`], so the two are never merged into one symbol).
+#[inline(never)]
+fn cryptoscope_ct_op_decaps_rejected(
+    k: &dyn cryptoscope_catalogue::Kem,
+    sk: &[u8],
+    valid_ct: &[u8],
+    ss: &mut [u8],
+) -> Result<(), String> {
+    let mut ct = valid_ct.to_vec();
+    ct[0] ^= 1;
+    let mut d = k.decapsulator(sk).map_err(err)?;
+    d.decaps(ss, &ct).map_err(err)
+}
+
+#[inline(never)]
+fn cryptoscope_ct_op_exchange(
+    k: &dyn cryptoscope_catalogue::Kex,
+    sk: &[u8],
+    peer: &[u8],
+    ss: &mut [u8],
+) -> Result<(), String> {
+    let mut e = k.exchanger(sk).map_err(err)?;
+    e.exchange(ss, peer).map_err(err)
+}
+
+#[inline(never)]
+fn cryptoscope_ct_op_hash(h: &dyn cryptoscope_catalogue::Hash, msg: &[u8], out: &mut [u8]) {
+    let mut s = h.start();
+    // Two updates, so that buffering of a partial block is covered too.
+    let cut = msg.len() / 3;
+    s.update(&msg[..cut]);
+    s.update(&msg[cut..]);
+    s.finish(out);
+}
+
+#[inline(never)]
+fn cryptoscope_ct_op_key_schedule(k: &mut dyn cryptoscope_catalogue::KeyedCipher, key: &[u8]) -> Result<(), String> {
+    k.rekey(key).map_err(err)
+}
+
+#[inline(never)]
+fn cryptoscope_ct_op_encrypt(k: &mut dyn cryptoscope_catalogue::KeyedCipher, blocks: &mut [u8]) -> Result<(), String> {
+    k.encrypt(blocks).map_err(err)
+}
+
+fn random(n: usize) -> Vec<u8> {
+    let mut v = vec![0u8; n];
+    cryptoscope_catalogue::rng::fill(&mut v);
+    v
+}
+
+/// Bytes of plaintext an `encrypt` call gets: 8 batches of blocks (at least 8 blocks).
+fn encrypt_bytes(info: &cryptoscope_catalogue::CipherInfo) -> usize {
+    info.block_bytes * info.batch.max(1) * 8
+}
+
+/// A KEM key pair and one of its ciphertexts, made without any marking.
+fn kem_material(k: &dyn cryptoscope_catalogue::Kem) -> Result<(Vec<u8>, Vec<u8>, Vec<u8>), String> {
+    let s = &k.descriptor().sizes;
+    let (mut pk, mut sk) = (vec![0u8; s.public_key], vec![0u8; s.secret_key]);
+    k.keypair(&mut pk, &mut sk).map_err(err)?;
+    let (mut ct, mut ss) = (vec![0u8; s.ciphertext], vec![0u8; s.shared_secret]);
+    k.encaps(&mut ct, &mut ss, &pk).map_err(err)?;
+    Ok((pk, sk, ct))
+}
+
+/// Memcheck mode: runs each operation once with its secrets marked. The parent reads
+/// valgrind's XML; this returns what was marked, per operation.
+pub fn memcheck(s: &Subject, ops: &[String]) -> Result<Vec<CtAudited>, String> {
+    if !available() {
+        return Err("this worker was built without valgrind's memcheck.h: install valgrind and rebuild".into());
+    }
+    let d = s.descriptor();
+    let mut done = Vec::new();
+    for op in ops {
+        let secret_what: String = match (s, op.as_str()) {
+            (Subject::Kem(k), "decaps" | "decaps-rejected") => {
+                let (_pk, sk, ct) = kem_material(k.as_ref())?;
+                let (ranges, what) = secret_ranges(&d.algorithm, sk.len());
+                let mut ss = vec![0u8; d.sizes.shared_secret];
+                mark_ranges(&sk, &ranges);
+                let r = if op == "decaps" {
+                    cryptoscope_ct_op_decaps(k.as_ref(), &sk, &ct, &mut ss)
+                } else {
+                    cryptoscope_ct_op_decaps_rejected(k.as_ref(), &sk, &ct, &mut ss)
+                };
+                public(&ss);
+                public(&sk);
+                r?;
+                what
+            }
+            (Subject::Kex(k), "exchange") => {
+                let sz = &d.sizes;
+                let (mut pk, mut sk) = (vec![0u8; sz.public_key], vec![0u8; sz.secret_key]);
+                k.keypair(&mut pk, &mut sk).map_err(err)?;
+                let (mut peer, mut peer_sk) = (vec![0u8; sz.public_key], vec![0u8; sz.secret_key]);
+                k.keypair(&mut peer, &mut peer_sk).map_err(err)?;
+                let mut ss = vec![0u8; sz.shared_secret];
+                secret(&sk);
+                let r = cryptoscope_ct_op_exchange(k.as_ref(), &sk, &peer, &mut ss);
+                public(&ss);
+                public(&sk);
+                r?;
+                "the secret key".into()
+            }
+            (Subject::Hash(h), "hash") => {
+                let msg = random(1000);
+                let mut out = vec![0u8; d.sizes.shared_secret];
+                secret(&msg);
+                cryptoscope_ct_op_hash(h.as_ref(), &msg, &mut out);
+                public(&out);
+                "a 1000-byte message (two updates)".into()
+            }
+            (Subject::Cipher(c), "key-schedule" | "encrypt") => {
+                let info = d.cipher.clone().ok_or("block cipher without cipher information")?;
+                let mut k = c.keyed(&random(info.key_bytes)).map_err(err)?;
+                let key = random(info.key_bytes);
+                secret(&key);
+                if op == "key-schedule" {
+                    let r = cryptoscope_ct_op_key_schedule(k.as_mut(), &key);
+                    public(&key);
+                    r?;
+                    "the key".into()
+                } else {
+                    // Expanding the key is the key schedule's report, not this one's.
+                    k.rekey(&key).map_err(err)?;
+                    let mut blocks = random(encrypt_bytes(&info));
+                    secret(&blocks);
+                    let r = cryptoscope_ct_op_encrypt(k.as_mut(), &mut blocks);
+                    public(&blocks);
+                    public(&key);
+                    r?;
+                    format!("the key and {} plaintext bytes", blocks.len())
+                }
+            }
+            _ => return Err(format!("operation `{op}` is not audited for {}", d.id)),
+        };
+        done.push(CtAudited {
+            subject: d.id.clone(),
+            operation: op.clone(),
+            secret: secret_what,
+            under_valgrind: on_valgrind(),
+        });
+    }
+    Ok(done)
+}
+
+/// Settings of a dudect measurement.
+pub struct DudectPlan {
+    pub samples: u64,
+    pub budget: Duration,
+    /// Evict the caches (write an 8 MiB buffer) before every call, so that the number of
+    /// distinct table lines an input touches shows in its time.
+    pub cold: bool,
+}
+
+/// A small xorshift generator for the class sequence (its statistics are all that matter).
+struct ClassRng(u64);
+
+impl ClassRng {
+    fn bit(&mut self) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 40) as usize & 1
+    }
+}
+
+/// The inputs of one call: class 0 gets the fixed input, class 1 one drawn from a pool of
+/// random inputs (prepared before timing, so that preparing them is never timed). The fixed
+/// input is kept in as many copies as the pool has entries, at their own addresses, so that
+/// fetching an input moves the same amount of memory through the caches for both classes
+/// (a 64 KiB pool against one hot buffer was itself a class difference).
+struct Classes {
+    fixed: Vec<Vec<u8>>,
+    pool: Vec<Vec<u8>>,
+}
+
+impl Classes {
+    fn new(fixed: Vec<u8>, pool: Vec<Vec<u8>>) -> Classes {
+        Classes {
+            fixed: vec![fixed; pool.len()],
+            pool,
+        }
+    }
+    fn input(&self, class: usize, i: u64) -> &[u8] {
+        let list = if class == 0 { &self.fixed } else { &self.pool };
+        &list[i as usize % list.len()]
+    }
+}
+
+/// The timed call on one input, which the harness has copied into the same working buffer
+/// for both classes (so that where an input lives in memory is never a class difference).
+type Call<'a> = Box<dyn FnMut(&mut [u8]) -> Result<(), String> + 'a>;
+
+/// dudect mode: Welch's t between fixed and random secret inputs of one operation.
+pub fn dudect(s: &Subject, op: &str, plan: &DudectPlan, clock: &cryptoscope_measure::Clock) -> Result<CtStat, String> {
+    let d = s.descriptor();
+    const POOL: usize = 64;
+    let pool = |n: usize| -> Vec<Vec<u8>> { (0..POOL).map(|_| random(n)).collect() };
+    // Per family: the two classes, what they are, and the call.
+    let (classes, what, mut call): (Classes, String, Call) = match (s, op) {
+        (Subject::Kem(k), "decaps" | "decaps-rejected") => {
+            let k = k.as_ref();
+            let (pk, sk, ct) = kem_material(k)?;
+            let mut others = Vec::with_capacity(POOL);
+            for _ in 0..POOL {
+                let (mut c, mut ss) = (vec![0u8; d.sizes.ciphertext], vec![0u8; d.sizes.shared_secret]);
+                k.encaps(&mut c, &mut ss, &pk).map_err(err)?;
+                if op == "decaps-rejected" {
+                    // A modified ciphertext: the implicit-rejection path.
+                    let i = others.len() % c.len();
+                    c[i] ^= 1 << (others.len() % 8);
+                }
+                others.push(c);
+            }
+            let what = if op == "decaps" {
+                "one valid ciphertext against 64 other valid ones (same key)".to_string()
+            } else {
+                "one valid ciphertext against 64 modified ones (implicit rejection)".to_string()
+            };
+            let mut dec = k.decapsulator(&sk).map_err(err)?;
+            let mut ss = vec![0u8; d.sizes.shared_secret];
+            (
+                Classes::new(ct, others),
+                what,
+                Box::new(move |c: &mut [u8]| dec.decaps(&mut ss, c).map_err(err)),
+            )
+        }
+        (Subject::Kex(k), "exchange") => {
+            let k = k.as_ref();
+            let sz = &d.sizes;
+            let mut keys = Vec::with_capacity(POOL + 2);
+            for _ in 0..POOL + 2 {
+                let (mut pk, mut sk) = (vec![0u8; sz.public_key], vec![0u8; sz.secret_key]);
+                k.keypair(&mut pk, &mut sk).map_err(err)?;
+                keys.push((pk, sk));
+            }
+            let peer = keys.pop().expect("keys").0;
+            let fixed = keys.pop().expect("keys").1;
+            let mut ss = vec![0u8; sz.shared_secret];
+            (
+                Classes::new(fixed, keys.into_iter().map(|k| k.1).collect()),
+                "one secret key against 64 others (same peer)".into(),
+                Box::new(move |sk: &mut [u8]| {
+                    let mut e = k.exchanger(sk).map_err(err)?;
+                    e.exchange(&mut ss, &peer).map_err(err)
+                }),
+            )
+        }
+        (Subject::Hash(h), "hash") => {
+            let h = h.as_ref();
+            let mut out = vec![0u8; d.sizes.shared_secret];
+            (
+                Classes::new(vec![0u8; 1024], pool(1024)),
+                "a 1024-byte all-zero message against random ones".into(),
+                Box::new(move |m: &mut [u8]| {
+                    let mut s = h.start();
+                    s.update(m);
+                    s.finish(&mut out);
+                    Ok(())
+                }),
+            )
+        }
+        (Subject::Cipher(c), "key-schedule") => {
+            let info = d.cipher.clone().ok_or("block cipher without cipher information")?;
+            let mut k = c.keyed(&random(info.key_bytes)).map_err(err)?;
+            (
+                Classes::new(vec![0u8; info.key_bytes], pool(info.key_bytes)),
+                "the all-zero key against random keys".into(),
+                Box::new(move |key: &mut [u8]| k.rekey(key).map_err(err)),
+            )
+        }
+        (Subject::Cipher(c), "encrypt") => {
+            let info = d.cipher.clone().ok_or("block cipher without cipher information")?;
+            let mut k = c.keyed(&random(info.key_bytes)).map_err(err)?;
+            let n = encrypt_bytes(&info);
+            (
+                Classes::new(vec![0u8; n], pool(n)),
+                format!("{n} all-zero plaintext bytes against random ones (one random key)"),
+                Box::new(move |p: &mut [u8]| k.encrypt(p).map_err(err)),
+            )
+        }
+        _ => return Err(format!("operation `{op}` is not audited for {}", d.id)),
+    };
+    let mut seed = [0u8; 8];
+    cryptoscope_catalogue::rng::fill(&mut seed);
+    let mut rng = ClassRng(u64::from_le_bytes(seed) | 1);
+    let mut evict = if plan.cold { vec![0u8; 8 << 20] } else { Vec::new() };
+    let mut leak = Leakage::new();
+    let mut work = classes.fixed[0].clone();
+    // Warm-up: one call of each class (first-call effects are not a class difference).
+    for class in [0, 1] {
+        work.copy_from_slice(classes.input(class, 0));
+        call(&mut work)?;
+    }
+    let started = Instant::now();
+    let mut i = 0u64;
+    while i < plan.samples && (i < 2_000 || started.elapsed() < plan.budget) {
+        let class = rng.bit();
+        work.copy_from_slice(classes.input(class, i));
+        if plan.cold {
+            for b in evict.iter_mut().step_by(64) {
+                *b = b.wrapping_add(1);
+            }
+            std::hint::black_box(&evict);
+        }
+        let a = clock.start();
+        let r = call(&mut work);
+        let b = clock.stop();
+        r?;
+        let (_, ticks) = clock.elapsed(a, b);
+        leak.push(class, ticks as f64);
+        i += 1;
+    }
+    Ok(CtStat {
+        subject: d.id.clone(),
+        operation: op.to_string(),
+        classes: what,
+        cold: plan.cold,
+        unit: if clock.tsc_hz().is_some() {
+            "TSC ticks".into()
+        } else {
+            "ns".into()
+        },
+        seconds: started.elapsed().as_secs_f64(),
+        result: leak.result(),
+    })
+}
