@@ -104,27 +104,27 @@ const CANARY: u8 = 0xA5;
 const PAD: usize = 32;
 
 /// A buffer with canary bytes on both sides.
-struct Guarded {
+pub(crate) struct Guarded {
     data: Vec<u8>,
     len: usize,
 }
 
 impl Guarded {
-    fn new(len: usize) -> Guarded {
+    pub(crate) fn new(len: usize) -> Guarded {
         Guarded {
             data: vec![CANARY; len + 2 * PAD],
             len,
         }
     }
-    fn from(bytes: &[u8]) -> Guarded {
+    pub(crate) fn from(bytes: &[u8]) -> Guarded {
         let mut g = Guarded::new(bytes.len());
         g.get_mut().copy_from_slice(bytes);
         g
     }
-    fn get(&self) -> &[u8] {
+    pub(crate) fn get(&self) -> &[u8] {
         &self.data[PAD..PAD + self.len]
     }
-    fn get_mut(&mut self) -> &mut [u8] {
+    pub(crate) fn get_mut(&mut self) -> &mut [u8] {
         &mut self.data[PAD..PAD + self.len]
     }
     fn intact(&self) -> bool {
@@ -135,7 +135,7 @@ impl Guarded {
     }
 }
 
-fn canaries(op: &str, bufs: &[(&str, &Guarded)]) -> Result<(), String> {
+pub(crate) fn canaries(op: &str, bufs: &[(&str, &Guarded)]) -> Result<(), String> {
     for (name, b) in bufs {
         if !b.intact() {
             return Err(format!(
@@ -156,15 +156,15 @@ pub fn kat_entries(algorithm: &str, depth: KatDepth) -> usize {
     }
 }
 
-struct KemBufs {
-    pk: Guarded,
-    sk: Guarded,
-    ct: Guarded,
-    ss: Guarded,
+pub(crate) struct KemBufs {
+    pub(crate) pk: Guarded,
+    pub(crate) sk: Guarded,
+    pub(crate) ct: Guarded,
+    pub(crate) ss: Guarded,
 }
 
 impl KemBufs {
-    fn new(d: &Descriptor) -> KemBufs {
+    pub(crate) fn new(d: &Descriptor) -> KemBufs {
         KemBufs {
             pk: Guarded::new(d.sizes.public_key),
             sk: Guarded::new(d.sizes.secret_key),
@@ -174,7 +174,7 @@ impl KemBufs {
     }
 }
 
-fn keypair_encaps(kem: &dyn Kem, b: &mut KemBufs) -> Result<(), String> {
+pub(crate) fn keypair_encaps(kem: &dyn Kem, b: &mut KemBufs) -> Result<(), String> {
     kem.keypair(b.pk.get_mut(), b.sk.get_mut()).map_err(|e| e.to_string())?;
     canaries("keypair", &[("pk", &b.pk), ("sk", &b.sk)])?;
     kem.encaps(b.ct.get_mut(), b.ss.get_mut(), b.pk.get())
@@ -182,7 +182,7 @@ fn keypair_encaps(kem: &dyn Kem, b: &mut KemBufs) -> Result<(), String> {
     canaries("encaps", &[("ct", &b.ct), ("ss", &b.ss), ("pk", &b.pk)])
 }
 
-fn decaps(kem: &dyn Kem, sk: &[u8], ct: &[u8], ss_len: usize) -> Result<Vec<u8>, String> {
+pub(crate) fn decaps(kem: &dyn Kem, sk: &[u8], ct: &[u8], ss_len: usize) -> Result<Vec<u8>, String> {
     let mut dec = kem.decapsulator(sk).map_err(|e| e.to_string())?;
     let ct = Guarded::from(ct);
     let mut ss = Guarded::new(ss_len);
@@ -409,7 +409,7 @@ pub fn verify_encapsulations(kem: &dyn Kem, entries: &[KatEntry], encs: &[Encaps
     )
 }
 
-fn exchange(kex: &dyn Kex, sk: &[u8], peer: &[u8]) -> Result<Vec<u8>, String> {
+pub(crate) fn exchange(kex: &dyn Kex, sk: &[u8], peer: &[u8]) -> Result<Vec<u8>, String> {
     let d = kex.descriptor();
     let mut ex = kex.exchanger(sk).map_err(|e| e.to_string())?;
     let peer = Guarded::from(peer);
@@ -763,7 +763,7 @@ mod tests {
 
 /// One message's digest through a fresh state, fed in pieces of `chunk` bytes (all at once
 /// for 0).
-fn hash_of(h: &dyn crate::traits::Hash, msg: &[u8], chunk: usize) -> Vec<u8> {
+pub(crate) fn hash_of(h: &dyn crate::traits::Hash, msg: &[u8], chunk: usize) -> Vec<u8> {
     let mut s = h.start();
     if chunk == 0 {
         s.update(msg);

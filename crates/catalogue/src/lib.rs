@@ -9,11 +9,14 @@
 //! - [`rng`]: the process-global randomness every harness-randomised provider draws from,
 //!   switchable to a NIST KAT PRNG.
 //! - [`gate`]: the correctness gate. A subject is measured only after it passes.
+//! - [`external`]: vector files brought by the user (CAVP, NIST KEM KAT, Wycheproof),
+//!   recognised, parsed and run against one implementation.
 //!
 //! This crate never times anything and never prints.
 
 pub mod cipher_gate;
 pub mod descriptor;
+pub mod external;
 pub mod gate;
 pub mod names;
 pub mod rng;

@@ -8,6 +8,7 @@
 mod catalog;
 mod counters;
 mod ct;
+mod external;
 mod gating;
 mod matrix;
 mod memory;
@@ -87,12 +88,19 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
-    /// Run the correctness gate and print pass/fail per subject (exit 1 if any fails).
+    /// Run the correctness gate and print pass/fail per subject (exit 1 if any fails); with
+    /// --vectors FILE, run that vector file against every implementation of its algorithm.
+    #[command(
+        after_help = "Examples:\n  cryptoscope verify --alg ML-KEM-768\n  cryptoscope verify --suite hash --kat single\n  cryptoscope verify --vectors vectors/wycheproof/x25519_test.json\n  cryptoscope verify --vectors vectors/wycheproof/ecdh_secp256r1_ecpoint_test.json --provider openssl --json p256.json\n  cryptoscope verify --vectors vectors/wycheproof/mlkem_768_test.json\n  cryptoscope verify --vectors vectors/hash/cavp/SHA3_256LongMsg.rsp\n  cryptoscope verify --vectors my-kat.rsp --alg ML-KEM-768\n\nA vector FILE is recognised by its content: NIST CAVP hash .rsp (Len/Msg/MD; the algorithm from --alg or a CAVP file name; bit-level Len entries are skipped), NIST KEM KAT .rsp (count/seed/pk/sk/ct/ss; --alg or a `# NAME` header; reproduced under the NIST CTR_DRBG, or decaps only where randomness cannot be injected), Wycheproof xdh_comp_schema (X25519), ecdh_ecpoint_test_schema (P-256) and mlkem_test_schema (ML-KEM). Each implementation runs it in its own worker; the table gives tests passed, acceptable (Wycheproof), failed and skipped, and the failing test ids (record, count or tcId).\n\nExit codes: 0 every implementation passed, 1 one failed a test (or crashed/timed out), 2 usage error or malformed/unsupported file."
+    )]
     Verify {
         #[command(flatten)]
         sel: SelectArgs,
         #[command(flatten)]
         gate: GateArgs,
+        /// With --vectors FILE: also write the per-implementation results as JSON.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
     },
     /// Gate, then measure, then print a summary and write the results file and database.
     Run(RunArgs),
@@ -264,8 +272,10 @@ impl SelectArgs {
 
 #[derive(Args, Clone)]
 struct GateArgs {
-    /// Directory of known-answer data (default: the repository's vectors/).
-    #[arg(long, value_name = "DIR")]
+    /// Directory of known-answer data (default: the repository's vectors/). `verify` also
+    /// takes one vector file (CAVP or NIST KEM KAT .rsp, Wycheproof JSON) to run against
+    /// every implementation of its algorithm.
+    #[arg(long, value_name = "PATH")]
     vectors: Option<PathBuf>,
     /// KAT entries to reproduce: single (count 0) or all (100; 10 for McEliece).
     #[arg(long, value_name = "DEPTH", value_parser = ["single", "all"])]
@@ -2628,7 +2638,8 @@ fn main() {
     workers::set_memory_limit(limit);
     let r = match &cli.cmd {
         Cmd::List { sel, json } => cmd_list(sel, *json),
-        Cmd::Verify { sel, gate } => cmd_verify(sel, gate, cli.quiet),
+        Cmd::Verify { sel, gate, json } => external::verify_file_mode(sel, gate, json.as_deref(), cli.quiet)
+            .and_then(|file| file.map_or_else(|| cmd_verify(sel, gate, cli.quiet), Ok)),
         Cmd::Run(a) => cmd_run(a, cli.quiet),
         Cmd::Memory(m) => cmd_memory(m, cli.quiet),
         Cmd::Profile(p) => cmd_profile(p, cli.quiet),

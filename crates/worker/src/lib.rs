@@ -13,6 +13,7 @@ pub mod ct;
 pub mod driver;
 pub mod memory;
 pub mod protocol;
+pub mod verify_file;
 
 pub use protocol::{
     ClockInfo, CounterReading, CtAudited, CtStat, Event, OpCounters, OpMeasurement, OpMemory, OpProbes, ProbedFunction,
@@ -64,6 +65,22 @@ enum Cmd {
         reference: PathBuf,
         #[arg(long)]
         encaps: PathBuf,
+    },
+    /// Run a vector file brought by the user against one subject (`verify --vectors FILE`).
+    VerifyFile {
+        #[arg(long)]
+        subject: String,
+        #[arg(long)]
+        file: PathBuf,
+        /// The format the parent recognised (cavp-hash, nist-kem-kat, wycheproof-...).
+        #[arg(long)]
+        format: String,
+        /// ML-KEM decapsulation keys per tcId, for subjects whose randomness cannot be injected.
+        #[arg(long)]
+        keys_in: Option<PathBuf>,
+        /// Write the ML-KEM decapsulation keys this subject derived here.
+        #[arg(long)]
+        keys_out: Option<PathBuf>,
     },
     /// Run one operation N times untimed (for external tools: callgrind, perf stat,
     /// hyperfine). Inputs are prepared first, as for `measure`.
@@ -287,6 +304,17 @@ pub fn worker_main(subjects: fn() -> Vec<Subject>) -> ! {
                 }
             };
             emit(&Event::Verify { subject, check });
+        }
+        Cmd::VerifyFile {
+            subject,
+            file,
+            format,
+            keys_in,
+            keys_out,
+        } => {
+            let outcome = verify_file::run(find(&subject), &file, &format, keys_in.as_deref(), keys_out.as_deref())
+                .unwrap_or_else(|e| fail(e));
+            emit(&Event::FileVerified { subject, outcome });
         }
         Cmd::Loop {
             subject,

@@ -157,6 +157,11 @@ pub enum Event {
     Probes(OpProbes),
     CtAudited(CtAudited),
     CtStat(CtStat),
+    /// One subject's result on a vector file brought by the user (`verify-file`).
+    FileVerified {
+        subject: String,
+        outcome: cryptoscope_catalogue::external::FileOutcome,
+    },
     /// An operation failed while being measured (it gets no number).
     OpFailed {
         subject: String,

@@ -1,0 +1,361 @@
+//! `verify --vectors FILE`: vector files brought by the user. Every supported format passes
+//! on every implementation present; a copy with one expected byte changed in a known test
+//! fails on every implementation with exactly that test's id and exit status 1; malformed
+//! and unsupported files are usage errors (exit 2, one line on stderr); a crashing
+//! implementation costs its own row only.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+
+fn wycheproof(name: &str) -> PathBuf {
+    vectors().join("wycheproof").join(name)
+}
+
+/// `verify --vectors FILE ARGS --json`, returning the exit code, stdout, stderr and the JSON.
+fn verify_file(file: &Path, args: &[&str]) -> (Option<i32>, String, String, Option<Value>) {
+    let d = tempfile::tempdir().unwrap();
+    let json = d.path().join("out.json");
+    let out = cryptoscope()
+        .args(["verify", "--quiet", "--vectors"])
+        .arg(file)
+        .args(args)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let v = std::fs::read_to_string(&json)
+        .ok()
+        .map(|t| serde_json::from_str(&t).unwrap());
+    (out.status.code(), stdout_of(&out), stderr_of(&out), v)
+}
+
+fn subjects(v: &Value) -> &Vec<Value> {
+    v["subjects"].as_array().unwrap()
+}
+
+fn failing_ids(s: &Value) -> Vec<String> {
+    s["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The providers a worker offers `algorithm` from (what "every implementation" means here).
+fn offered(algorithm: &str) -> usize {
+    ["liboqs", "pqclean", "aws-lc", "rustcrypto", "openssl"]
+        .iter()
+        .flat_map(|p| describe(p))
+        .filter(|d| d["algorithm"] == algorithm && d["availability"]["status"] == "available")
+        .count()
+}
+
+/// Every subject passed, with `passed` tests each, none failed.
+fn assert_all_pass(file: &Path, args: &[&str], algorithm: &str, passed: u64) -> Value {
+    let (code, out, err, v) = verify_file(file, args);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    let v = v.unwrap();
+    let subjects = subjects(&v);
+    assert_eq!(subjects.len(), offered(algorithm), "{out}");
+    for s in subjects {
+        assert_eq!(s["status"], "pass", "{out}");
+        assert_eq!(s["passed"], passed, "{}: {out}", s["subject"]);
+        assert_eq!(s["failed"], 0);
+    }
+    v
+}
+
+/// Every subject failed exactly test `id`.
+fn assert_all_fail_only(file: &Path, args: &[&str], algorithm: &str, id: &str) {
+    let (code, out, err, v) = verify_file(file, args);
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    let v = v.unwrap();
+    assert_eq!(subjects(&v).len(), offered(algorithm), "{out}");
+    for s in subjects(&v) {
+        assert_eq!(s["status"], "fail", "{}: {out}", s["subject"]);
+        assert_eq!(failing_ids(s), [id], "{}: {out}", s["subject"]);
+    }
+    let kind = v["id_kind"].as_str().unwrap();
+    assert!(out.contains(&format!(": {kind} {id}: ")), "{out}");
+}
+
+/// A copy of a Wycheproof file with one hex digit of `field` of test `tc_id` changed.
+fn altered_wycheproof(src: &Path, dir: &Path, tc_id: u64, field: &str) -> PathBuf {
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(src).unwrap()).unwrap();
+    let mut done = false;
+    for g in v["testGroups"].as_array_mut().unwrap() {
+        for t in g["tests"].as_array_mut().unwrap() {
+            if t["tcId"] == tc_id {
+                assert_eq!(t["result"], "valid", "alter a valid test");
+                let s = t[field].as_str().unwrap().to_string();
+                let flipped = format!("{}{}", if s.starts_with('0') { '1' } else { '0' }, &s[1..]);
+                t[field] = Value::String(flipped);
+                done = true;
+            }
+        }
+    }
+    assert!(done);
+    let p = dir.join(src.file_name().unwrap());
+    std::fs::write(&p, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    p
+}
+
+#[test]
+fn wycheproof_x25519_passes_everywhere_and_a_changed_secret_fails_its_tcid() {
+    let f = wycheproof("x25519_test.json");
+    let v = assert_all_pass(&f, &[], "X25519", 264);
+    assert_eq!(v["format"], "wycheproof-x25519");
+    assert_eq!(v["id_kind"], "tcId");
+    for s in subjects(&v) {
+        assert_eq!(s["acceptable"], 254, "acceptable tests are counted apart");
+    }
+    let d = tempfile::tempdir().unwrap();
+    let bad = altered_wycheproof(&f, d.path(), 1, "shared");
+    assert_all_fail_only(&bad, &[], "X25519", "1");
+}
+
+#[test]
+fn wycheproof_p256_passes_everywhere_and_a_changed_secret_fails_its_tcid() {
+    let f = wycheproof("ecdh_secp256r1_ecpoint_test.json");
+    // 330 valid and 24 invalid tests (rejected as they must be), 1 acceptable.
+    assert_all_pass(&f, &[], "P-256", 354);
+    let d = tempfile::tempdir().unwrap();
+    let bad = altered_wycheproof(&f, d.path(), 17, "shared");
+    assert_all_fail_only(&bad, &[], "P-256", "17");
+    // Selection flags narrow the rows.
+    let (code, out, _, v) = verify_file(&bad, &["--provider", "openssl"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert_eq!(subjects(&v.unwrap()).len(), 1);
+}
+
+#[test]
+fn wycheproof_mlkem_passes_everywhere_and_a_changed_key_fails_its_tcid() {
+    let f = wycheproof("mlkem_768_test.json");
+    // 181 tests run; 20 "private key too short" tests are skipped: their seeds are not the
+    // 64 bytes of randomness a key pair is made from.
+    let v = assert_all_pass(&f, &[], "ML-KEM-768", 181);
+    for s in subjects(&v) {
+        assert_eq!(s["skipped"], 20, "{s}");
+    }
+    let aws = subjects(&v).iter().find(|s| s["provider"] == "aws-lc").unwrap();
+    assert!(
+        aws["notes"].to_string().contains("decapsulation keys derived by"),
+        "{aws}"
+    );
+    let d = tempfile::tempdir().unwrap();
+    let bad = altered_wycheproof(&f, d.path(), 2, "K");
+    assert_all_fail_only(&bad, &[], "ML-KEM-768", "2");
+    // Alone, AWS-LC still gets its keys (from an implementation run for that purpose).
+    let (code, out, _, v) = verify_file(&f, &["--provider", "aws-lc"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(subjects(&v.unwrap())[0]["passed"], 181, "{out}");
+}
+
+#[test]
+fn cavp_hash_rsp_passes_everywhere_and_a_changed_digest_fails_its_record() {
+    let f = vectors().join("hash/cavp/SHA256ShortMsg.rsp");
+    let v = assert_all_pass(&f, &[], "SHA-256", 65);
+    assert_eq!(v["algorithm"], "SHA-256", "from the file name");
+    let d = tempfile::tempdir().unwrap();
+    // Named so that the name says nothing: --alg is then required.
+    let text = std::fs::read_to_string(&f).unwrap();
+    let at = text.match_indices("MD = ").nth(2).unwrap().0 + 5;
+    let mut b = text.clone().into_bytes();
+    b[at] = if b[at] == b'0' { b'1' } else { b'0' };
+    let bad = d.path().join("mine.rsp");
+    std::fs::write(&bad, &b).unwrap();
+    let (code, _, err, _) = verify_file(&bad, &[]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("give --alg") && err.lines().count() == 1, "{err}");
+    assert_all_fail_only(&bad, &["--alg", "SHA-256"], "SHA-256", "3");
+    // Bit-level entries are skipped and said to be.
+    let bits = d.path().join("SHA3_256ShortMsg.rsp");
+    let sha3 = std::fs::read_to_string(vectors().join("hash/cavp/SHA3_256ShortMsg.rsp")).unwrap();
+    std::fs::write(&bits, format!("{sha3}\nLen = 5\nMsg = 48\nMD = aa\n")).unwrap();
+    let (code, out, _, v) = verify_file(&bits, &[]);
+    assert_eq!(code, Some(0), "{out}");
+    for s in subjects(&v.unwrap()) {
+        assert_eq!(s["skipped"], 1);
+        assert!(s["notes"].to_string().contains("not a multiple of 8"), "{s}");
+    }
+}
+
+#[test]
+fn a_crashing_implementation_costs_its_own_row() {
+    let f = vectors().join("hash/cavp/SHA256ShortMsg.rsp");
+    let (code, out, _, v) = verify_file(
+        &f,
+        &["--provider", "testbed", "--impl", "sound,segfault,wrong-digest,overrun"],
+    );
+    assert_eq!(code, Some(1), "{out}");
+    let v = v.unwrap();
+    let status = |i: &str| {
+        subjects(&v).iter().find(|s| s["implementation"] == i).unwrap()["status"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(status("sound"), "pass", "{out}");
+    assert_eq!(status("segfault"), "crashed", "{out}");
+    assert_eq!(status("wrong-digest"), "fail", "{out}");
+    assert_eq!(status("overrun"), "fail", "canaries around the digest: {out}");
+    assert!(out.contains("SIGSEGV"), "{out}");
+}
+
+/// The NIST KAT text of ML-KEM-768 (100 entries) from the gate's kept entries and the
+/// NIST DRBG's seeds, and the published SHA-256 of the file it must equal.
+fn mlkem768_kat_rsp(dir: &Path) -> String {
+    let entries = dir.join("entries.json");
+    let (_, out) = worker_events(
+        "pqclean",
+        &[
+            "gate",
+            "--subject",
+            "ML-KEM-768/pqclean/clean",
+            "--vectors",
+            vectors().to_str().unwrap(),
+            "--depth",
+            "all",
+            "--keep",
+            "100",
+            "--entries-out",
+            entries.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let kept: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&entries).unwrap()).unwrap();
+    assert_eq!(kept.len(), 100);
+    let entropy: [u8; 48] = core::array::from_fn(|i| i as u8);
+    let mut drbg = cryptoscope_catalogue::rng::CtrDrbg::new(&entropy);
+    let mut text = String::new();
+    for (count, e) in kept.iter().enumerate() {
+        let mut seed = [0u8; 48];
+        cryptoscope_catalogue::rng::KatPrng::fill(&mut drbg, &mut seed);
+        if count > 0 {
+            text.push('\n');
+        }
+        text += &format!("count = {count}\nseed = {}\n", hex::encode_upper(seed));
+        for k in ["pk", "sk", "ct", "ss"] {
+            text += &format!("{k} = {}\n", e[k].as_str().unwrap().to_uppercase());
+        }
+    }
+    // Published data only: the file must be the one whose digest liboqs publishes.
+    let kats: Value =
+        serde_json::from_str(&std::fs::read_to_string(vectors().join("kem/liboqs-kats.json")).unwrap()).unwrap();
+    assert_eq!(
+        hex::encode(Sha256::digest(text.as_bytes())),
+        kats["ML-KEM-768"]["all"].as_str().unwrap().to_lowercase(),
+        "the generated KAT file is not the published one"
+    );
+    text
+}
+
+#[test]
+fn nist_kem_kat_rsp_passes_everywhere_and_a_changed_secret_fails_its_count() {
+    let d = tempfile::tempdir().unwrap();
+    let text = mlkem768_kat_rsp(d.path());
+    let f = d.path().join("PQCkemKAT_2400.rsp");
+    std::fs::write(&f, &text).unwrap();
+    let (code, _, err, _) = verify_file(&f, &[]);
+    assert_eq!(code, Some(2), "no header, no --alg");
+    assert!(err.contains("--alg") && err.lines().count() == 1, "{err}");
+    let v = assert_all_pass(&f, &["--alg", "ML-KEM-768"], "ML-KEM-768", 100);
+    let aws = subjects(&v).iter().find(|s| s["provider"] == "aws-lc").unwrap();
+    assert!(aws["notes"].to_string().contains("only decaps(sk, ct) = ss"), "{aws}");
+    // A header line names the algorithm.
+    let headed = d.path().join("headed.rsp");
+    std::fs::write(&headed, format!("# ML-KEM-768\n\n{text}")).unwrap();
+    assert_all_pass(&headed, &[], "ML-KEM-768", 100);
+    // One byte of count 42's ss changed.
+    let at = text.find("count = 42\n").unwrap();
+    let at = at + text[at..].find("ss = ").unwrap() + 5;
+    let mut b = text.into_bytes();
+    b[at] = if b[at] == b'0' { b'1' } else { b'0' };
+    let bad = d.path().join("bad.rsp");
+    std::fs::write(&bad, &b).unwrap();
+    assert_all_fail_only(&bad, &["--alg", "ML-KEM-768"], "ML-KEM-768", "42");
+    // A wrong --alg shows in the sizes.
+    let (code, _, err, _) = verify_file(&bad, &["--alg", "ML-KEM-512"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("is --alg right?"), "{err}");
+}
+
+/// Exit 2, one line on stderr containing every `want`, nothing on stdout.
+fn assert_usage_error(file: &Path, args: &[&str], want: &[&str]) {
+    let (code, out, err, v) = verify_file(file, args);
+    assert_eq!(code, Some(2), "{out}\n{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    for w in want {
+        assert!(err.contains(w), "{w:?} not in {err}");
+    }
+    assert!(out.is_empty() && v.is_none());
+}
+
+#[test]
+fn malformed_files_are_one_line_usage_errors() {
+    let d = tempfile::tempdir().unwrap();
+    let x = std::fs::read_to_string(wycheproof("x25519_test.json")).unwrap();
+    let cut = d.path().join("truncated.json");
+    std::fs::write(&cut, &x[..x.len() / 2]).unwrap();
+    assert_usage_error(&cut, &[], &["truncated.json", "not valid JSON", "line"]);
+    let badhex = d.path().join("badhex.json");
+    let i = x.find("\"tcId\": 5,").expect("tcId 5");
+    let j = i + x[i..].find("\"private\": \"").unwrap() + 12;
+    std::fs::write(&badhex, format!("{}zz{}", &x[..j], &x[j + 2..])).unwrap();
+    assert_usage_error(&badhex, &[], &["badhex.json", "tcId 5", "`private` is not hex"]);
+    let missing = d.path().join("missing.json");
+    let k = x.find("\"shared\": ").unwrap();
+    let end = k + x[k..].find(",\n").unwrap() + 2;
+    std::fs::write(&missing, format!("{}{}", &x[..k], &x[end..])).unwrap();
+    assert_usage_error(&missing, &[], &["missing.json", "tcId 1", "no `shared`"]);
+    let rsp = std::fs::read_to_string(vectors().join("hash/cavp/SHA256ShortMsg.rsp")).unwrap();
+    let truncated = d.path().join("SHA256ShortMsg.rsp");
+    let last_md = rsp.rfind("MD = ").unwrap();
+    std::fs::write(&truncated, &rsp[..last_md]).unwrap();
+    assert_usage_error(&truncated, &[], &["SHA256ShortMsg.rsp", "has no `MD`"]);
+    let badmsg = d.path().join("SHA3_256ShortMsg.rsp");
+    std::fs::write(&badmsg, rsp.replacen("Msg = d3", "Msg = x3", 1)).unwrap();
+    assert_usage_error(&badmsg, &[], &["SHA3_256ShortMsg.rsp", "`Msg` is not hex", "line"]);
+}
+
+#[test]
+fn unsupported_files_are_usage_errors_naming_what_is_supported() {
+    let d = tempfile::tempdir().unwrap();
+    let aead = d.path().join("aes_gcm_test.json");
+    std::fs::write(
+        &aead,
+        r#"{"algorithm": "AES-GCM", "schema": "aead_test_schema_v1.json", "numberOfTests": 0, "testGroups": []}"#,
+    )
+    .unwrap();
+    assert_usage_error(
+        &aead,
+        &[],
+        &[
+            "aead_test_schema_v1.json",
+            "no AEAD family",
+            "xdh_comp_schema",
+            "mlkem_test_schema",
+        ],
+    );
+    let ecdsa = d.path().join("ecdsa.json");
+    std::fs::write(&ecdsa, r#"{"schema": "ecdsa_verify_schema_v1.json", "testGroups": []}"#).unwrap();
+    assert_usage_error(&ecdsa, &[], &["ecdsa_verify_schema_v1.json", "not supported"]);
+    let other = d.path().join("notes.txt");
+    std::fs::write(&other, "Hello = world\n").unwrap();
+    assert_usage_error(&other, &[], &["not a recognised vector file", "supported are"]);
+    // The algorithm must agree with the file, and its family with the format.
+    let sha256 = vectors().join("hash/cavp/SHA256ShortMsg.rsp");
+    assert_usage_error(
+        &sha256,
+        &["--alg", "SHA3-256"],
+        &["--alg SHA3-256 does not match", "SHA-256 tests"],
+    );
+    let unnamed = d.path().join("unnamed.rsp");
+    std::fs::copy(&sha256, &unnamed).unwrap();
+    assert_usage_error(&unnamed, &["--alg", "X25519"], &["X25519 is a kex algorithm"]);
+}
