@@ -433,9 +433,24 @@ impl Store {
         // Shards of one run may write at the same time: wait for the lock instead of failing.
         conn.busy_timeout(std::time::Duration::from_secs(60))
             .map_err(|e| err(e.to_string()))?;
-        // WAL keeps committed results safe if the process is killed mid-run.
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(|e| err(e.to_string()))?;
+        // WAL keeps committed results safe if the process is killed mid-run. Switching a new
+        // database to WAL takes an exclusive lock that the busy handler does not wait for, so
+        // several processes opening it at once retry here.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            match conn.pragma_update(None, "journal_mode", "WAL") {
+                Ok(()) => break,
+                Err(rusqlite::Error::SqliteFailure(e, _))
+                    if matches!(
+                        e.code,
+                        rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                    ) && std::time::Instant::now() < deadline =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Err(e) => return Err(err(e.to_string())),
+            }
+        }
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(|e| err(e.to_string()))?;
         let mut store = Store {
@@ -483,7 +498,20 @@ impl Store {
         let steps = if self.db.is_pg() { PG_MIGRATIONS } else { MIGRATIONS };
         for (i, m) in steps.iter().enumerate().skip(v as usize) {
             let next = (i + 1) as i64;
+            // Another process may be migrating the same new database at the same moment
+            // (shards, parallel tests): inside the write transaction, look again.
             self.db.transaction(|db| {
+                let now = match db {
+                    Db::Lite(c) => c.pragma_query_value(None, "user_version", |r| r.get::<_, i64>(0))?,
+                    Db::Pg(_) => {
+                        db.batch("LOCK TABLE cryptoscope_schema IN EXCLUSIVE MODE")?;
+                        let rows = db.query("SELECT COALESCE(MAX(version), 0) FROM cryptoscope_schema", &[])?;
+                        one(rows, "schema version")?[0].int().unwrap_or(0)
+                    }
+                };
+                if now >= next {
+                    return Ok(());
+                }
                 db.batch(m)?;
                 match db {
                     Db::Lite(c) => Ok(c.pragma_update(None, "user_version", next)?),
