@@ -329,6 +329,11 @@ struct RunArgs {
     /// `compare group:A group:B` treat a group as one run.
     #[arg(long, value_name = "NAME")]
     group: Option<String>,
+    /// Continue an interrupted run (killed, crashed, out of power) under its own id, with
+    /// its original command line: what it stored is kept, not measured again; the rest is
+    /// gated and measured. RUN is a run id, `latest`, or a prefix (`cryptoscope runs`).
+    #[arg(long, value_name = "RUN")]
+    resume: Option<String>,
     /// Also print each median as a speed-up against this implementation of the same
     /// algorithm: `clean` (PQClean's portable code, the study's reference) or
     /// provider/impl such as `pqclean/clean`.
@@ -410,6 +415,7 @@ fn cmd_scale(sa: &ScaleArgs, quiet: bool) -> Result<i32> {
         )
     };
     let a = RunArgs {
+        resume: None,
         sel: sa.sel.clone(),
         gate: sa.gate.clone(),
         quick: sa.quick,
@@ -1154,6 +1160,7 @@ fn cmd_memory(m: &MemoryArgs, quiet: bool) -> Result<i32> {
         return Err(usage("--calls must be at least 1"));
     }
     let a = RunArgs {
+        resume: None,
         sel: m.sel.clone(),
         gate: m.gate.clone(),
         quick: m.quick,
@@ -1457,7 +1464,74 @@ fn cmd_verify(sel: &SelectArgs, g: &GateArgs, quiet: bool) -> Result<i32> {
     Ok(if failed > 0 { 1 } else { 0 })
 }
 
+/// A run being resumed: its id, start and group, and the rows it stored.
+struct Resumed {
+    run_id: String,
+    started_at: String,
+    rows: Vec<ResultRow>,
+}
+
+/// `run --resume RUN`: the stored command line of RUN, parsed again, run under RUN's id
+/// with what it stored kept.
+fn cmd_resume(reference: &str, a: &RunArgs, quiet: bool) -> Result<i32> {
+    let location = store_location(a.db.as_deref());
+    let mut store = cryptoscope_store::Store::open_any(&location).map_err(|e| usage(e.to_string()))?;
+    let id = store.resolve(reference).map_err(|e| usage(e.to_string()))?;
+    let status = store
+        .runs()
+        .map_err(|e| usage(e.to_string()))?
+        .into_iter()
+        .find(|r| r.id == id)
+        .map(|r| r.status)
+        .unwrap_or_default();
+    let prev = store.load_run(&id).map_err(|e| usage(e.to_string()))?;
+    if status == "complete" {
+        println!("Run {id} is complete: nothing to resume (`cryptoscope show {id}`).");
+        return Ok(0);
+    }
+    let mut orig = match Cli::try_parse_from(&prev.command) {
+        Ok(Cli { cmd: Cmd::Run(r), .. }) => r,
+        _ => {
+            return Err(usage(format!(
+                "run {id} was not made by `cryptoscope run` (command: {}), so it cannot be resumed",
+                prev.command.join(" ")
+            )))
+        }
+    };
+    if orig.resume.is_some() {
+        return Err(usage(format!(
+            "run {id} stored a resume command line; cannot resume it"
+        )));
+    }
+    // The database is where the run is now, whatever the original command said.
+    orig.db.db = Some(location);
+    let stored = prev.results.len();
+    if !quiet {
+        eprintln!(
+            "resuming run {id} ({stored} results stored): {}",
+            prev.command.iter().skip(1).cloned().collect::<Vec<_>>().join(" ")
+        );
+    }
+    drop(store);
+    cmd_run_inner(
+        &orig,
+        quiet,
+        Some(Resumed {
+            run_id: id,
+            started_at: prev.started_at,
+            rows: prev.results,
+        }),
+    )
+}
+
 fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
+    match &a.resume {
+        Some(r) => cmd_resume(r, a, quiet),
+        None => cmd_run_inner(a, quiet, None),
+    }
+}
+
+fn cmd_run_inner(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<i32> {
     let selection = a.sel.selection()?;
     if let Some(n) = a.samples {
         if n == 0 {
@@ -1492,8 +1566,10 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
     }
     let vectors = util::vectors_dir(a.gate.vectors.as_deref())?;
     let out_path = a.json.clone().unwrap_or_else(|| PathBuf::from("results"));
-    let (started_at, _) = util::now_utc();
-    let run_id = util::run_id();
+    let (started_at, run_id) = match &resumed {
+        Some(r) => (r.started_at.clone(), r.run_id.clone()),
+        None => (util::now_utc().0, util::run_id()),
+    };
     let out_file = if a.json.is_some() {
         out_path.clone()
     } else {
@@ -1546,6 +1622,63 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
             )));
         }
     }
+    // Resuming: subjects whose every operation is stored (all visits of a multi-round run)
+    // are kept as stored; the others are gated and measured from the start.
+    let all_picked: Vec<String> = picked.iter().map(|d| d.id.clone()).collect();
+    let mut kept: Vec<ResultRow> = Vec::new();
+    let mut stored_ops: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    if let Some(r) = &resumed {
+        let want_rounds = a.samples.map_or(a.rounds, |n| a.rounds.min(n));
+        let lengths = a
+            .lengths
+            .as_deref()
+            .map(run::parse_lengths)
+            .transpose()
+            .map_err(usage)?;
+        let complete = |d: &cryptoscope_catalogue::Descriptor| -> bool {
+            let ops: Vec<String> = match (&lengths, d.family) {
+                (Some(l), cryptoscope_catalogue::Family::Hash) => l.iter().map(|n| format!("hash:{n}")).collect(),
+                _ => d.operations().iter().map(|o| o.as_str().to_string()).collect(),
+            };
+            ops.iter().all(|op| {
+                r.rows.iter().any(|x| {
+                    x.subject == d.id
+                        && &x.operation == op
+                        && (x.gate != GateStatus::Pass
+                            || want_rounds <= 1
+                            || x.visits.len() == want_rounds
+                            || x.median_ns.is_none())
+                })
+            })
+        };
+        let (done, todo): (Vec<_>, Vec<_>) = picked.into_iter().partition(|d| complete(d));
+        // One-round runs also keep the operations stored of a subject interrupted halfway
+        // and measure only the others; a multi-round subject starts again (its rows hold
+        // merged visits).
+        kept = r
+            .rows
+            .iter()
+            .filter(|x| done.iter().any(|d| d.id == x.subject) || (want_rounds <= 1 && x.gate == GateStatus::Pass))
+            .cloned()
+            .collect();
+        if want_rounds <= 1 {
+            for x in kept.iter().filter(|x| todo.iter().any(|d| d.id == x.subject)) {
+                stored_ops
+                    .entry(x.subject.clone())
+                    .or_default()
+                    .push(x.operation.clone());
+            }
+        }
+        if !quiet {
+            eprintln!(
+                "{} of {} subjects are stored and kept; measuring the other {}",
+                done.len(),
+                done.len() + todo.len(),
+                todo.len()
+            );
+        }
+        picked = todo;
+    }
     let clock = Clock::new(ClockChoice::Auto);
     let budget = Duration::from_secs_f64(a.time_budget.unwrap_or(if a.quick { 1.0 } else { 12.0 }));
     let mut plan = if a.quick {
@@ -1585,6 +1718,7 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs_f64() * 1e3)
             .unwrap_or(0.0),
+        stored: stored_ops,
     };
     let depth = gate_settings_depth(&a.gate, a.quick);
     let gsettings = gating::GateSettings {
@@ -1629,9 +1763,13 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
         applications: Vec::new(),
     };
     let group = run_group(a.group.as_deref(), &run_id);
-    store
-        .begin_run_in_group(&run_file, &group)
-        .map_err(|e| usage(e.to_string()))?;
+    if resumed.is_some() {
+        store.reopen_run(&run_id).map_err(|e| usage(e.to_string()))?;
+    } else {
+        store
+            .begin_run_in_group(&run_file, &group)
+            .map_err(|e| usage(e.to_string()))?;
+    }
     let mut store_error: Option<String> = None;
 
     let with_memory = a.memory || a.memory_only;
@@ -1727,6 +1865,7 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
             plan: settings.plan.clone(),
             budget: settings.budget / r as u32,
             hash_ops: settings.hash_ops.clone(),
+            stored: settings.stored.clone(),
             ..settings
         };
         visit.plan.max_samples = visit.plan.max_samples.div_ceil(r);
@@ -1805,6 +1944,11 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
     }
     pb.finish();
     run_file.finished_at = util::now_utc().0;
+    if resumed.is_some() {
+        // Stored rows first in catalogue order, as an uninterrupted run would list them.
+        rows.extend(kept);
+        rows.sort_by_key(|r| all_picked.iter().position(|id| *id == r.subject));
+    }
     run_file.results = rows;
     // Did the machine hold its speed? Level shifts in any operation's samples say no.
     let (shifts, stability) = run::shifts_of(&run_file.results);

@@ -25,6 +25,8 @@ pub struct MeasureSettings {
     pub timeout: Duration,
     /// When the run started, milliseconds since the Unix epoch (sample times are relative to it).
     pub run_start_unix_ms: f64,
+    /// Operations already stored, per subject id (`run --resume`): not measured again.
+    pub stored: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 /// Parses `--lengths`: comma-separated N, A..B (inclusive) or A..B/STEP; at most 10,000
@@ -151,10 +153,21 @@ pub fn measure(
     s: &MeasureSettings,
     sink: &mut dyn FnMut(&mut ResultRow),
 ) -> Result<Vec<ResultRow>> {
-    let ops: Vec<Operation> = match (&s.hash_ops, d.family) {
+    let mut ops: Vec<Operation> = match (&s.hash_ops, d.family) {
         (Some(v), cryptoscope_catalogue::Family::Hash) => v.clone(),
         _ => d.operations().to_vec(),
     };
+    let skipped = match s.stored.get(&d.id) {
+        Some(done) => {
+            let before = ops.len();
+            ops.retain(|o| !done.iter().any(|x| x == o.as_str()));
+            before != ops.len()
+        }
+        None => false,
+    };
+    if ops.is_empty() {
+        return Ok(Vec::new());
+    }
     if verdict.status != GateStatus::Pass {
         let mut rows: Vec<ResultRow> = ops
             .iter()
@@ -180,7 +193,7 @@ pub fn measure(
     if let Some(hz) = s.tsc_hz {
         args.extend(["--tsc-hz".into(), format!("{hz:.0}")]);
     }
-    if d.family == cryptoscope_catalogue::Family::Hash && s.hash_ops.is_some() {
+    if skipped || (d.family == cryptoscope_catalogue::Family::Hash && s.hash_ops.is_some()) {
         let list: Vec<&str> = ops.iter().map(|o| o.as_str()).collect();
         args.extend(["--ops".into(), list.join(",")]);
     }

@@ -652,6 +652,16 @@ impl Store {
         })
     }
 
+    /// Marks a run as running again (`run --resume`): its stored results stay.
+    pub fn reopen_run(&mut self, run_id: &str) -> Result<(), StoreError> {
+        self.db.transaction(|db| {
+            db.execute(
+                "UPDATE runs SET status = 'running', finished_at = NULL WHERE id = ?1",
+                &[run_id.into()],
+            )
+        })
+    }
+
     /// Marks a run complete.
     /// Stores one item of an application driver's results (replacing an item of the same
     /// driver and key), in one transaction; items load back in the order first stored.
