@@ -5,6 +5,10 @@
 mod common;
 
 use common::*;
+
+#[allow(dead_code)]
+#[path = "common/pg.rs"]
+mod pg;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
@@ -12,14 +16,14 @@ use std::time::{Duration, Instant};
 
 /// The run's rows, by (subject, operation): the raw nanosecond samples (empty for rows
 /// without numbers), after checking each row is whole.
-fn stored(db: &std::path::Path) -> Option<(String, BTreeMap<(String, String), Vec<f64>>)> {
-    let conn = rusqlite::Connection::open(db).ok()?;
-    let ok: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
-    assert_eq!(ok, "ok", "the database is corrupt");
-    drop(conn);
+fn stored(db: &str) -> Option<(String, BTreeMap<(String, String), Vec<f64>>)> {
+    if !db.starts_with("postgres") {
+        let conn = rusqlite::Connection::open(db).ok()?;
+        let ok: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+        assert_eq!(ok, "ok", "the database is corrupt");
+    }
     let o = cryptoscope()
-        .args(["export", "latest", "--format", "json", "--db"])
-        .arg(db)
+        .args(["export", "latest", "--format", "json", "--db", db])
         .output()
         .unwrap();
     if !o.status.success() {
@@ -65,7 +69,27 @@ fn stored(db: &std::path::Path) -> Option<(String, BTreeMap<(String, String), Ve
 #[test]
 fn killed_at_random_moments_and_resumed_loses_nothing() {
     let tmp = tempfile::tempdir().unwrap();
-    let db = tmp.path().join("resume.db");
+    kill_and_resume(&tmp.path().join("resume.db").display().to_string(), tmp.path());
+}
+
+#[test]
+fn the_same_with_postgresql() {
+    let server = match pg::PgServer::start() {
+        Ok(s) => s,
+        Err(why) => {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "PostgreSQL test cannot run on CI: {why}"
+            );
+            eprintln!("skipped: {why}");
+            return;
+        }
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    kill_and_resume(&server.url, tmp.path());
+}
+
+fn kill_and_resume(db: &str, tmp: &std::path::Path) {
     let args = |resume: bool| -> Vec<String> {
         let mut v: Vec<String> = if resume {
             vec!["run".into(), "--resume".into(), "latest".into()]
@@ -88,8 +112,8 @@ fn killed_at_random_moments_and_resumed_loses_nothing() {
             .map(|s| s.to_string())
             .collect()
         };
-        v.extend(["--quiet".into(), "--db".into(), db.display().to_string()]);
-        v.extend(["--json".into(), tmp.path().join("run.json").display().to_string()]);
+        v.extend(["--quiet".into(), "--db".into(), db.to_string()]);
+        v.extend(["--json".into(), tmp.join("run.json").display().to_string()]);
         v
     };
     // Kill moments from a seed printed for reproduction.
@@ -134,7 +158,7 @@ fn killed_at_random_moments_and_resumed_loses_nothing() {
             kills += 1;
         }
         child.wait().unwrap();
-        let Some((id, rows)) = stored(&db) else { continue };
+        let Some((id, rows)) = stored(db) else { continue };
         if let Some(prev) = &run_id {
             assert_eq!(&id, prev, "a resume must continue the same run");
         }
@@ -158,7 +182,7 @@ fn killed_at_random_moments_and_resumed_loses_nothing() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
-    let (_, rows) = stored(&db).unwrap();
+    let (_, rows) = stored(db).unwrap();
     assert_eq!(
         rows.len(),
         14 * 2,
@@ -170,15 +194,14 @@ fn killed_at_random_moments_and_resumed_loses_nothing() {
     }
     assert!(rows.values().all(|ns| !ns.is_empty()));
     // The run file and the store agree, and the run is complete.
-    let o = cryptoscope().args(["runs", "--db"]).arg(&db).output().unwrap();
+    let o = cryptoscope().args(["runs", "--db", db]).output().unwrap();
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("complete"), "{text}");
-    let file: Value = serde_json::from_str(&std::fs::read_to_string(tmp.path().join("run.json")).unwrap()).unwrap();
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(tmp.join("run.json")).unwrap()).unwrap();
     assert_eq!(file["results"].as_array().unwrap().len(), 28);
     // Resuming a complete run does nothing.
     let o = cryptoscope()
-        .args(["run", "--resume", "latest", "--db"])
-        .arg(&db)
+        .args(["run", "--resume", "latest", "--db", db])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0));
