@@ -1966,6 +1966,7 @@ fn cmd_run_inner(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<i
 
     if timing {
         print!("{}", table::results(&run_file.results));
+        ct_beside_speed(&mut store, &run_file.results);
         if let Some(t) = a
             .baseline
             .as_deref()
@@ -2397,6 +2398,58 @@ fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
         json,
         i32::from(failed > 0),
     )
+}
+
+/// Under a speed table: the latest constant-time verdicts the store holds for the measured
+/// subjects, so a fast result with a leak is shown as such.
+fn ct_beside_speed(store: &mut cryptoscope_store::Store, rows: &[ResultRow]) {
+    let measured: std::collections::BTreeSet<&str> = rows
+        .iter()
+        .filter(|r| r.median_ns.is_some())
+        .map(|r| r.subject.as_str())
+        .collect();
+    if measured.is_empty() {
+        return;
+    }
+    let Ok(runs) = store.runs() else { return };
+    let mut audited: std::collections::BTreeSet<String> = Default::default();
+    let mut flags: Vec<(String, String, String, String)> = Vec::new();
+    for r in runs.iter().filter(|r| r.suites == "ct").take(10) {
+        let Ok(run) = store.load(&r.id) else { continue };
+        let mut here: std::collections::BTreeSet<String> = Default::default();
+        for a in run
+            .applications
+            .iter()
+            .filter(|a| a.driver == ct::DRIVER && a.item != "setup")
+        {
+            if let Some(s) = a.data["subject"].as_str() {
+                if measured.contains(s) && !audited.contains(s) && a.data["verdict"] != "not audited" {
+                    here.insert(s.to_string());
+                }
+            }
+        }
+        for (s, op, v) in cryptoscope_report::ct::flagged(&run.applications) {
+            if here.contains(&s) {
+                flags.push((s, op, v, r.id.clone()));
+            }
+        }
+        audited.extend(here);
+    }
+    if audited.is_empty() {
+        println!("\nConstant-time: none of these subjects has been audited yet (`cryptoscope ct`).");
+        return;
+    }
+    let subjects: std::collections::BTreeSet<&str> = flags.iter().map(|f| f.0.as_str()).collect();
+    println!(
+        "\nConstant-time (latest `cryptoscope ct` audit of {} of the {} measured subjects): {} with findings{}",
+        audited.len(),
+        measured.len(),
+        subjects.len(),
+        if flags.is_empty() { "." } else { ":" }
+    );
+    for (s, op, v, id) in &flags {
+        println!("  {s} {op}: {v} (ct run {id})");
+    }
 }
 
 /// Adds to each audited item the latest speed the store holds for its subject (the most

@@ -72,6 +72,29 @@ fn an_early_exit_compare_is_flagged_by_both_methods_and_its_fix_passes() {
     let fixed = find(&items, "SHA-256/testbed/constant-compare", "hash");
     assert_eq!(fixed["memcheck"]["status"], "clean", "{fixed}");
     assert_ne!(fixed["dudect"]["warm"]["status"], "leak", "{fixed}");
+    // A speed run of the same subjects shows the leak beside the numbers.
+    let o = cryptoscope()
+        .args([
+            "run",
+            "--provider",
+            "testbed",
+            "--impl",
+            "early-exit,constant-compare",
+            "--quick",
+            "--quiet",
+            "--rounds",
+            "1",
+            "--lengths",
+            "64",
+        ])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("SHA-256/testbed/early-exit hash: leak (both methods)"),
+        "{out}"
+    );
+    assert!(!out.contains("constant-compare hash: "), "{out}");
 }
 
 #[test]

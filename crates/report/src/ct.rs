@@ -59,18 +59,21 @@ fn speed_cell(s: &Value) -> String {
     }
 }
 
-/// The audit table and, under it, every finding with its function and source line.
-pub fn table(apps: &[AppResult]) -> String {
-    let items: Vec<&AppResult> = apps
-        .iter()
-        .filter(|a| a.driver == DRIVER && a.item != "setup")
-        .collect();
-    if items.is_empty() {
-        return String::new();
-    }
+/// The header and rows of the audit table, and the findings under it (at most five per
+/// operation unless `all_findings`).
+pub fn rows(apps: &[AppResult], all_findings: bool) -> (Vec<&'static str>, Vec<Vec<String>>, Vec<String>) {
+    let header = vec![
+        "subject",
+        "operation",
+        "memcheck",
+        "dudect |t|",
+        "|t| cold cache",
+        "verdict",
+        "latest speed",
+    ];
     let mut rows = Vec::new();
     let mut notes = Vec::new();
-    for a in &items {
+    for a in apps.iter().filter(|a| a.driver == DRIVER && a.item != "setup") {
         let d = &a.data;
         let subject = d["subject"].as_str().unwrap_or("?");
         let op = d["operation"].as_str().unwrap_or("?");
@@ -89,47 +92,71 @@ pub fn table(apps: &[AppResult]) -> String {
             speed_cell(&d["speed"]),
         ]);
         if let Some(f) = d["memcheck"]["findings"].as_array() {
-            for x in f.iter().take(5) {
+            let shown = if all_findings { f.len() } else { 5 };
+            for x in f.iter().take(shown) {
                 notes.push(format!(
-                    "  {subject} {op}: secret-dependent {} in {} ({}; {}×)",
+                    "{subject} {op}: secret-dependent {} in {} ({}; {}×)",
                     x["kind"].as_str().unwrap_or("?"),
                     x["function"].as_str().unwrap_or("?"),
                     x["location"].as_str().unwrap_or("no line information"),
                     x["count"].as_u64().unwrap_or(1),
                 ));
             }
-            if f.len() > 5 {
+            if f.len() > shown {
                 notes.push(format!(
-                    "  {subject} {op}: … and {} more (JSON or the report has all)",
-                    f.len() - 5
+                    "{subject} {op}: … and {} more (the JSON and the HTML report have all)",
+                    f.len() - shown
                 ));
             }
         }
     }
-    let mut out = render(
-        &[
-            "subject",
-            "operation",
-            "memcheck",
-            "dudect |t|",
-            "|t| cold cache",
-            "verdict",
-            "latest speed",
-        ],
-        &rows,
-        &[false, false, false, true, true, false, true],
-    );
-    out.push_str(
-        "\nmemcheck: distinct secret-dependent branches and memory indices found by valgrind with the secrets \
-marked undefined. dudect |t|: Welch's t between fixed and random secret inputs (the largest over the cropped \
-and second-order tests); above 4.5 it is measured again, and \"a / b\" means both runs agreed on a leak.\n",
-    );
+    (header, rows, notes)
+}
+
+/// What the columns mean.
+pub const LEGEND: &str = "memcheck: distinct secret-dependent branches and memory indices found by valgrind with the \
+secrets marked undefined. dudect |t|: Welch's t between fixed and random secret inputs (the largest over the cropped \
+and second-order tests); above 4.5 it is measured again, and \"a / b\" means both runs agreed on a leak.";
+
+/// The audit table and, under it, every finding with its function and source line.
+pub fn table(apps: &[AppResult]) -> String {
+    let (header, rows, notes) = rows(apps, false);
+    if rows.is_empty() {
+        return String::new();
+    }
+    let right: Vec<bool> = header
+        .iter()
+        .map(|h| h.contains("|t|") || h.contains("speed"))
+        .collect();
+    let mut out = render(&header, &rows, &right);
+    out.push('\n');
+    out.push_str(LEGEND);
+    out.push('\n');
     if !notes.is_empty() {
         out.push_str("\nFindings:\n");
         for n in notes {
+            out.push_str("  ");
             out.push_str(&n);
             out.push('\n');
         }
     }
     out
+}
+
+/// The latest verdict per subject in these items: (subject, operation, verdict) for every
+/// audited operation whose verdict is not "no leak found".
+pub fn flagged(apps: &[AppResult]) -> Vec<(String, String, String)> {
+    apps.iter()
+        .filter(|a| a.driver == DRIVER && a.item != "setup")
+        .filter_map(|a| {
+            let v = a.data["verdict"].as_str()?;
+            (v.starts_with("leak") || v.starts_with("timing")).then(|| {
+                (
+                    a.data["subject"].as_str().unwrap_or("?").to_string(),
+                    a.data["operation"].as_str().unwrap_or("?").to_string(),
+                    v.to_string(),
+                )
+            })
+        })
+        .collect()
 }

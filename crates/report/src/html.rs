@@ -281,6 +281,7 @@ pub fn render(runs: &[RunFile]) -> String {
         );
         s.push_str(&env_table(run));
         s.push_str(&tahoe_section(ri, run));
+        s.push_str(&ct_section(run));
         s.push_str(&tls_section(ri, run));
         s.push_str(&tunnel_section(ri, run));
         if run.results.is_empty() && !run.applications.is_empty() {
@@ -475,6 +476,25 @@ fn tahoe_section(ri: usize, run: &RunFile) -> String {
             let title = format!("{vector} {direction}: client time hashing");
             s.push_str(&bar_chart(&format!("tahoe-{ri}-{gi}"), &title, "ms", &bars));
         }
+    }
+    s
+}
+
+/// The constant-time audit: the table, its legend and every finding.
+fn ct_section(run: &RunFile) -> String {
+    let (header, rows, notes) = crate::ct::rows(&run.applications, true);
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("<h3>Constant-time audit</h3>");
+    let _ = write!(s, "<p>{}</p>", esc(crate::ct::LEGEND));
+    s.push_str(&plain_table(&header, &rows));
+    if !notes.is_empty() {
+        s.push_str("<h4>Findings</h4><ul>");
+        for n in notes {
+            let _ = write!(s, "<li>{}</li>", esc(&n));
+        }
+        s.push_str("</ul>");
     }
     s
 }
