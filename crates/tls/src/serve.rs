@@ -1,5 +1,7 @@
 //! The TLS 1.3 server: rustls with AWS-LC, one key-exchange group, full handshakes only
 //! (no tickets, no session cache), a fixed pool of threads each accepting connections.
+//! Hostile clients (garbage, stalls, connections opened and dropped) cost a thread at most
+//! [`HANDSHAKE_DEADLINE`] each and never stop the server.
 
 use anyhow::{Context, Result};
 use rustls::pki_types::pem::PemObject;
@@ -34,21 +36,71 @@ pub fn config(dir: &Path, group: &'static dyn rustls::crypto::SupportedKxGroup) 
     Ok(Arc::new(cfg))
 }
 
-fn handle(cfg: &Arc<ServerConfig>, mut sock: TcpStream) -> Result<()> {
-    sock.set_nodelay(true)?;
-    sock.set_read_timeout(Some(Duration::from_secs(10)))?;
+/// The longest a client may take to complete its handshake: a client that stalls, or
+/// trickles one byte at a time, holds a server thread no longer than this.
+pub const HANDSHAKE_DEADLINE: Duration = Duration::from_secs(3);
+/// The longest a connection may sit idle after its handshake.
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A socket whose first bytes were already read (by the waiting room): reads return them
+/// first.
+struct Prefixed {
+    prefix: Vec<u8>,
+    pos: usize,
+    sock: TcpStream,
+}
+
+impl Read for Prefixed {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.pos < self.prefix.len() {
+            let n = buf.len().min(self.prefix.len() - self.pos);
+            buf[..n].copy_from_slice(&self.prefix[self.pos..self.pos + n]);
+            self.pos += n;
+            return Ok(n);
+        }
+        self.sock.read(buf)
+    }
+}
+
+impl Write for Prefixed {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.sock.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.sock.flush()
+    }
+}
+
+fn handle(cfg: &Arc<ServerConfig>, sock: TcpStream, prefix: Vec<u8>, deadline: std::time::Instant) -> Result<()> {
+    let mut sock = Prefixed { prefix, pos: 0, sock };
+    handle_inner(cfg, &mut sock, deadline).inspect_err(|_| {
+        // Garbage, a stall or a dropped connection: end it at once, without TIME_WAIT.
+        abortive_close(&sock.sock);
+    })
+}
+
+fn handle_inner(cfg: &Arc<ServerConfig>, sock: &mut Prefixed, deadline: std::time::Instant) -> Result<()> {
+    sock.sock.set_nodelay(true)?;
+    // A client that stops reading cannot block a write for long either.
+    sock.sock.set_write_timeout(Some(IDLE_TIMEOUT))?;
     let mut conn = ServerConnection::new(cfg.clone())?;
     while conn.is_handshaking() {
-        conn.complete_io(&mut sock)?;
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            anyhow::bail!("handshake not completed within {HANDSHAKE_DEADLINE:?}");
+        }
+        sock.sock.set_read_timeout(Some(left))?;
+        conn.complete_io(sock)?;
     }
+    sock.sock.set_read_timeout(Some(IDLE_TIMEOUT))?;
     while conn.wants_write() {
-        conn.write_tls(&mut sock)?;
+        conn.write_tls(sock)?;
     }
     // Serve until the client's close_notify (or EOF), answering an optional request:
     // the client may send N bytes and read N back.
     let mut buf = [0u8; 16384];
     loop {
-        let mut s = rustls::Stream::new(&mut conn, &mut sock);
+        let mut s = rustls::Stream::new(&mut conn, &mut *sock);
         match s.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => {
@@ -60,7 +112,7 @@ fn handle(cfg: &Arc<ServerConfig>, mut sock: TcpStream) -> Result<()> {
     }
     conn.send_close_notify();
     while conn.wants_write() {
-        if conn.write_tls(&mut sock).is_err() {
+        if conn.write_tls(sock).is_err() {
             break;
         }
     }
@@ -68,7 +120,7 @@ fn handle(cfg: &Arc<ServerConfig>, mut sock: TcpStream) -> Result<()> {
     // TIME_WAIT entry is left. At thousands of connections per second those pile up by the
     // ten thousand within a minute and make every later connect() slower: a long run would
     // measure the port table, not TLS.
-    abortive_close(&sock);
+    abortive_close(&sock.sock);
     Ok(())
 }
 
@@ -89,34 +141,173 @@ fn abortive_close(sock: &TcpStream) {
     }
 }
 
+/// A connection in the waiting room: accepted, not yet holding a complete first record.
+struct Waiting {
+    sock: TcpStream,
+    buf: Vec<u8>,
+    deadline: std::time::Instant,
+}
+
+/// What the first bytes of a connection say.
+enum FirstRecord {
+    /// A whole TLS handshake record has arrived: hand the connection to a server thread.
+    Complete,
+    /// Not yet.
+    Partial,
+    /// Not TLS: drop it.
+    Garbage,
+}
+
+fn first_record(buf: &[u8]) -> FirstRecord {
+    if buf.is_empty() {
+        return FirstRecord::Partial;
+    }
+    // A handshake record (22) of TLS 1.0–1.3 record versions, at most 2^14 + 2048 bytes.
+    if buf[0] != 22 || (buf.len() >= 2 && buf[1] != 3) {
+        return FirstRecord::Garbage;
+    }
+    if buf.len() < 5 {
+        return FirstRecord::Partial;
+    }
+    let len = u16::from_be_bytes([buf[3], buf[4]]) as usize;
+    if len == 0 || len > 16384 + 2048 {
+        return FirstRecord::Garbage;
+    }
+    if buf.len() >= 5 + len {
+        FirstRecord::Complete
+    } else {
+        FirstRecord::Partial
+    }
+}
+
+/// The waiting room: one thread accepts every connection and holds it, without a server
+/// thread, until its first record (the ClientHello) is complete. Clients that stall or
+/// trickle bytes wait here and are dropped at the handshake deadline, so they cannot
+/// occupy the server threads (a Slowloris attack); garbage is dropped on its first bytes.
+fn waiting_room(listener: TcpListener, to_workers: std::sync::mpsc::SyncSender<(TcpStream, Vec<u8>)>) {
+    use std::os::fd::AsRawFd;
+    /// Connections held at once; beyond this, the oldest is dropped.
+    const MAX_WAITING: usize = 4096;
+    if listener.set_nonblocking(true).is_err() {
+        return;
+    }
+    let mut waiting: Vec<Waiting> = Vec::new();
+    loop {
+        let mut fds: Vec<libc::pollfd> = Vec::with_capacity(waiting.len() + 1);
+        fds.push(libc::pollfd {
+            fd: listener.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        });
+        for w in &waiting {
+            fds.push(libc::pollfd {
+                fd: w.sock.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            });
+        }
+        // SAFETY: `fds` is a valid array of `fds.len()` pollfd structures.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, 50) };
+        if n < 0 {
+            std::thread::sleep(Duration::from_millis(1));
+            continue;
+        }
+        let now = std::time::Instant::now();
+        // New connections.
+        if fds[0].revents != 0 {
+            while let Ok((sock, _)) = listener.accept() {
+                if sock.set_nonblocking(true).is_err() {
+                    continue;
+                }
+                if waiting.len() >= MAX_WAITING {
+                    let old = waiting.remove(0);
+                    abortive_close(&old.sock);
+                }
+                waiting.push(Waiting {
+                    sock,
+                    buf: Vec::new(),
+                    deadline: now + HANDSHAKE_DEADLINE,
+                });
+            }
+        }
+        // Bytes from waiting connections (indices shift by one: fds[0] is the listener).
+        let mut keep = Vec::with_capacity(waiting.len());
+        for (i, mut w) in waiting.drain(..).enumerate() {
+            let readable = fds.get(i + 1).is_some_and(|f| f.revents != 0);
+            let mut closed = false;
+            if readable {
+                let mut chunk = [0u8; 4096];
+                loop {
+                    match w.sock.read(&mut chunk) {
+                        Ok(0) => {
+                            closed = true;
+                            break;
+                        }
+                        Ok(k) => {
+                            w.buf.extend_from_slice(&chunk[..k]);
+                            if w.buf.len() > 32768 {
+                                break;
+                            }
+                        }
+                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                        Err(_) => {
+                            closed = true;
+                            break;
+                        }
+                    }
+                }
+            }
+            match first_record(&w.buf) {
+                FirstRecord::Complete if !closed => {
+                    if w.sock.set_nonblocking(false).is_ok() {
+                        // Blocks only when every server thread is busy and the queue full:
+                        // then new connections wait in the kernel's backlog, as they would
+                        // without the waiting room.
+                        let _ = to_workers.send((w.sock, w.buf));
+                    }
+                }
+                FirstRecord::Partial if !closed && now < w.deadline => keep.push(w),
+                _ => abortive_close(&w.sock),
+            }
+        }
+        waiting = keep;
+    }
+}
+
 /// Binds, prints one JSON line `{"ready":true,"addr":..}` and serves until killed.
 pub fn serve(cfg: Arc<ServerConfig>, listen: &str, threads: usize) -> Result<()> {
     let listener = TcpListener::bind(listen).with_context(|| format!("cannot listen on {listen}"))?;
     let addr = listener.local_addr()?;
-    let listener = Arc::new(listener);
     // Ready only once every thread has seeded its generators (see `warm_thread`).
     crate::warm_thread();
-    let ready = Arc::new(std::sync::Barrier::new(threads.max(1) + 1));
+    let threads = threads.max(1);
+    let ready = Arc::new(std::sync::Barrier::new(threads + 1));
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(TcpStream, Vec<u8>)>(threads * 4);
+    let rx = Arc::new(std::sync::Mutex::new(rx));
     let mut hs = Vec::new();
-    for _ in 0..threads.max(1) {
-        let l = listener.clone();
+    for _ in 0..threads {
         let cfg = cfg.clone();
         let ready = ready.clone();
+        let rx = rx.clone();
         hs.push(std::thread::spawn(move || {
             crate::warm_thread();
             ready.wait();
             loop {
-                match l.accept() {
-                    Ok((sock, _)) => {
-                        // A failed handshake (the load generator stopping mid-connection) is
-                        // the client's to report; the server keeps serving.
-                        let _ = handle(&cfg, sock);
+                let next = rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
+                match next {
+                    Ok((sock, prefix)) => {
+                        // A failed handshake (the load generator stopping mid-connection, a
+                        // hostile client) is the client's to report; the server keeps serving.
+                        // The rest of the handshake gets its own deadline from here.
+                        let deadline = std::time::Instant::now() + HANDSHAKE_DEADLINE;
+                        let _ = handle(&cfg, sock, prefix, deadline);
                     }
-                    Err(_) => std::thread::sleep(Duration::from_millis(1)),
+                    Err(_) => return,
                 }
             }
         }));
     }
+    hs.push(std::thread::spawn(move || waiting_room(listener, tx)));
     ready.wait();
     println!(
         "{}",
