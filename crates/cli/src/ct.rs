@@ -123,7 +123,27 @@ pub fn memcheck(cat: &Catalogue, d: &Descriptor, tmp: &Path, timeout: Duration) 
     let bin = cat.worker(&d.provider).ok_or("no worker")?;
     let xml = tmp.join(format!("{}.memcheck.xml", d.id.replace('/', "_")));
     let _ = std::fs::remove_file(&xml);
-    let args = vec![
+    // KEM keys are made natively first: key generation under valgrind takes minutes for
+    // Classic McEliece, and it is not what this audit examines.
+    let material = tmp.join(format!("{}.material.json", d.id.replace('/', "_")));
+    if d.family == Family::Kem {
+        let outcome = workers::call(
+            bin,
+            &[
+                "ct-material".into(),
+                "--subject".into(),
+                d.id.clone(),
+                "--out".into(),
+                material.display().to_string(),
+            ],
+            timeout,
+            &mut |_| {},
+        );
+        if outcome != Outcome::Completed {
+            return Err(format!("preparing keys: {}", outcome.describe()));
+        }
+    }
+    let mut args = vec![
         "--tool=memcheck".to_string(),
         "--xml=yes".into(),
         format!("--xml-file={}", xml.display()),
@@ -135,6 +155,9 @@ pub fn memcheck(cat: &Catalogue, d: &Descriptor, tmp: &Path, timeout: Duration) 
         "--subject".into(),
         d.id.clone(),
     ];
+    if d.family == Family::Kem {
+        args.extend(["--material".into(), material.display().to_string()]);
+    }
     let mut audited = Vec::new();
     let outcome = workers::call(Path::new("valgrind"), &args, timeout, &mut |ev| {
         if let Event::CtAudited(a) = ev {
@@ -144,6 +167,7 @@ pub fn memcheck(cat: &Catalogue, d: &Descriptor, tmp: &Path, timeout: Duration) 
     if outcome != Outcome::Completed {
         return Err(outcome.describe());
     }
+    let _ = std::fs::remove_file(&material);
     let text = std::fs::read_to_string(&xml).map_err(|e| format!("no memcheck output: {e}"))?;
     let _ = std::fs::remove_file(&xml);
     let errors = memcheck::parse(&text).map_err(|e| e.to_string())?;

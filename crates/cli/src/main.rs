@@ -2295,6 +2295,36 @@ fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
         timeout,
     };
     let tmp = util::private_temp_dir("ct")?;
+    // The run is recorded first and every item committed as soon as it exists, so an
+    // interrupted audit keeps what it found.
+    let mut env = cryptoscope_measure::env::capture(clock.tsc_hz(), clock.perf_status());
+    if let Some(v) = &valgrind {
+        env.libraries.insert("valgrind".into(), v.clone());
+    }
+    let mut run_file = RunFile {
+        schema: SCHEMA.into(),
+        run_id: run_id.clone(),
+        started_at: started_at.clone(),
+        finished_at: String::new(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        command: std::env::args().collect(),
+        config: cryptoscope_report::RunConfig {
+            suites: vec!["ct".into()],
+            algorithms: picked
+                .iter()
+                .map(|d| d.algorithm.clone())
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect(),
+            quick: a.quick,
+            rounds: 1,
+            ..Default::default()
+        },
+        environment: env,
+        results: Vec::new(),
+        applications: Vec::new(),
+    };
+    let mut store_error: Option<String> = store.begin_run(&run_file).err().map(|e| e.to_string());
     let mut items = vec![cryptoscope_report::AppResult {
         driver: ct::DRIVER.into(),
         item: "setup".into(),
@@ -2308,6 +2338,9 @@ fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
             "tsc_hz": clock.tsc_hz(),
         }),
     }];
+    if let Err(e) = store.add_app_result(&run_id, &items[0]) {
+        store_error.get_or_insert(e.to_string());
+    }
     let mut failed = 0;
     for d in &picked {
         let v = &verdicts[&d.id];
@@ -2320,7 +2353,7 @@ fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
                 &format!("not audited ({})", v.status.as_str()),
             );
             for op in ct::operations(d.family) {
-                items.push(ct::item(
+                let item = ct::item(
                     d,
                     op,
                     serde_json::json!({
@@ -2328,7 +2361,11 @@ fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
                         "verdict": "not audited",
                         "gate": v.status.as_str(), "gate_detail": v.detail,
                     }),
-                ));
+                );
+                if let Err(e) = store.add_app_result(&run_id, &item) {
+                    store_error.get_or_insert(e.to_string());
+                }
+                items.push(item);
             }
             continue;
         }
@@ -2357,7 +2394,7 @@ fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
             }
             let dv: Vec<&serde_json::Value> = dudects.values().collect();
             let verdict = ct::verdict(&mcv, &dv);
-            items.push(ct::item(
+            let mut item = ct::item(
                 d,
                 op,
                 serde_json::json!({
@@ -2366,38 +2403,37 @@ fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
                     "operation": op, "verdict": verdict, "gate": "pass",
                     "memcheck": mcv, "dudect": dudects,
                 }),
-            ));
+            );
+            ct_attach_speed(&mut store, std::slice::from_mut(&mut item));
+            if let Err(e) = store.add_app_result(&run_id, &item) {
+                store_error.get_or_insert(e.to_string());
+            }
+            items.push(item);
         }
         pb.step(&format!("audit {}", d.id), "done");
     }
     pb.finish();
-    ct_attach_speed(&mut store, &mut items);
-    let app = AppRun {
-        suite: "ct",
-        algorithms: picked
-            .iter()
-            .map(|d| d.algorithm.clone())
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .collect(),
-        quick: a.quick,
-        rounds: 1,
-        libraries: valgrind.iter().map(|v| ("valgrind".to_string(), v.clone())).collect(),
-        items,
-    };
-    let json = json_out.map(|p| (p, serde_json::to_value(&app.items).unwrap_or_default()));
-    let print = |apps: &[cryptoscope_report::AppResult]| {
-        print!("{}", cryptoscope_report::ct::table(apps));
-    };
-    finish_app_run(
-        &mut store,
-        &run_id,
-        started_at,
-        app,
-        &print,
-        json,
-        i32::from(failed > 0),
-    )
+    run_file.finished_at = util::now_utc().0;
+    if let Err(e) = store.finish_run(&run_id, &run_file.finished_at) {
+        store_error.get_or_insert(e.to_string());
+    }
+    print!("{}", cryptoscope_report::ct::table(&items));
+    if let Some(p) = json_out {
+        std::fs::write(&p, serde_json::to_string_pretty(&items)?)
+            .map_err(|e| usage(format!("cannot write {}: {e}", p.display())))?;
+        println!("JSON:    {}", p.display());
+    }
+    match store_error {
+        None => println!(
+            "Store:   {} (run {run_id}; `cryptoscope report {run_id}`)",
+            store.location()
+        ),
+        Some(e) => {
+            eprintln!("error: results not stored: {e}");
+            return Ok(2);
+        }
+    }
+    Ok(i32::from(failed > 0))
 }
 
 /// Under a speed table: the latest constant-time verdicts the store holds for the measured

@@ -30,13 +30,24 @@ fn start(dir: &std::path::Path, threads: usize) -> (Server, SocketAddr) {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let mut child = tool()
-        .args(["serve", "--group", "X25519", "--listen", "127.0.0.1:0", "--threads", &threads.to_string(), "--dir"])
+        .args([
+            "serve",
+            "--group",
+            "X25519",
+            "--listen",
+            "127.0.0.1:0",
+            "--threads",
+            &threads.to_string(),
+            "--dir",
+        ])
         .arg(dir)
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
     let v: serde_json::Value = serde_json::from_str(&line).unwrap();
     (Server(child), v["addr"].as_str().unwrap().parse().unwrap())
 }

@@ -182,9 +182,43 @@ fn kem_material(k: &dyn cryptoscope_catalogue::Kem) -> Result<(Vec<u8>, Vec<u8>,
     Ok((pk, sk, ct))
 }
 
+/// A KEM key pair and ciphertext made outside valgrind (key generation under memcheck is
+/// 50–100 times slower: minutes for Classic McEliece), as hex JSON.
+pub fn write_material(s: &Subject, path: &std::path::Path) -> Result<(), String> {
+    let Subject::Kem(k) = s else {
+        return Err("material is for KEMs only".into());
+    };
+    let (pk, sk, ct) = kem_material(k.as_ref())?;
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    let v = serde_json::json!({ "pk": hex(&pk), "sk": hex(&sk), "ct": hex(&ct) });
+    std::fs::write(path, v.to_string()).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+fn read_material(path: &std::path::Path, d: &cryptoscope_catalogue::Descriptor) -> Result<(Vec<u8>, Vec<u8>), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("malformed {}: {e}", path.display()))?;
+    let unhex = |f: &str, len: usize| -> Result<Vec<u8>, String> {
+        let s = v[f].as_str().ok_or(format!("{}: no `{f}`", path.display()))?;
+        let b: Result<Vec<u8>, _> = (0..s.len() / 2)
+            .map(|i| u8::from_str_radix(s.get(2 * i..2 * i + 2).unwrap_or("x"), 16))
+            .collect();
+        let b = b.map_err(|_| format!("{}: `{f}` is not hex", path.display()))?;
+        if b.len() != len || s.len() != 2 * len {
+            return Err(format!(
+                "{}: `{f}` has {} bytes, expected {len}",
+                path.display(),
+                b.len()
+            ));
+        }
+        Ok(b)
+    };
+    Ok((unhex("sk", d.sizes.secret_key)?, unhex("ct", d.sizes.ciphertext)?))
+}
+
 /// Memcheck mode: runs each operation once with its secrets marked. The parent reads
-/// valgrind's XML; this returns what was marked, per operation.
-pub fn memcheck(s: &Subject, ops: &[String]) -> Result<Vec<CtAudited>, String> {
+/// valgrind's XML; this returns what was marked, per operation. KEMs take their key pair
+/// and ciphertext from `material` when given.
+pub fn memcheck(s: &Subject, ops: &[String], material: Option<&std::path::Path>) -> Result<Vec<CtAudited>, String> {
     if !available() {
         return Err("this worker was built without valgrind's memcheck.h: install valgrind and rebuild".into());
     }
@@ -193,7 +227,13 @@ pub fn memcheck(s: &Subject, ops: &[String]) -> Result<Vec<CtAudited>, String> {
     for op in ops {
         let secret_what: String = match (s, op.as_str()) {
             (Subject::Kem(k), "decaps" | "decaps-rejected") => {
-                let (_pk, sk, ct) = kem_material(k.as_ref())?;
+                let (sk, ct) = match material {
+                    Some(p) => read_material(p, d)?,
+                    None => {
+                        let (_pk, sk, ct) = kem_material(k.as_ref())?;
+                        (sk, ct)
+                    }
+                };
                 let (ranges, what) = secret_ranges(&d.algorithm, sk.len());
                 let mut ss = vec![0u8; d.sizes.shared_secret];
                 mark_ranges(&sk, &ranges);
@@ -414,7 +454,8 @@ pub fn dudect(s: &Subject, op: &str, plan: &DudectPlan, clock: &cryptoscope_meas
     }
     let started = Instant::now();
     let mut i = 0u64;
-    while i < plan.samples && (i < 2_000 || started.elapsed() < plan.budget) {
+    // At least 200 calls (100 per class on average), however slow the operation.
+    while i < plan.samples && (i < 200 || started.elapsed() < plan.budget) {
         let class = rng.bit();
         work.copy_from_slice(classes.input(class, i));
         if plan.cold {

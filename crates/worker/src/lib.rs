@@ -162,6 +162,16 @@ enum Cmd {
         /// Only these operations (comma-separated; default: all audited ones).
         #[arg(long)]
         ops: Option<String>,
+        /// KEMs: the key pair and ciphertext to use (written by `ct-material`).
+        #[arg(long)]
+        material: Option<PathBuf>,
+    },
+    /// Write a KEM key pair and ciphertext for `ct-memcheck --material` (made natively).
+    CtMaterial {
+        #[arg(long)]
+        subject: String,
+        #[arg(long)]
+        out: PathBuf,
     },
     /// Constant-time audit, dudect method: Welch's t between fixed and random secret inputs.
     CtDudect {
@@ -172,7 +182,7 @@ enum Cmd {
         /// Calls to time (both classes together).
         #[arg(long, default_value_t = 20_000)]
         samples: u64,
-        /// Seconds at most (after at least 2,000 calls).
+        /// Seconds at most (after at least 200 calls).
         #[arg(long, default_value_t = 10.0)]
         budget: f64,
         /// Evict the caches before every call.
@@ -384,13 +394,18 @@ pub fn worker_main(subjects: fn() -> Vec<Subject>) -> ! {
                 fail(e);
             }
         }
-        Cmd::CtMemcheck { subject, ops } => {
+        Cmd::CtMaterial { subject, out } => {
+            if let Err(e) = ct::write_material(find(&subject), &out) {
+                fail(e);
+            }
+        }
+        Cmd::CtMemcheck { subject, ops, material } => {
             let s = find(&subject);
             let ops: Vec<String> = match ops {
                 Some(o) => o.split(',').map(|x| x.trim().to_string()).collect(),
                 None => ct::operations(s).iter().map(|x| x.to_string()).collect(),
             };
-            match ct::memcheck(s, &ops) {
+            match ct::memcheck(s, &ops, material.as_deref()) {
                 Ok(done) => done.into_iter().for_each(|a| emit(&Event::CtAudited(a))),
                 Err(e) => fail(e),
             }
