@@ -607,30 +607,26 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
         .server_threads
         .unwrap_or(if a.peer == "openssl" { cpus } else { a.clients.max(cpus) });
     // A private 0700 directory for keys and configurations.
-    let (work, remove) = match &a.workdir {
-        Some(d) => (d.clone(), false),
-        None => (
-            std::env::temp_dir().join(format!("cryptoscope-tls-{}", std::process::id())),
-            true,
-        ),
+    // Keys and configurations live in a private 0700 directory with an unpredictable name,
+    // created fresh (never reused) and removed with everything in it on the way out; or in
+    // the directory the user names with --workdir, kept.
+    let private = match &a.workdir {
+        Some(_) => None,
+        None => Some(crate::util::private_temp_dir("tls")?),
     };
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&work)
-            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", work.display()))?;
-    }
-    struct Remove(PathBuf, bool);
-    impl Drop for Remove {
-        fn drop(&mut self) {
-            if self.1 {
-                let _ = std::fs::remove_dir_all(&self.0);
-            }
+    let work = match (&a.workdir, &private) {
+        (Some(d), _) => {
+            use std::os::unix::fs::DirBuilderExt;
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(d)
+                .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", d.display()))?;
+            d.clone()
         }
-    }
-    let _cleanup = Remove(work.clone(), remove);
+        (None, Some(p)) => p.path.clone(),
+        (None, None) => unreachable!("a private directory exists without --workdir"),
+    };
     let netns = if a.netns {
         Some(Netns::create("cstls", a.rate.as_deref())?)
     } else {

@@ -760,30 +760,26 @@ pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
         bail!("--pings and --bytes must be positive");
     }
     let driver = crate::workers::worker_dir()?.join("cryptoscope-tls");
-    let (work, remove) = match &a.workdir {
-        Some(d) => (d.clone(), false),
-        None => (
-            std::env::temp_dir().join(format!("cryptoscope-tunnel-{}", std::process::id())),
-            true,
-        ),
+    // Keys and configurations live in a private 0700 directory with an unpredictable name,
+    // created fresh (never reused) and removed with everything in it on the way out; or in
+    // the directory the user names with --workdir, kept.
+    let private = match &a.workdir {
+        Some(_) => None,
+        None => Some(crate::util::private_temp_dir("tunnel")?),
     };
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&work)
-            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", work.display()))?;
-    }
-    struct Remove(PathBuf, bool);
-    impl Drop for Remove {
-        fn drop(&mut self) {
-            if self.1 {
-                let _ = std::fs::remove_dir_all(&self.0);
-            }
+    let work = match (&a.workdir, &private) {
+        (Some(d), _) => {
+            use std::os::unix::fs::DirBuilderExt;
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(d)
+                .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", d.display()))?;
+            d.clone()
         }
-    }
-    let _cleanup = Remove(work.clone(), remove);
+        (None, Some(p)) => p.path.clone(),
+        (None, None) => unreachable!("a private directory exists without --workdir"),
+    };
     // The file to transfer: random bytes, so nothing compresses.
     let file = work.join("payload.bin");
     {

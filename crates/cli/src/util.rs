@@ -116,7 +116,36 @@ pub struct PrivateDir {
 
 impl Drop for PrivateDir {
     fn drop(&mut self) {
+        zero_files(&self.path);
         let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Overwrites every regular file under `dir` with zeros (keys, certificates' private
+/// halves, key material for the audit), so their bytes do not survive in freed disk blocks
+/// or the page cache after removal. Symbolic links are not followed.
+fn zero_files(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let Ok(t) = e.file_type() else { continue };
+        let p = e.path();
+        if t.is_dir() {
+            zero_files(&p);
+        } else if t.is_file() {
+            if let (Ok(meta), Ok(mut f)) = (e.metadata(), std::fs::OpenOptions::new().write(true).open(&p)) {
+                use std::io::Write;
+                let zeros = vec![0u8; 64 * 1024];
+                let mut left = meta.len();
+                while left > 0 {
+                    let n = left.min(zeros.len() as u64) as usize;
+                    if f.write_all(&zeros[..n]).is_err() {
+                        break;
+                    }
+                    left -= n as u64;
+                }
+                let _ = f.sync_data();
+            }
+        }
     }
 }
 
@@ -135,4 +164,35 @@ pub fn private_temp_dir(what: &str) -> Result<PrivateDir> {
         .create(&path)
         .with_context(|| format!("cannot create a private temporary directory {}", path.display()))?;
     Ok(PrivateDir { path })
+}
+
+#[cfg(test)]
+mod private_dir_tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn private_directories_are_0700_unique_and_wiped() {
+        let a = private_temp_dir("test").unwrap();
+        let b = private_temp_dir("test").unwrap();
+        assert_ne!(a.path, b.path);
+        let mode = std::fs::metadata(&a.path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+        let key = a.path.join("sub").join("key.pem");
+        std::fs::create_dir_all(key.parent().unwrap()).unwrap();
+        std::fs::write(&key, b"secret key bytes").unwrap();
+        // A hard link outside lets the test see what became of the file's bytes.
+        let outside = std::env::temp_dir().join(format!("cs-wipe-check-{}", std::process::id()));
+        let _ = std::fs::remove_file(&outside);
+        std::fs::hard_link(&key, &outside).unwrap();
+        let path = a.path.clone();
+        drop(a);
+        assert!(!path.exists());
+        assert_eq!(
+            std::fs::read(&outside).unwrap(),
+            vec![0u8; 16],
+            "the key's bytes were zeroed"
+        );
+        std::fs::remove_file(&outside).unwrap();
+    }
 }
