@@ -20,6 +20,8 @@
 #                     kept between runs, so coverage builds up
 #   FUZZ_OUT          logs and crash artifacts (default fuzz/artifacts)
 #   FUZZ_RSS_MB       memory limit per target process, MB (default 2048)
+#   FUZZ_TIMEOUT      seconds one input may take before it counts as a hang (default 10;
+#                     60 with AddressSanitizer, which makes a 1 GiB `Ptn` record slow)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -31,12 +33,22 @@ TARGET_DIR=${FUZZ_TARGET_DIR:-${CARGO_TARGET_DIR:-$ROOT/fuzz/target}}
 CORPUS=${FUZZ_CORPUS:-$ROOT/fuzz/corpus}
 OUT=${FUZZ_OUT:-$ROOT/fuzz/artifacts}
 RSS_MB=${FUZZ_RSS_MB:-2048}
+if [[ $SANITIZER == none ]]; then TIMEOUT=${FUZZ_TIMEOUT:-10}; else TIMEOUT=${FUZZ_TIMEOUT:-60}; fi
 mkdir -p "$TARGET_DIR" "$CORPUS" "$OUT"
 TARGET_DIR=$(cd "$TARGET_DIR" && pwd)
 CORPUS=$(cd "$CORPUS" && pwd)
 OUT=$(cd "$OUT" && pwd)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+# The cause of a crash in a libFuzzer log, on one line: the panic and its message, or
+# libFuzzer's own error (out of memory, timeout, deadly signal).
+cause() {
+  local p
+  p=$(grep -m1 -A1 'panicked at' "$1" | tr '\n' ' ' | sed 's/^ *//; s/ *$//' | cut -c1-300)
+  [[ -n $p ]] && { echo "$p"; return; }
+  grep -m1 'ERROR: libFuzzer' "$1" | sed 's/^=*[0-9]*=* *//'
+}
 
 # --- What is needed: a C++ compiler (libFuzzer is C++), cargo-fuzz at a pinned version.
 if ! command -v c++ >/dev/null 2>&1; then
@@ -89,7 +101,7 @@ for t in "${targets[@]}"; do
     validate_dir) cat fuzz/dict/json.dict fuzz/dict/vector_json.dict >"$dict" ;;
     *) cat fuzz/dict/json.dict "fuzz/dict/$t.dict" >"$dict" ;;
   esac
-  flags=(-rss_limit_mb="$RSS_MB" -malloc_limit_mb="$RSS_MB" -timeout=10 -dict="$dict"
+  flags=(-rss_limit_mb="$RSS_MB" -malloc_limit_mb="$RSS_MB" -timeout="$TIMEOUT" -dict="$dict"
          -artifact_prefix="$work/" -print_final_stats=1)
 
   # 1. Inputs that once crashed it must not any more.
@@ -99,7 +111,7 @@ for t in "${targets[@]}"; do
   fi
   if [[ ${#regressions[@]} -gt 0 ]]; then
     if ! (cd "$work" && "$BIN/$t" "${flags[@]}" -runs=1 "${regressions[@]/#/$ROOT/}") >"$work/regressions.log" 2>&1; then
-      line=$(grep -m1 -E "panicked at|ERROR: libFuzzer" "$work/regressions.log" | sed 's/^ *//')
+      line=$(cause "$work/regressions.log")
       failures+=("FAILED fuzz $t: a regression input crashes it again: $line (log: $work/regressions.log)")
       failed=$((failed + 1))
       continue
@@ -126,7 +138,7 @@ for t in "${targets[@]}"; do
   if [[ $rc -eq 0 ]]; then
     passed=$((passed + 1))
   else
-    what=$(grep -m1 -E "panicked at|ERROR: libFuzzer" "$log" | sed 's/^ *//')
+    what=$(cause "$log")
     crash=$(ls -t "$work"/{crash,leak,timeout,oom,slow-unit}-* 2>/dev/null | head -1)
     failures+=("FAILED fuzz $t: ${what:-exit status $rc}; reproducer: ${crash:-none written} (replay: $BIN/$t ${crash:-FILE}; log: $log)")
     failed=$((failed + 1))
