@@ -449,6 +449,8 @@ pub fn hash_vectors(path: &Path) -> Result<Vec<HashVector>, VectorError> {
     };
     let mut out = Vec::new();
     let mut records = 0usize;
+    // Bytes of every `Ptn` message so far: 1 GiB in all, not per record.
+    let mut ptn_bytes = 0usize;
     let (mut len, mut msg, mut md): (Option<usize>, Option<Vec<u8>>, Option<Vec<u8>>) = (None, None, None);
     let mut flush = |len: &mut Option<usize>,
                      msg: &mut Option<Vec<u8>>,
@@ -514,8 +516,14 @@ pub fn hash_vectors(path: &Path) -> Result<Vec<HashVector>, VectorError> {
                 let len: usize = value
                     .parse()
                     .ok()
-                    .filter(|&l| l <= 1 << 30)
-                    .ok_or_else(|| bad(format!("line {}: Ptn `{value}` is not a length up to 1 GiB", n + 1)))?;
+                    .filter(|&l| l <= (1 << 30) - ptn_bytes)
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "line {}: Ptn `{value}` is not a length that keeps the file's Ptn messages within 1 GiB",
+                            n + 1
+                        ))
+                    })?;
+                ptn_bytes += len;
                 msg = Some((0..len).map(|i| (i % 251) as u8).collect());
             }
             "MD" | "Output" => md = Some(unhex(path, &format!("{key} (line {})", n + 1), value)?),

@@ -138,7 +138,14 @@ struct Parser {
     pending_call: Option<(usize, u64)>,
     last_pos: Vec<u64>,
     summary: Option<u64>,
+    /// Every cost and call count so far, at most [`MAX_TOTAL`].
+    sum: u64,
 }
+
+/// Largest total of costs and call counts one profile may have: 2^53 (callgrind counts
+/// instructions; 2^53 is months of execution), so no sum over a profile can overflow, nor
+/// one over up to 2,048 dumps merged into one.
+const MAX_TOTAL: u64 = 1 << 53;
 
 impl Parser {
     fn function(&mut self, object: &str, name: &str, file: &str) -> usize {
@@ -191,6 +198,9 @@ impl Parser {
             "summary" | "totals" => {
                 let first = value.split_whitespace().next().unwrap_or("0");
                 let v: u64 = first.parse().map_err(|_| format!("bad {key} `{value}`"))?;
+                if v > MAX_TOTAL {
+                    return Err(format!("{key} `{value}` is more than 2^53"));
+                }
                 if key == "summary" || self.summary.is_none() {
                     self.summary = Some(v);
                 }
@@ -263,6 +273,13 @@ impl Parser {
         for t in toks {
             t.parse::<u64>().map_err(|_| format!("bad cost `{t}`"))?;
         }
+        let count = self.pending_call.map_or(0, |(_, n)| n);
+        self.sum = self
+            .sum
+            .checked_add(cost)
+            .and_then(|s| s.checked_add(count))
+            .filter(|&s| s <= MAX_TOTAL)
+            .ok_or("costs and call counts add up to more than 2^53")?;
         if let Some((callee, count)) = self.pending_call.take() {
             let arcs = &mut self.profile.arcs;
             match arcs.iter_mut().find(|a| a.caller == caller && a.callee == callee) {
@@ -314,6 +331,7 @@ pub fn parse(text: &str) -> Result<Profile, ParseError> {
         pending_call: None,
         last_pos: Vec::new(),
         summary: None,
+        sum: 0,
     };
     for (i, line) in text.lines().enumerate() {
         p.line(line).map_err(|message| ParseError { line: i + 1, message })?;
@@ -491,6 +509,8 @@ fe=(1)
             ("events: Ir\nfn=a\n5 1\n-9 1\n", 4),
             ("hello world\n", 1),
             ("fn=a\n1 1\n", 2),
+            ("events: Ir\nfn=a\n1 9007199254740992\n2 1\n", 4),
+            ("events: Ir\nsummary: 9007199254740993\n", 2),
         ] {
             let e = parse(text).unwrap_err();
             assert_eq!(e.line, line, "{text:?}: {e}");

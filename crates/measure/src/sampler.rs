@@ -17,7 +17,8 @@ use crate::stats::{median_ci_order_stats, quantile_sorted};
 pub struct Plan {
     /// Samples to take before the precision test may stop sampling.
     pub min_samples: usize,
-    /// Hard cap on samples.
+    /// Hard cap on samples (at most [`MAX_SAMPLES`] in a plan read from JSON).
+    #[serde(deserialize_with = "at_most_max_samples")]
     pub max_samples: usize,
     /// Stop once the 95% interval of the median is within ± this fraction of it.
     pub target_rel_ci: f64,
@@ -28,6 +29,20 @@ pub struct Plan {
     pub warmup: Duration,
     /// Samples taken even when the budget is spent (slow operations still get a median).
     pub floor_samples: usize,
+}
+
+/// Most samples a plan read from JSON may ask for: the sampler reserves room for all of
+/// them up front (32 bytes each), so a larger number is refused rather than allocated.
+pub const MAX_SAMPLES: usize = 10_000_000;
+
+fn at_most_max_samples<'de, D: serde::Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
+    let n = usize::deserialize(d)?;
+    if n > MAX_SAMPLES {
+        return Err(serde::de::Error::custom(format!(
+            "max_samples {n} is more than {MAX_SAMPLES}"
+        )));
+    }
+    Ok(n)
 }
 
 impl Plan {
