@@ -39,6 +39,15 @@ awk '/^Ran [0-9]+ tests?/ { n = $2 } /^OK/ { printf "test result: ok. %d passed;
                  printf "test result: FAILED. %d passed; %d failed\n", n - f, f }' "$log" >> "$log.py"
 cat "$log.py" >> "$log"; rm -f "$log.py"
 [[ $status -eq 0 ]] && status=$py
+# Fuzzing: each parser's libFuzzer target (docs/fuzzing.md): its regression inputs replayed,
+# then 8 s of fuzzing; prints its own `test result:` line. Corpora and crash files are kept
+# beside the cargo cache, so coverage builds up from run to run and a reproducer survives.
+printf '\033[1m==> %s\033[0m\n' "fuzz targets, 8 s each (scripts/fuzz.sh)" >&2
+FUZZ_SECONDS=8 FUZZ_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/fuzz" \
+  FUZZ_CORPUS="$HOME/.cache/cryptoscope/fuzz-corpus" FUZZ_OUT="$HOME/.cache/cryptoscope/fuzz-out" \
+  bash scripts/fuzz.sh 2>&1 | tee -a "$log"
+fz=${PIPESTATUS[0]}
+[[ $status -eq 0 ]] && status=$fz
 # Formatting (rustfmt.toml): a drift fails the run like a test.
 if ! cargo fmt --all --check >/dev/null 2>&1; then
   echo "test result: FAILED. 0 passed; 1 failed (cargo fmt --all --check: run cargo fmt --all)" | tee -a "$log"
