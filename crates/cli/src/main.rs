@@ -1534,8 +1534,11 @@ fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
 fn cmd_run_inner(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<i32> {
     let selection = a.sel.selection()?;
     if let Some(n) = a.samples {
-        if n == 0 {
-            return Err(usage("--samples must be at least 1"));
+        if n == 0 || n > cryptoscope_measure::sampler::MAX_SAMPLES {
+            return Err(usage(format!(
+                "--samples must be between 1 and {}",
+                cryptoscope_measure::sampler::MAX_SAMPLES
+            )));
         }
     }
     if let Some(b) = a.time_budget {
