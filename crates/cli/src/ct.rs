@@ -91,13 +91,15 @@ pub fn findings(errors: &[MemcheckError]) -> (Vec<(String, Finding)>, usize) {
             _ => "other",
         };
         let inner = &e.stack[..at];
-        let function = inner
-            .iter()
-            .map(|f| f.function.as_str())
-            .find(|f| is_name(f))
-            .unwrap_or("???")
-            .to_string();
-        let location = inner.iter().find_map(|f| f.location.clone());
+        // The innermost named function, and the line of the report: the innermost frame's
+        // line when it has one (an inlined helper inside that function), never a line of a
+        // caller further out (C libraries built without debug information have none).
+        let named = inner.iter().position(|f| is_name(&f.function));
+        let function = named.map_or("???".to_string(), |i| inner[i].function.clone());
+        let location = match named {
+            Some(i) => inner[..=i].iter().find_map(|f| f.location.clone()),
+            None => inner.first().and_then(|f| f.location.clone()),
+        };
         let mut stack: Vec<String> = inner
             .iter()
             .filter(|f| is_name(&f.function))
@@ -323,5 +325,82 @@ pub fn speed_operation(op: &str) -> Option<&'static str> {
         "key-schedule" => Some("keysched"),
         "encrypt" => Some("ecb:4096"),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cryptoscope_measure::memcheck::Frame;
+
+    fn frame(f: &str, loc: Option<&str>) -> Frame {
+        Frame {
+            function: f.into(),
+            location: loc.map(String::from),
+            object: None,
+        }
+    }
+
+    #[test]
+    fn findings_name_the_operation_function_and_its_own_line() {
+        let e = |kind: &str, stack: Vec<Frame>| MemcheckError {
+            kind: kind.into(),
+            what: String::new(),
+            stack,
+            count: 2,
+        };
+        let errors = vec![
+            // An inlined helper's line inside a named function.
+            e(
+                "UninitCondition",
+                vec![
+                    frame("UnknownInlinedFun", Some("table.rs:12")),
+                    frame("gift::encrypt", Some("table.rs:40")),
+                    frame("cryptoscope_worker::ct::cryptoscope_ct_op_encrypt", Some("ct.rs:1")),
+                ],
+            ),
+            // A C function without line information: no caller's line is borrowed.
+            e(
+                "UninitValue",
+                vec![
+                    frame("rej_uniform", None),
+                    frame("provider::wrapper", Some("lib.rs:123")),
+                    frame("cryptoscope_ct_op_decaps_rejected", None),
+                ],
+            ),
+            // Outside the audited operations.
+            e("UninitCondition", vec![frame("main", None)]),
+            e("InvalidRead", vec![frame("cryptoscope_ct_op_hash", None)]),
+        ];
+        let (f, outside) = findings(&errors);
+        assert_eq!(outside, 1);
+        assert_eq!(f.len(), 3);
+        assert_eq!(f[0].0, "encrypt");
+        assert_eq!(f[0].1.kind, "branch");
+        assert_eq!(f[0].1.function, "gift::encrypt");
+        assert_eq!(f[0].1.location.as_deref(), Some("table.rs:12"));
+        assert_eq!(f[1].0, "decaps-rejected");
+        assert_eq!(f[1].1.kind, "index");
+        assert_eq!(f[1].1.function, "rej_uniform");
+        assert_eq!(f[1].1.location, None);
+        assert_eq!(f[2].0, "hash");
+        assert_eq!(f[2].1.kind, "memory");
+        assert_eq!(f[2].1.function, "???");
+    }
+
+    #[test]
+    fn verdicts() {
+        let clean = serde_json::json!({"status": "clean", "findings": []});
+        let branch = serde_json::json!({"status": "findings", "findings": [{"kind": "branch"}]});
+        let pass = serde_json::json!({"status": "pass"});
+        let leak = serde_json::json!({"status": "leak"});
+        let unconfirmed = serde_json::json!({"status": "unconfirmed"});
+        assert_eq!(verdict(&clean, &[&pass]), "no leak found");
+        assert_eq!(verdict(&clean, &[&unconfirmed]), "no leak found");
+        assert_eq!(verdict(&branch, &[&pass]), "leak (memcheck)");
+        assert_eq!(verdict(&clean, &[&pass, &leak]), "timing difference (dudect)");
+        assert_eq!(verdict(&branch, &[&leak]), "leak (both methods)");
+        assert_eq!(verdict(&serde_json::json!({"status": "not run"}), &[&pass]), "no leak found (one method)");
+        assert_eq!(verdict(&serde_json::json!({"status": "failed"}), &[]), "not audited");
     }
 }

@@ -69,14 +69,15 @@ pub fn operations(s: &Subject) -> &'static [&'static str] {
 }
 
 /// The byte ranges of a secret key that are secret. ML-KEM's decapsulation key (FIPS 203
-/// §7.1) is dk_PKE ‖ ek ‖ H(ek) ‖ z: dk_PKE (384·k bytes) and z (32) are secret; ek and its
+/// §7.1), like Kyber's, is dk_PKE ‖ ek ‖ H(ek) ‖ z: dk_PKE (384·k bytes) and z (32) are secret; ek and its
 /// hash are public, and marking them would report the rejection sampling of the public
 /// matrix. Other algorithms: the whole key.
 pub fn secret_ranges(algorithm: &str, sk_len: usize) -> (Vec<std::ops::Range<usize>>, String) {
+    // Kyber (round 3) lays its key out the same way.
     let k = match algorithm {
-        "ML-KEM-512" => Some(2),
-        "ML-KEM-768" => Some(3),
-        "ML-KEM-1024" => Some(4),
+        "ML-KEM-512" | "Kyber512" => Some(2),
+        "ML-KEM-768" | "Kyber768" => Some(3),
+        "ML-KEM-1024" | "Kyber1024" => Some(4),
         _ => None,
     };
     match k {
