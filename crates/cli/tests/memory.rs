@@ -36,7 +36,10 @@ fn memory_reports_heap_stack_and_sizes_per_operation() {
     for r in rows {
         assert_eq!(r["gate"], "pass", "{r}");
         assert!(r["median_cycles"].is_null(), "the memory pass does not time");
-        assert_eq!(r["memory_calls"], 3);
+        // Three calls, or one when the first took over 5 s (the worker's rule for slow
+        // operations, which a heavily loaded guest can trigger for fast ones too).
+        let calls = r["memory_calls"].as_u64().unwrap();
+        assert!(calls == 3 || calls == 1, "{r}");
         let stack = r["stack_bytes"].as_u64().unwrap();
         assert!(stack > 100 && stack < 1 << 20, "{r}");
         if r["provider"] == "pqclean" {

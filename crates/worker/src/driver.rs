@@ -623,7 +623,7 @@ pub fn cryptoscope_profiled_op(
 }
 
 /// Prepares inputs like [`measure_subject`], then measures each operation of `subject`
-/// (all, or `only`) `calls` times (once when a measurement takes over two seconds): stack
+/// (all, or `only`) `calls` times (once when a measurement takes over five seconds): stack
 /// and heap of a second call on a fresh thread with a painted stack, the first letting
 /// one-time and per-thread initialisation happen outside the figures; the largest figure
 /// of each kind is kept.
@@ -738,7 +738,7 @@ pub fn memory_subject(
                 Ok(None) => break,
                 Err(e) => failure = Some(e),
             }
-            if i == 0 && t.elapsed() > Duration::from_secs(2) {
+            if i == 0 && t.elapsed() > Duration::from_secs(5) {
                 n = 1;
             }
             i += 1;
