@@ -400,7 +400,10 @@ mod tests {
         assert_eq!(verdict(&branch, &[&pass]), "leak (memcheck)");
         assert_eq!(verdict(&clean, &[&pass, &leak]), "timing difference (dudect)");
         assert_eq!(verdict(&branch, &[&leak]), "leak (both methods)");
-        assert_eq!(verdict(&serde_json::json!({"status": "not run"}), &[&pass]), "no leak found (one method)");
+        assert_eq!(
+            verdict(&serde_json::json!({"status": "not run"}), &[&pass]),
+            "no leak found (one method)"
+        );
         assert_eq!(verdict(&serde_json::json!({"status": "failed"}), &[]), "not audited");
     }
 }

@@ -2702,6 +2702,17 @@ fn cmd_show(run: &str, baseline: Option<&str>, db: &DbArg) -> Result<i32> {
     );
     println!("command: {}\n", r.command.join(" "));
     print!("{}", table::results(&r.results));
+    // Application drivers' tables.
+    for t in [
+        cryptoscope_report::tahoe::table(&r.applications).unwrap_or_default(),
+        cryptoscope_report::tls::table(&r.applications).unwrap_or_default(),
+        cryptoscope_report::tunnel::table(&r.applications).unwrap_or_default(),
+        cryptoscope_report::ct::table(&r.applications),
+    ] {
+        if !t.is_empty() {
+            print!("\n{t}");
+        }
+    }
     if let Some(b) = baseline.or(r.config.baseline.as_deref()) {
         match table::speedups(&r.results, b) {
             Some(t) => print!("\nSpeed-up against {b}:\n{t}"),
