@@ -86,7 +86,9 @@ fn an_early_exit_compare_is_flagged_by_both_methods_and_its_fix_passes() {
             "1",
             "--lengths",
             "64",
+            "--json",
         ])
+        .arg(std::env::temp_dir().join(format!("cs-ct-speed-{}.json", std::process::id())))
         .output()
         .unwrap();
     let out = String::from_utf8_lossy(&o.stdout);
