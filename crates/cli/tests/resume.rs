@@ -133,32 +133,77 @@ fn kill_and_resume(db: &str, tmp: &std::path::Path) {
     let mut seen: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
     let mut run_id: Option<String> = None;
     let mut kills = 0;
-    for attempt in 0..12 {
+    for attempt in 0..16 {
         let started = run_id.is_some();
         let mut child = Command::new(bin())
-            .args(args(started))
+            .args(args(started).into_iter().filter(|a| a != "--quiet"))
             .env("CRYPTOSCOPE_VECTORS", vectors())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        // Between 0.1 and 6 s: before the store exists, while gating, mid-measurement.
-        let wait = Duration::from_millis(100 + next() % 5_900);
+        // The run's progress lines (`[k/n] measure S: ...` after S's results are stored),
+        // read on their own thread so the child never blocks on a full pipe.
+        let (tx, rx) = std::sync::mpsc::channel::<String>();
+        let stderr = child.stderr.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        // The kill moment: one attempt in five at a random time in the first 1.5 s (before
+        // the store exists, while gating); the others a random 0-120 ms after the m-th (1-3)
+        // subject's results were stored (mid-measurement of the next one).
+        let (deadline, after_measured) = if next() % 5 == 0 {
+            (Some(Duration::from_millis(100 + next() % 1_400)), None)
+        } else {
+            (None, Some((1 + next() % 3, Duration::from_millis(next() % 120))))
+        };
         let t0 = Instant::now();
+        let mut measured = 0;
+        let mut last = String::new();
+        let mut armed: Option<Instant> = deadline.map(|d| t0 + d);
         let mut finished = false;
-        while t0.elapsed() < wait {
+        loop {
             if child.try_wait().unwrap().is_some() {
                 finished = true;
                 break;
             }
-            std::thread::sleep(Duration::from_millis(20));
+            while let Ok(line) = rx.try_recv() {
+                last = line.clone();
+                if line.contains("] measure ") {
+                    measured += 1;
+                    if let Some((m, delay)) = after_measured {
+                        if measured == m {
+                            armed = Some(Instant::now() + delay);
+                        }
+                    }
+                }
+            }
+            if armed.is_some_and(|at| Instant::now() >= at) {
+                break;
+            }
+            assert!(t0.elapsed() < Duration::from_secs(300), "attempt {attempt} hangs");
+            std::thread::sleep(Duration::from_millis(5));
         }
         if !finished {
             child.kill().unwrap(); // SIGKILL
             kills += 1;
         }
-        child.wait().unwrap();
-        let Some((id, rows)) = stored(db) else { continue };
+        let status = child.wait().unwrap();
+        reader.join().unwrap();
+        while let Ok(line) = rx.try_recv() {
+            last = line;
+        }
+        let now = stored(db);
+        eprintln!(
+            "attempt {attempt}: {} after {:.2} s ({status}; last said {last:?}), {measured} subjects measured, {} results stored",
+            if finished { "finished" } else { "killed" },
+            t0.elapsed().as_secs_f64(),
+            now.as_ref().map_or(0, |(_, r)| r.len())
+        );
+        let Some((id, rows)) = now else { continue };
         if let Some(prev) = &run_id {
             assert_eq!(&id, prev, "a resume must continue the same run");
         }
@@ -174,7 +219,9 @@ fn kill_and_resume(db: &str, tmp: &std::path::Path) {
             break;
         }
     }
+    eprintln!("{kills} kills; {} results stored before the last resume", seen.len());
     assert!(kills >= 3, "too few kills to test anything ({kills})");
+    assert!(!seen.is_empty(), "no attempt got as far as storing a result");
     // The last resume runs to the end.
     let o = Command::new(bin())
         .args(args(run_id.is_some()))
