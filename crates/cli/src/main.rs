@@ -10,6 +10,7 @@ mod counters;
 mod ct;
 mod external;
 mod gating;
+mod hostile;
 mod matrix;
 mod memory;
 mod micro;
@@ -2635,6 +2636,10 @@ fn cmd_tunnel(a: &tunnel::TunnelArgs, quiet: bool) -> Result<i32> {
             println!("\nSoftware versus accelerated (AES-NI and PCLMULQDQ masked):");
             print!("{t}");
         }
+        if let Some(t) = cryptoscope_report::tunnel::hostile_table(apps) {
+            println!("\nUnder hostile traffic (× compares with the calm measurement of the same configuration):");
+            print!("{t}");
+        }
     };
     let json = json_out.map(|p| (p, serde_json::json!({"setup": setup, "rows": rows})));
     finish_app_run(&mut store, &run_id, started_at, app, &print, json, code)
@@ -2707,6 +2712,7 @@ fn cmd_show(run: &str, baseline: Option<&str>, db: &DbArg) -> Result<i32> {
         cryptoscope_report::tahoe::table(&r.applications).unwrap_or_default(),
         cryptoscope_report::tls::table(&r.applications).unwrap_or_default(),
         cryptoscope_report::tunnel::table(&r.applications).unwrap_or_default(),
+        cryptoscope_report::tunnel::hostile_table(&r.applications).unwrap_or_default(),
         cryptoscope_report::ct::table(&r.applications),
     ] {
         if !t.is_empty() {

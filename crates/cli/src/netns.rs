@@ -64,6 +64,18 @@ impl Netns {
         Ok(n)
     }
 
+    /// Adds a second address to side `a`'s or `b`'s end of the veth pair.
+    pub fn add_address(&self, side: char, addr: &str) -> Result<()> {
+        let tag = std::process::id();
+        let (ns, dev) = if side == 'a' {
+            (&self.a, format!("cv{tag}a"))
+        } else {
+            (&self.b, format!("cv{tag}b"))
+        };
+        run_cmd(Command::new("ip").args(["-n", ns, "addr", "add", &format!("{addr}/24"), "dev", &dev]))?;
+        Ok(())
+    }
+
     /// `cmd` to run in namespace `a` or `b`.
     pub fn wrap(&self, side: char, cmd: &Path) -> Command {
         let mut c = Command::new("ip");

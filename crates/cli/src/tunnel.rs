@@ -9,11 +9,13 @@
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde_json::{json, Value};
+use std::net::SocketAddrV4;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::hostile;
 use crate::netns::{run_cmd, Netns, ADDR_A, ADDR_B};
 use crate::tls::MASK_AES;
 
@@ -72,6 +74,17 @@ pub struct TunnelArgs {
     /// Also write every configuration's full measurements as JSON.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Also measure each configuration again while a third party (its own address in the
+    /// client's namespace) sends the server junk datagrams, handshakes it never finishes,
+    /// and TCP connections it drops, stalls or fills with garbage (bounded: at most 2,000
+    /// datagrams and 40 connections a second, 6 held open). Reports whether the
+    /// well-behaved client was still served, and at what cost.
+    #[arg(long)]
+    pub hostile: bool,
+    /// openvpn-tls without --tls-crypt (by default its control channel is authenticated
+    /// and encrypted with a shared key, as OpenVPN recommends).
+    #[arg(long)]
+    pub no_tls_crypt: bool,
     /// Results database (default: ~/.local/share/cryptoscope/results.db; postgres://... for a team server).
     #[arg(long, value_name = "PATH|URL")]
     pub db: Option<String>,
@@ -222,7 +235,16 @@ fn version_of(cmd: &mut Command, pick: impl Fn(&str) -> bool) -> String {
         .unwrap_or_default()
 }
 
-fn openvpn(n: &Netns, dir: &Path, tls: bool, couple: &str, soft: bool, driver: &Path) -> Result<Running> {
+#[allow(clippy::too_many_arguments)]
+fn openvpn(
+    n: &Netns,
+    dir: &Path,
+    tls: bool,
+    tls_crypt: bool,
+    couple: &str,
+    soft: bool,
+    driver: &Path,
+) -> Result<Running> {
     let mut common: Vec<String> = vec![
         "--dev".into(),
         "tun0".into(),
@@ -240,6 +262,15 @@ fn openvpn(n: &Netns, dir: &Path, tls: bool, couple: &str, soft: bool, driver: &
                 .args(["certs", "--alg", "ecdsa-p256", "--dir"])
                 .arg(dir),
         )?;
+        // The control channel authenticated and encrypted with a shared key, as OpenVPN
+        // recommends: without it, datagrams forged with the peer's address reach the TLS
+        // state machine (with --hostile they desynchronise the keys and the data channel
+        // stops).
+        if tls_crypt {
+            let key = dir.join("tls-crypt.key");
+            run_cmd(Command::new("openvpn").args(["--genkey", "tls-crypt"]).arg(&key))?;
+            common.extend(["--tls-crypt".into(), key.display().to_string()]);
+        }
         match couple {
             "aes-256-gcm" => common.extend(["--data-ciphers".into(), "AES-256-GCM".into()]),
             "chacha20-poly1305" => common.extend(["--data-ciphers".into(), "CHACHA20-POLY1305".into()]),
@@ -671,6 +702,8 @@ fn transfer(
     let (a0, b0) = r.map(|r| (cpu_of(&r.pids_a), cpu_of(&r.pids_b))).unwrap_or_default();
     let mut cmd = n.wrap('a', Path::new("iperf3"));
     cmd.args([
+        "--connect-timeout",
+        "15000",
         "-c",
         target,
         "-p",
@@ -707,6 +740,159 @@ fn transfer(
         t["cpu_b_pct"] = json!((b1 - b0) / secs * 100.0);
     }
     Ok(t)
+}
+
+/// The hostile client's address: beside the well-behaved client's, in its namespace.
+const ADDR_HOSTILE: &str = "10.99.0.3";
+
+/// What a tunnel's server listens on, and what its first message looks like.
+fn hostile_target(tunnel: &str) -> hostile::Target {
+    use hostile::Shape;
+    let (udp, tcp) = match tunnel {
+        "openvpn-static" | "openvpn-tls" => (vec![(1194, Shape::OpenVpn)], None),
+        "wireguard" => (vec![(51820, Shape::WireGuard)], None),
+        "ipsec" => (vec![(500, Shape::Ike), (4500, Shape::EspInUdp)], None),
+        _ => (Vec::new(), Some(22022)),
+    };
+    hostile::Target {
+        addr: ADDR_B.parse().expect("an IPv4 address"),
+        udp,
+        tcp,
+        from: ADDR_HOSTILE.parse().expect("an IPv4 address"),
+        spoof: tunnel
+            .starts_with("openvpn")
+            .then(|| SocketAddrV4::new(ADDR_A.parse().expect("an IPv4 address"), 1194)),
+    }
+}
+
+/// The same pings and transfer again while hostile traffic runs; for SSH, also a new
+/// well-behaved login (the stalled connections hold sshd's unauthenticated slots). Says
+/// whether the well-behaved client was served and what the traffic cost it.
+#[allow(clippy::too_many_arguments)]
+fn under_attack(
+    n: &Netns,
+    r: &mut Running,
+    tunnel: &str,
+    dir: &Path,
+    sizes: &[u32],
+    pings: u32,
+    file: &Path,
+    bytes: u64,
+    calm_ping: &Option<Value>,
+    calm_transfer: &Value,
+) -> Value {
+    let mut out = json!({});
+    let result = (|| -> Result<()> {
+        n.add_address('a', ADDR_HOSTILE)?;
+        let h = hostile::Hostile::start(&n.a, &hostile_target(tunnel))?;
+        // Let the junk reach a steady rate before the well-behaved client starts.
+        std::thread::sleep(Duration::from_millis(500));
+        let measured = (|| -> Result<(Option<Value>, Value, Option<Result<(f64, u32)>>)> {
+            let p = if r.pings {
+                Some(ping(n, &r.target, r.source.as_deref(), sizes, pings)?)
+            } else {
+                None
+            };
+            if let Some(p) = &p {
+                let (sent, got) = p.as_object().map_or((0, 0), |m| {
+                    m.values().fold((0, 0), |(s, g), v| {
+                        (
+                            s + v["sent"].as_u64().unwrap_or(0),
+                            g + v["received"].as_u64().unwrap_or(0),
+                        )
+                    })
+                });
+                out["ping_loss"] = json!(1.0 - got as f64 / sent.max(1) as f64);
+                if got * 10 < sent * 7 {
+                    anyhow::bail!("{} of {sent} pings answered", got);
+                }
+            }
+            let tr = transfer(n, Some(r), &r.target, r.source.as_deref(), r.port, file, bytes)?;
+            let login = (tunnel == "ssh").then(|| new_ssh_login(n, dir));
+            Ok((p, tr, login))
+        })();
+        let traffic = h.stop()?;
+        out["traffic"] = traffic;
+        let (p, tr, login) = measured?;
+        for c in r.children.iter_mut() {
+            if let Ok(Some(st)) = c.try_wait() {
+                anyhow::bail!("a tunnel process died under hostile traffic ({st}; logs in the work directory)");
+            }
+        }
+        if let Some(p) = &p {
+            let size = sizes[0].to_string();
+            out["latency_vs_calm"] = json!(
+                p[&size]["p50_ms"].as_f64().unwrap_or(f64::NAN)
+                    / calm_ping
+                        .as_ref()
+                        .and_then(|c| c[&size]["p50_ms"].as_f64())
+                        .unwrap_or(f64::NAN)
+            );
+        }
+        out["throughput_vs_calm"] =
+            json!(tr["mb_per_s"].as_f64().unwrap_or(f64::NAN) / calm_transfer["mb_per_s"].as_f64().unwrap_or(f64::NAN));
+        out["ping"] = json!(p);
+        out["transfer"] = tr;
+        if let Some(login) = login {
+            let (secs, attempts) = login?;
+            out["new_login_s"] = json!(secs);
+            out["new_login_attempts"] = json!(attempts);
+        }
+        Ok(())
+    })();
+    match result {
+        Ok(()) => out["served"] = json!(true),
+        Err(e) => {
+            out["served"] = json!(false);
+            out["why"] = json!(format!("{e:#}"));
+        }
+    }
+    out
+}
+
+/// A fresh SSH login from the well-behaved client's address, with the configuration's
+/// key, retried as a person would (sshd's MaxStartups drops some new connections at random
+/// while many are unauthenticated): (seconds until one succeeded, attempts), or why the
+/// last of 5 attempts failed.
+fn new_ssh_login(n: &Netns, dir: &Path) -> Result<(f64, u32)> {
+    let t0 = Instant::now();
+    let mut why = String::new();
+    for attempt in 1..=5 {
+        let out = n
+            .wrap('a', Path::new("ssh"))
+            .args(["-F", "/dev/null", "-i"])
+            .arg(dir.join("id"))
+            .args([
+                "-o",
+                "StrictHostKeyChecking=no",
+                "-o",
+                "UserKnownHostsFile=/dev/null",
+                "-o",
+                "BatchMode=yes",
+                "-o",
+                "ConnectTimeout=20",
+                "-b",
+                ADDR_A,
+                "-p",
+                "22022",
+                &format!("root@{ADDR_B}"),
+                "true",
+            ])
+            .stdin(Stdio::null())
+            .output()
+            .context("cannot run ssh")?;
+        if out.status.success() {
+            return Ok((t0.elapsed().as_secs_f64(), attempt));
+        }
+        why = String::from_utf8_lossy(&out.stderr)
+            .trim()
+            .lines()
+            .last()
+            .unwrap_or("")
+            .to_string();
+        std::thread::sleep(Duration::from_millis(200 * attempt as u64));
+    }
+    anyhow::bail!("5 new SSH logins failed; the last: {why}")
 }
 
 fn split(list: &str) -> Vec<String> {
@@ -851,9 +1037,9 @@ pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
         std::fs::create_dir_all(&dir)?;
         let result = (|| -> Result<Value> {
             let n = Netns::create("cstun", a.rate.as_deref())?;
-            let r = match t.as_str() {
-                "openvpn-static" => openvpn(&n, &dir, false, c, *soft, &driver)?,
-                "openvpn-tls" => openvpn(&n, &dir, true, c, *soft, &driver)?,
+            let mut r = match t.as_str() {
+                "openvpn-static" => openvpn(&n, &dir, false, false, c, *soft, &driver)?,
+                "openvpn-tls" => openvpn(&n, &dir, true, !a.no_tls_crypt, c, *soft, &driver)?,
                 "wireguard" => wireguard(&n, &dir)?,
                 "ipsec" => ipsec(&n, &dir, c, *soft)?,
                 _ => ssh(&n, &dir, c, *soft)?,
@@ -865,15 +1051,30 @@ pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
             };
             let tr = transfer(&n, Some(&r), &r.target, r.source.as_deref(), r.port, &file, bytes)?;
             let software = r.software.clone();
+            let hostile = if a.hostile {
+                Some(under_attack(&n, &mut r, t, &dir, &sizes, pings, &file, bytes, &p, &tr))
+            } else {
+                None
+            };
             drop(r);
             drop(n);
-            Ok(json!({"ping": p, "transfer": tr, "software": software}))
+            Ok(json!({"ping": p, "transfer": tr, "software": software, "hostile": hostile}))
         })();
         match result {
             Ok(v) => {
                 row["status"] = json!("ok");
                 for k in ["ping", "transfer", "software"] {
                     row[k] = v[k].clone();
+                }
+                if !v["hostile"].is_null() {
+                    if v["hostile"]["served"] != true {
+                        code = 1;
+                        eprintln!(
+                            "error: {t} {c} {accel}: not served under hostile traffic: {}",
+                            v["hostile"]["why"].as_str().unwrap_or("?")
+                        );
+                    }
+                    row["hostile"] = v["hostile"].clone();
                 }
                 if row["ping"].is_null() {
                     row["ping_note"] = json!("SSH forwards TCP streams, not IP packets: no ping through it");
@@ -920,6 +1121,8 @@ pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
         "transfer": "iperf3 -F: a file of random bytes, TCP through the tunnel (ssh: through a -L forward)",
         "cpu": "CPU of each endpoint's tunnel processes during the transfer (/proc/PID/stat), % of one core; A sends, B receives",
         "mask": MASK_AES,
+        "openvpn_tls_crypt": tunnels.iter().any(|t| t == "openvpn-tls") && !a.no_tls_crypt,
+        "hostile": a.hostile,
         "interrupted": INTERRUPTED.load(Ordering::SeqCst),
     });
     Ok((setup, rows, code))

@@ -634,6 +634,11 @@ fn tunnel_section(ri: usize, run: &RunFile) -> String {
         s.push_str("<h4>Software versus accelerated</h4>");
         s.push_str(&plain_table(&rh, &rr));
     }
+    let (hh, hr) = crate::tunnel::hostile_rows(&run.applications);
+    if !hr.is_empty() {
+        s.push_str("<h4>Under hostile traffic</h4><p>The same measurements while a third party sent the server junk datagrams, unfinished handshakes and dropped, stalled or garbage TCP connections; &times; compares with the calm measurement of the same configuration.</p>");
+        s.push_str(&plain_table(&hh, &hr));
+    }
     let bars: Vec<Bar> = run
         .applications
         .iter()

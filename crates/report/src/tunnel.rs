@@ -158,6 +158,82 @@ pub fn ratio_table(apps: &[AppResult]) -> Option<String> {
     Some(render(&header, &rows, &[false, false, true, true, true, true, true]))
 }
 
+/// Under hostile traffic (`--hostile`): per configuration, whether the well-behaved
+/// client was still served, what the third party sent, and what it cost.
+pub fn hostile_rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String>>) {
+    let header = vec![
+        "tunnel",
+        "couple",
+        "accel",
+        "served",
+        "hostile traffic",
+        "ping loss",
+        "p50 vs calm",
+        "MB/s",
+        "vs calm",
+        "new login",
+    ];
+    let mut out = Vec::new();
+    for a in apps
+        .iter()
+        .filter(|a| a.driver == DRIVER && a.data["hostile"].is_object())
+    {
+        let h = &a.data["hostile"];
+        let t = &h["traffic"];
+        let n = |k: &str| t[k].as_u64().unwrap_or(0);
+        let mut traffic = Vec::new();
+        if n("garbage_datagrams") + n("half_handshakes") > 0 {
+            traffic.push(format!(
+                "{} junk datagrams, {} half handshakes",
+                n("garbage_datagrams"),
+                n("half_handshakes")
+            ));
+        }
+        if n("spoofed_datagrams") > 0 {
+            traffic.push(format!("{} from the peer's forged address", n("spoofed_datagrams")));
+        }
+        let tcp = n("tcp_opened_and_dropped") + n("tcp_stalled_after_banner") + n("tcp_garbage");
+        if tcp > 0 {
+            traffic.push(format!(
+                "{tcp} connections ({} dropped, {} stalled, {} garbage)",
+                n("tcp_opened_and_dropped"),
+                n("tcp_stalled_after_banner"),
+                n("tcp_garbage")
+            ));
+        }
+        out.push(vec![
+            a.data["tunnel"].as_str().unwrap_or("?").into(),
+            a.data["couple"].as_str().unwrap_or("?").into(),
+            a.data["accel"].as_str().unwrap_or("?").into(),
+            if h["served"] == true {
+                "yes".into()
+            } else {
+                format!("NO: {}", h["why"].as_str().unwrap_or("?"))
+            },
+            traffic.join("; "),
+            f(&h["ping_loss"]).map_or("-".into(), |x| format!("{:.0} %", x * 100.0)),
+            f(&h["latency_vs_calm"]).map_or("-".into(), |x| format!("×{x:.2}")),
+            f(&h["transfer"]["mb_per_s"]).map_or("-".into(), |x| format!("{x:.1}")),
+            f(&h["throughput_vs_calm"]).map_or("-".into(), |x| format!("×{x:.2}")),
+            match (f(&h["new_login_s"]), h["new_login_attempts"].as_u64()) {
+                (Some(x), Some(1)) => format!("{x:.2} s"),
+                (Some(x), Some(n)) => format!("{x:.2} s, {n} tries"),
+                _ => "-".into(),
+            },
+        ]);
+    }
+    (header, out)
+}
+
+pub fn hostile_table(apps: &[AppResult]) -> Option<String> {
+    let (header, rows) = hostile_rows(apps);
+    if rows.is_empty() {
+        return None;
+    }
+    let right = [false, false, false, false, false, true, true, true, true, true];
+    Some(render(&header, &rows, &right))
+}
+
 pub fn setup_lines(apps: &[AppResult]) -> Vec<String> {
     let Some(s) = apps.iter().find(|a| a.driver == DRIVER && a.item == "setup") else {
         return Vec::new();
