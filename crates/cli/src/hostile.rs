@@ -109,6 +109,14 @@ fn enter(netns: &str) -> Result<()> {
     Ok(())
 }
 
+/// Sleeps until `done` events since `started` are within `per_s` a second.
+fn pace(started: Instant, done: u64, per_s: u64) {
+    let due = Duration::from_micros(done * 1_000_000 / per_s);
+    if let Some(wait) = due.checked_sub(started.elapsed()) {
+        std::thread::sleep(wait);
+    }
+}
+
 fn shaped(shape: Shape, rng: &mut Rng) -> Vec<u8> {
     match shape {
         Shape::WireGuard => {
@@ -157,6 +165,25 @@ fn udp_socket(from: Ipv4Addr) -> Result<UdpSocket> {
     Ok(s)
 }
 
+/// An IPv4 header (RFC 791; checksum left 0 for the kernel) and a UDP header (RFC 768;
+/// checksum 0: none) around `payload`.
+fn udp_packet(from: SocketAddrV4, to: SocketAddrV4, payload: &[u8], id: u16) -> Vec<u8> {
+    let total = 20 + 8 + payload.len();
+    let mut p = Vec::with_capacity(total);
+    p.extend_from_slice(&[0x45, 0]);
+    p.extend_from_slice(&(total as u16).to_be_bytes());
+    p.extend_from_slice(&id.to_be_bytes());
+    p.extend_from_slice(&[0x40, 0, 64, 17, 0, 0]); // don't fragment, TTL 64, UDP
+    p.extend_from_slice(&from.ip().octets());
+    p.extend_from_slice(&to.ip().octets());
+    p.extend_from_slice(&from.port().to_be_bytes());
+    p.extend_from_slice(&to.port().to_be_bytes());
+    p.extend_from_slice(&((8 + payload.len()) as u16).to_be_bytes());
+    p.extend_from_slice(&[0, 0]);
+    p.extend_from_slice(payload);
+    p
+}
+
 /// A raw IPv4 socket for datagrams with a forged source; we write the IP header
 /// (IPPROTO_RAW implies IP_HDRINCL; the kernel fills in the header checksum).
 struct Raw(std::os::fd::OwnedFd);
@@ -173,19 +200,7 @@ impl Raw {
     /// Sends `payload` as one UDP datagram from `from` to `to` (UDP checksum 0: none, which
     /// IPv4 allows).
     fn send(&self, from: SocketAddrV4, to: SocketAddrV4, payload: &[u8], id: u16) -> bool {
-        let total = 20 + 8 + payload.len();
-        let mut p = Vec::with_capacity(total);
-        p.extend_from_slice(&[0x45, 0]);
-        p.extend_from_slice(&(total as u16).to_be_bytes());
-        p.extend_from_slice(&id.to_be_bytes());
-        p.extend_from_slice(&[0x40, 0, 64, 17, 0, 0]); // don't fragment, TTL 64, UDP
-        p.extend_from_slice(&from.ip().octets());
-        p.extend_from_slice(&to.ip().octets());
-        p.extend_from_slice(&from.port().to_be_bytes());
-        p.extend_from_slice(&to.port().to_be_bytes());
-        p.extend_from_slice(&((8 + payload.len()) as u16).to_be_bytes());
-        p.extend_from_slice(&[0, 0]);
-        p.extend_from_slice(payload);
+        let p = udp_packet(from, to, payload, id);
         let sa = libc::sockaddr_in {
             sin_family: libc::AF_INET as libc::sa_family_t,
             sin_port: 0,
@@ -255,11 +270,7 @@ fn udp_loop(netns: String, t: Target, stop: Arc<AtomicBool>) -> Result<Counts> {
             }
         }
         sent += 1;
-        // Pace to the rate limit.
-        let due = Duration::from_micros(sent * 1_000_000 / DATAGRAMS_PER_S);
-        if let Some(wait) = due.checked_sub(started.elapsed()) {
-            std::thread::sleep(wait);
-        }
+        pace(started, sent, DATAGRAMS_PER_S);
     }
     Ok(c)
 }
@@ -306,10 +317,7 @@ fn tcp_loop(netns: String, from: Ipv4Addr, addr: Ipv4Addr, port: u16, stop: Arc<
             },
         }
         opened += 1;
-        let due = Duration::from_micros(opened * 1_000_000 / CONNECTIONS_PER_S);
-        if let Some(wait) = due.checked_sub(started.elapsed()) {
-            std::thread::sleep(wait);
-        }
+        pace(started, opened, CONNECTIONS_PER_S);
     }
     Ok(c)
 }
@@ -366,5 +374,48 @@ impl Hostile {
                 HOLD_FOR.as_secs()
             ),
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_messages_have_their_protocols_headers() {
+        let mut rng = Rng::new(7);
+        for _ in 0..50 {
+            // WireGuard (whitepaper §5.4.2): type 1, three reserved zero bytes, 148 bytes.
+            let m = shaped(Shape::WireGuard, &mut rng);
+            assert_eq!((m.len(), &m[..4]), (148, &[1u8, 0, 0, 0][..]));
+            // OpenVPN: opcode P_CONTROL_HARD_RESET_CLIENT_V2 (7) in the top 5 bits, key id 0.
+            let m = shaped(Shape::OpenVpn, &mut rng);
+            assert_eq!(m[0], 0x38);
+            // IKEv2 (RFC 7296 §3.1): responder SPI 0, next payload SA (33), version 2.0,
+            // IKE_SA_INIT (34), initiator flag, message id 0, length = the whole message.
+            let m = shaped(Shape::Ike, &mut rng);
+            assert_eq!(&m[8..16], &[0u8; 8]);
+            assert_eq!(&m[16..20], &[33, 0x20, 34, 0x08]);
+            assert_eq!(&m[20..24], &[0u8; 4]);
+            assert_eq!(u32::from_be_bytes(m[24..28].try_into().unwrap()) as usize, m.len());
+            // ESP in UDP (RFC 3948 §2.2): a zero SPI would mark an IKE message instead.
+            let m = shaped(Shape::EspInUdp, &mut rng);
+            assert_ne!(&m[..4], &[0u8; 4]);
+        }
+    }
+
+    #[test]
+    fn forged_datagrams_carry_the_forged_source() {
+        let from = SocketAddrV4::new(Ipv4Addr::new(10, 99, 0, 1), 1194);
+        let to = SocketAddrV4::new(Ipv4Addr::new(10, 99, 0, 2), 1194);
+        let p = udp_packet(from, to, b"abc", 0x1234);
+        assert_eq!(p.len(), 31);
+        assert_eq!(&p[..4], &[0x45, 0, 0, 31]); // IPv4, IHL 5, total length 31
+        assert_eq!(&p[4..6], &[0x12, 0x34]);
+        assert_eq!(p[9], 17); // UDP
+        assert_eq!(&p[12..16], &[10, 99, 0, 1]);
+        assert_eq!(&p[16..20], &[10, 99, 0, 2]);
+        assert_eq!(&p[20..28], &[0x04, 0xaa, 0x04, 0xaa, 0, 11, 0, 0]); // ports 1194, length 11
+        assert_eq!(&p[28..], b"abc");
     }
 }

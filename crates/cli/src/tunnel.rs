@@ -539,6 +539,21 @@ fn descendants(pid: u32) -> Vec<u32> {
     out
 }
 
+/// `ssh` in namespace A with the configuration's key, no user configuration, no host-key
+/// prompt and no password prompt.
+fn ssh_client(n: &Netns, dir: &Path) -> Command {
+    let mut c = n.wrap('a', Path::new("ssh"));
+    c.args(["-F", "/dev/null", "-i"]).arg(dir.join("id")).args([
+        "-o",
+        "StrictHostKeyChecking=no",
+        "-o",
+        "UserKnownHostsFile=/dev/null",
+        "-o",
+        "BatchMode=yes",
+    ]);
+    c
+}
+
 fn ssh(n: &Netns, dir: &Path, couple: &str, soft: bool) -> Result<Running> {
     let cipher = match couple {
         "aes-256-gcm" => "aes256-gcm@openssh.com",
@@ -575,20 +590,9 @@ fn ssh(n: &Netns, dir: &Path, couple: &str, soft: bool) -> Result<Running> {
             .unwrap_or_default()
             .contains("Server listening"))
     })?;
-    let mut client = n.wrap('a', Path::new("ssh"));
+    let mut client = ssh_client(n, dir);
     client
-        .args(["-N", "-F", "/dev/null", "-i"])
-        .arg(dir.join("id"))
-        .args([
-            "-o",
-            "StrictHostKeyChecking=no",
-            "-o",
-            "UserKnownHostsFile=/dev/null",
-            "-o",
-            "BatchMode=yes",
-            "-o",
-            "ExitOnForwardFailure=yes",
-        ])
+        .args(["-N", "-o", "ExitOnForwardFailure=yes"])
         .args([
             "-o",
             &format!("Ciphers={cipher}"),
@@ -858,17 +862,8 @@ fn new_ssh_login(n: &Netns, dir: &Path) -> Result<(f64, u32)> {
     let t0 = Instant::now();
     let mut why = String::new();
     for attempt in 1..=5 {
-        let out = n
-            .wrap('a', Path::new("ssh"))
-            .args(["-F", "/dev/null", "-i"])
-            .arg(dir.join("id"))
+        let out = ssh_client(n, dir)
             .args([
-                "-o",
-                "StrictHostKeyChecking=no",
-                "-o",
-                "UserKnownHostsFile=/dev/null",
-                "-o",
-                "BatchMode=yes",
                 "-o",
                 "ConnectTimeout=20",
                 "-b",
