@@ -73,6 +73,11 @@ if ! cargo fmt --version >/dev/null 2>&1 && command -v rustup >/dev/null; then
   say "adding the rustfmt component (the test command checks formatting)"
   rustup component add rustfmt >/dev/null
 fi
+# clippy, for the lint check of the test command.
+if ! cargo clippy --version >/dev/null 2>&1 && command -v rustup >/dev/null; then
+  say "adding the clippy component (the test command runs clippy)"
+  rustup component add clippy >/dev/null
+fi
 
 say "building (release; liboqs and AWS-LC take several minutes the first time)"
 cargo build --release --workspace --locked

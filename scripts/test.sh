@@ -53,6 +53,14 @@ if ! cargo fmt --all --check >/dev/null 2>&1; then
   echo "test result: FAILED. 0 passed; 1 failed (cargo fmt --all --check: run cargo fmt --all)" | tee -a "$log"
   [[ $status -eq 0 ]] && status=1
 fi
+# Lints (STYLE.md: clippy clean with -D warnings): a lint fails the run like a test.
+printf '\033[1m==> %s\033[0m\n' "cargo clippy --workspace --all-targets -- -D warnings" >&2
+if ! cargo clippy --release --workspace --all-targets --locked -- -D warnings >"$log.clippy" 2>&1; then
+  grep -E '^(warning|error)' -A6 "$log.clippy" | head -40 >&2
+  echo "test result: FAILED. 0 passed; 1 failed (cargo clippy -- -D warnings: see above)" | tee -a "$log"
+  [[ $status -eq 0 ]] && status=1
+fi
+rm -f "$log.clippy"
 set -e
 # One closing line with the totals over every test binary (cargo prints one per binary,
 # the last often being an empty doc-test run).

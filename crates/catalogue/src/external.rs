@@ -248,9 +248,11 @@ impl Record {
     }
 }
 
-/// Splits a response file into records; returns them, the comment lines and the section
-/// lines (`[L = 32]`).
-fn rsp_records(path: &Path, text: &str) -> Result<(Vec<Record>, Vec<String>, Vec<String>), ExternalError> {
+/// A response file split up: its records, comment lines and section lines (`[L = 32]`).
+type RspParts = (Vec<Record>, Vec<String>, Vec<String>);
+
+/// Splits a response file into records, comment lines and section lines.
+fn rsp_records(path: &Path, text: &str) -> Result<RspParts, ExternalError> {
     let (mut records, mut comments, mut sections) = (Vec::new(), Vec::new(), Vec::new());
     let mut current: Option<Record> = None;
     for (n, raw) in text.lines().enumerate() {

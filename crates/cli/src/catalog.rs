@@ -236,6 +236,27 @@ impl Selection {
         }
         for a in &self.algorithms {
             if !picked.iter().any(|d| &d.algorithm == a) {
+                // Offered by the selected providers, but none of its implementations is
+                // one the --impl list names: say so, with the ones there are.
+                let mut impls: Vec<String> = cat
+                    .subjects
+                    .iter()
+                    .filter(|d| &d.algorithm == a)
+                    .filter(|d| self.providers.is_empty() || self.providers.contains(&d.provider))
+                    .filter(|d| {
+                        !names::TEST_PROVIDERS.contains(&d.provider.as_str()) || self.providers.contains(&d.provider)
+                    })
+                    .map(|d| format!("{}/{}", d.provider, d.implementation))
+                    .collect();
+                if !impls.is_empty() && !self.implementations.is_empty() {
+                    impls.sort_unstable();
+                    impls.dedup();
+                    bail!(usage(format!(
+                        "no implementation of {a} matches --impl {}; its implementations: {}",
+                        self.implementations.join(","),
+                        impls.join(", ")
+                    )));
+                }
                 let from = if self.providers.is_empty() {
                     String::new()
                 } else {

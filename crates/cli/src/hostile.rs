@@ -237,8 +237,8 @@ fn udp_loop(netns: String, t: Target, stop: Arc<AtomicBool>) -> Result<Counts> {
     while !stop.load(Ordering::Relaxed) {
         let (port, shape) = t.udp[(rng.next() % t.udp.len() as u64) as usize];
         let to = SocketAddr::V4(SocketAddrV4::new(t.addr, port));
-        if let (Some(raw), Some(from), true) = (&raw, t.spoof, rng.next() % 2 == 0) {
-            let m = if rng.next() % 4 == 0 {
+        if let (Some(raw), Some(from), true) = (&raw, t.spoof, rng.next().is_multiple_of(2)) {
+            let m = if rng.next().is_multiple_of(4) {
                 shaped(shape, &mut rng)
             } else {
                 let mut m = vec![0u8; 1 + (rng.next() % 1400) as usize];
@@ -248,7 +248,7 @@ fn udp_loop(netns: String, t: Target, stop: Arc<AtomicBool>) -> Result<Counts> {
             if raw.send(from, SocketAddrV4::new(t.addr, port), &m, rng.next() as u16) {
                 c.spoofed += 1;
             }
-        } else if rng.next() % 4 == 0 {
+        } else if rng.next().is_multiple_of(4) {
             let s = udp_socket(t.from)?;
             let _ = s.send_to(&shaped(shape, &mut rng), to);
             c.half_handshakes += 1;

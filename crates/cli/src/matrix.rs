@@ -638,10 +638,9 @@ fn run_compiler(cmd: &mut Command, cc: &str, source: &Path) -> std::result::Resu
 
 /// `f` over `items` on as many threads as the machine has CPUs, results in order; the
 /// first error (in item order) wins.
-fn parallel_map<T: Sync, R: Send>(
-    items: &[T],
-    f: &(dyn Fn((usize, &T)) -> std::result::Result<R, String> + Sync),
-) -> std::result::Result<Vec<R>, String> {
+type ItemFn<'a, T, R> = dyn Fn((usize, &T)) -> std::result::Result<R, String> + Sync + 'a;
+
+fn parallel_map<T: Sync, R: Send>(items: &[T], f: &ItemFn<'_, T, R>) -> std::result::Result<Vec<R>, String> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(items.len().max(1));

@@ -599,34 +599,17 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
         a.warmup.unwrap_or(if a.quick { 0.3 } else { 2.0 }),
         a.duration.unwrap_or(if a.quick { 1.0 } else { 10.0 }),
     );
-    if !(duration > 0.0) || !(warmup >= 0.0) {
+    if duration.is_nan() || duration <= 0.0 || warmup.is_nan() || warmup < 0.0 {
         bail!("--duration must be positive and --warmup not negative");
     }
     let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let threads = a
         .server_threads
         .unwrap_or(if a.peer == "openssl" { cpus } else { a.clients.max(cpus) });
-    // A private 0700 directory for keys and configurations.
     // Keys and configurations live in a private 0700 directory with an unpredictable name,
     // created fresh (never reused) and removed with everything in it on the way out; or in
     // the directory the user names with --workdir, kept.
-    let private = match &a.workdir {
-        Some(_) => None,
-        None => Some(crate::util::private_temp_dir("tls")?),
-    };
-    let work = match (&a.workdir, &private) {
-        (Some(d), _) => {
-            use std::os::unix::fs::DirBuilderExt;
-            std::fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(d)
-                .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", d.display()))?;
-            d.clone()
-        }
-        (None, Some(p)) => p.path.clone(),
-        (None, None) => unreachable!("a private directory exists without --workdir"),
-    };
+    let (work, _private) = crate::util::work_dir(a.workdir.as_deref(), "tls")?;
     let netns = if a.netns {
         Some(Netns::create("cstls", a.rate.as_deref())?)
     } else {

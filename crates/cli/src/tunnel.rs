@@ -516,7 +516,6 @@ fn ipsec(n: &Netns, dir: &Path, couple: &str, soft: bool) -> Result<Running> {
                 .split_whitespace()
                 .find(|w| w.starts_with(|c: char| c.is_ascii_digit()))
                 .unwrap_or("?")
-                .to_string()
         ),
         cleanup: Vec::new(),
     })
@@ -769,6 +768,10 @@ fn hostile_target(tunnel: &str) -> hostile::Target {
     }
 }
 
+/// What one configuration gave under attack: pings (when measured), the transfer, and a
+/// new login's time and tries (SSH).
+type UnderAttack = (Option<Value>, Value, Option<Result<(f64, u32)>>);
+
 /// The same pings and transfer again while hostile traffic runs; for SSH, also a new
 /// well-behaved login (the stalled connections hold sshd's unauthenticated slots). Says
 /// whether the well-behaved client was served and what the traffic cost it.
@@ -791,7 +794,7 @@ fn under_attack(
         let h = hostile::Hostile::start(&n.a, &hostile_target(tunnel))?;
         // Let the junk reach a steady rate before the well-behaved client starts.
         std::thread::sleep(Duration::from_millis(500));
-        let measured = (|| -> Result<(Option<Value>, Value, Option<Result<(f64, u32)>>)> {
+        let measured = (|| -> Result<UnderAttack> {
             let p = if r.pings {
                 Some(ping(n, &r.target, r.source.as_deref(), sizes, pings)?)
             } else {
@@ -944,23 +947,7 @@ pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
     // Keys and configurations live in a private 0700 directory with an unpredictable name,
     // created fresh (never reused) and removed with everything in it on the way out; or in
     // the directory the user names with --workdir, kept.
-    let private = match &a.workdir {
-        Some(_) => None,
-        None => Some(crate::util::private_temp_dir("tunnel")?),
-    };
-    let work = match (&a.workdir, &private) {
-        (Some(d), _) => {
-            use std::os::unix::fs::DirBuilderExt;
-            std::fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(d)
-                .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", d.display()))?;
-            d.clone()
-        }
-        (None, Some(p)) => p.path.clone(),
-        (None, None) => unreachable!("a private directory exists without --workdir"),
-    };
+    let (work, _private) = crate::util::work_dir(a.workdir.as_deref(), "tunnel")?;
     // The file to transfer: random bytes, so nothing compresses.
     let file = work.join("payload.bin");
     {

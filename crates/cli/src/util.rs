@@ -166,6 +166,28 @@ pub fn private_temp_dir(what: &str) -> Result<PrivateDir> {
     Ok(PrivateDir { path })
 }
 
+/// Where a network driver keeps keys, configurations and logs: the directory the user
+/// names (`--workdir`, created 0700 if missing, kept afterwards), or a fresh
+/// [`PrivateDir`] that is wiped and removed when the returned guard drops. Hold the guard
+/// for as long as the path is used.
+pub fn work_dir(named: Option<&Path>, what: &str) -> Result<(PathBuf, Option<PrivateDir>)> {
+    match named {
+        Some(d) => {
+            use std::os::unix::fs::DirBuilderExt;
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(d)
+                .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", d.display()))?;
+            Ok((d.to_path_buf(), None))
+        }
+        None => {
+            let p = private_temp_dir(what)?;
+            Ok((p.path.clone(), Some(p)))
+        }
+    }
+}
+
 #[cfg(test)]
 mod private_dir_tests {
     use super::*;

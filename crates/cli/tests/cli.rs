@@ -50,6 +50,27 @@ fn usage_errors_exit_2_with_one_line() {
     assert_eq!(e.trim().lines().count(), 1, "one line: {e}");
     let o = cryptoscope().args(["run", "--provider", "libqos"]).output().unwrap();
     assert!(stderr_of(&o).contains("did you mean `liboqs`"));
+    // An algorithm its provider offers, filtered out by --impl (GIFT-64 has a fixsliced
+    // strategy, Camellia-128 none): the message names --impl, not the provider.
+    let o = cryptoscope()
+        .args([
+            "list",
+            "--alg",
+            "GIFT-64,Camellia-128",
+            "--provider",
+            "cryptoscope",
+            "--impl",
+            "fixsliced",
+        ])
+        .output()
+        .unwrap();
+    let e = stderr_of(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("no implementation of Camellia-128 matches --impl fixsliced") && e.contains("cryptoscope/table"),
+        "{e}"
+    );
+    assert_eq!(e.trim().lines().count(), 1, "one line: {e}");
 }
 
 #[test]

@@ -16,7 +16,9 @@ use std::time::{Duration, Instant};
 
 /// The run's rows, by (subject, operation): the raw nanosecond samples (empty for rows
 /// without numbers), after checking each row is whole.
-fn stored(db: &str) -> Option<(String, BTreeMap<(String, String), Vec<f64>>)> {
+type Rows = BTreeMap<(String, String), Vec<f64>>;
+
+fn stored(db: &str) -> Option<(String, Rows)> {
     if !db.starts_with("postgres") {
         let conn = rusqlite::Connection::open(db).ok()?;
         let ok: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();

@@ -666,9 +666,12 @@ fn tunnel_section(ri: usize, run: &RunFile) -> String {
     s
 }
 
+/// One line of the hash plot: (algorithm, subject label, provider, streamed).
+type SeriesKey = (String, String, String, bool);
+
 fn hash_section(ri: usize, run: &RunFile) -> String {
     // (algorithm, subject label, provider, streamed) -> [(bytes, cycles per byte)]
-    let mut lines: BTreeMap<(String, String, String, bool), Vec<(f64, f64)>> = BTreeMap::new();
+    let mut lines: BTreeMap<SeriesKey, Vec<(f64, f64)>> = BTreeMap::new();
     for r in &run.results {
         if r.family != "hash" || r.gate != GateStatus::Pass {
             continue;
@@ -694,8 +697,7 @@ fn hash_section(ri: usize, run: &RunFile) -> String {
     let mut algs: Vec<&String> = lines.keys().map(|k| &k.0).collect();
     algs.dedup();
     for (ai, alg) in algs.iter().enumerate() {
-        let of_alg: Vec<(&(String, String, String, bool), &Vec<(f64, f64)>)> =
-            lines.iter().filter(|(k, _)| &k.0 == *alg).collect();
+        let of_alg: Vec<(&SeriesKey, &Vec<(f64, f64)>)> = lines.iter().filter(|(k, _)| &k.0 == *alg).collect();
         let (w, h, left, top, bottom) = (640.0, 260.0, 70.0, 24.0, 30.0);
         let xs = of_alg.iter().flat_map(|(_, v)| v.iter().map(|p| p.0));
         let (x_lo, x_hi) = (xs.clone().fold(f64::MAX, f64::min), xs.fold(1.0, f64::max).max(2.0));

@@ -56,7 +56,7 @@ pub fn rows(apps: &[AppResult]) -> (Vec<String>, Vec<Vec<String>>) {
     let sz = sizes(apps);
     let shown: Vec<String> = match sz.len() {
         0 => vec![],
-        1 | 2 | 3 => sz.clone(),
+        1..=3 => sz.clone(),
         n => vec![sz[0].clone(), sz[n / 2].clone(), sz[n - 1].clone()],
     };
     let mut header: Vec<String> = ["tunnel", "couple", "cpu", "MB/s", "vs plain", "CPU A", "CPU B"]

@@ -18,7 +18,10 @@ use cryptoscope_catalogue::Subject;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-static SUBJECTS: OnceLock<(fn() -> Vec<Subject>, &'static str)> = OnceLock::new();
+/// The provider's subject list and its name, set once by the driver binary.
+type SubjectList = (fn() -> Vec<Subject>, &'static str);
+
+static SUBJECTS: OnceLock<SubjectList> = OnceLock::new();
 
 /// Seeds this thread's random generators before anything is timed. AWS-LC gathers CPU
 /// jitter entropy the first time a process (and a thread) asks for randomness, which on a

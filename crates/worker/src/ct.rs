@@ -88,7 +88,7 @@ pub fn secret_ranges(algorithm: &str, sk_len: usize) -> (Vec<std::ops::Range<usi
                 384 * k
             ),
         ),
-        _ => (vec![0..sk_len], "the whole secret key".into()),
+        _ => (std::iter::once(0..sk_len).collect(), "the whole secret key".into()),
     }
 }
 
@@ -176,8 +176,11 @@ fn encrypt_bytes(info: &cryptoscope_catalogue::CipherInfo) -> usize {
     info.block_bytes * info.batch.max(1) * 8
 }
 
+/// A public key, its secret key and a ciphertext to it.
+type KemMaterial = (Vec<u8>, Vec<u8>, Vec<u8>);
+
 /// A KEM key pair and one of its ciphertexts, made without any marking.
-fn kem_material(k: &dyn cryptoscope_catalogue::Kem) -> Result<(Vec<u8>, Vec<u8>, Vec<u8>), String> {
+fn kem_material(k: &dyn cryptoscope_catalogue::Kem) -> Result<KemMaterial, String> {
     let s = &k.descriptor().sizes;
     let (mut pk, mut sk) = (vec![0u8; s.public_key], vec![0u8; s.secret_key]);
     k.keypair(&mut pk, &mut sk).map_err(err)?;
