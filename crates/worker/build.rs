@@ -71,6 +71,8 @@ fn locked_versions() -> Vec<String> {
         "openssl-sys",
         "camellia",
         "gift-cipher",
+        "aes-gcm",
+        "chacha20poly1305",
     ];
     let lock = std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"))
         .join("../../Cargo.lock");

@@ -14,6 +14,8 @@ pub enum Family {
     Hash,
     /// Block cipher: key schedule, inner functions, one block, ECB and CTR.
     Cipher,
+    /// Authenticated encryption with associated data: seal / open.
+    Aead,
 }
 
 impl Family {
@@ -23,6 +25,7 @@ impl Family {
             Family::Kex => "kex",
             Family::Hash => "hash",
             Family::Cipher => "cipher",
+            Family::Aead => "aead",
         }
     }
 }
@@ -32,7 +35,9 @@ impl Family {
 /// operations carry the bytes one call processes: `block:N` encrypts one N-byte block
 /// (latency), `ecb:N` and `ctr:N` encrypt N bytes (throughput), `subcells:N` etc. run one
 /// inner function ([`CIPHER_FUNCTIONS`]) on the strategy's state of N bytes; `keysched`
-/// expands one key.
+/// expands one key. AEAD operations carry the message length: `seal:N` encrypts and
+/// authenticates N bytes (with [`AEAD_AAD_BYTES`] of associated data), `open:N` checks and
+/// decrypts them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Operation {
     Keypair,
@@ -47,6 +52,8 @@ pub enum Operation {
     Block(u32),
     Ecb(u32),
     Ctr(u32),
+    Seal(u32),
+    Open(u32),
 }
 
 /// The inner functions of block ciphers a strategy can expose, by name (GIFT's layers,
@@ -59,6 +66,27 @@ pub const CIPHER_BULK_BYTES: u32 = 4096;
 
 /// Update size of the `stream:N` operations.
 pub const STREAM_PIECE: usize = 64;
+
+/// Message lengths of the AEAD operations: a tiny message, SUPERCOP's 64 and 576 bytes, an
+/// Ethernet-sized packet and a full TLS record (2^14 bytes, RFC 8446 §5.1).
+pub const AEAD_LENGTHS: &[u32] = &[16, 64, 576, 1536, 16384];
+
+/// Associated data of every measured AEAD call: 13 bytes, TLS 1.2's record header and
+/// sequence number (RFC 5246 §6.2.3.3), as `openssl speed -aead` uses.
+pub const AEAD_AAD_BYTES: usize = 13;
+
+const AEAD_OPS: &[Operation] = &[
+    Operation::Seal(16),
+    Operation::Seal(64),
+    Operation::Seal(576),
+    Operation::Seal(1536),
+    Operation::Seal(16384),
+    Operation::Open(16),
+    Operation::Open(64),
+    Operation::Open(576),
+    Operation::Open(1536),
+    Operation::Open(16384),
+];
 
 /// SUPERCOP's message lengths for hash functions, and a long (1 MiB) message.
 pub const HASH_LENGTHS: &[u32] = &[8, 64, 576, 1536, 4096, 1 << 20];
@@ -101,6 +129,8 @@ impl Operation {
             Operation::Block(n) => interned("block", n),
             Operation::Ecb(n) => interned("ecb", n),
             Operation::Ctr(n) => interned("ctr", n),
+            Operation::Seal(n) => interned("seal", n),
+            Operation::Open(n) => interned("open", n),
         }
     }
 
@@ -120,6 +150,8 @@ impl Operation {
                     "block" => Some(Operation::Block(n)),
                     "ecb" => Some(Operation::Ecb(n)),
                     "ctr" => Some(Operation::Ctr(n)),
+                    "seal" => Some(Operation::Seal(n)),
+                    "open" => Some(Operation::Open(n)),
                     f => CIPHER_FUNCTIONS
                         .iter()
                         .position(|&c| c == f)
@@ -137,7 +169,9 @@ impl Operation {
             | Operation::Func(_, n)
             | Operation::Block(n)
             | Operation::Ecb(n)
-            | Operation::Ctr(n) => Some(u64::from(n)),
+            | Operation::Ctr(n)
+            | Operation::Seal(n)
+            | Operation::Open(n) => Some(u64::from(n)),
             _ => None,
         }
     }
@@ -164,6 +198,7 @@ impl Operation {
             Family::Kex => &[Operation::Keypair, Operation::Exchange],
             Family::Hash => HASH_OPS,
             Family::Cipher => &[Operation::KeySchedule],
+            Family::Aead => AEAD_OPS,
         }
     }
 }
@@ -314,6 +349,17 @@ pub struct Descriptor {
     /// Block ciphers: what the strategy is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cipher: Option<CipherInfo>,
+    /// AEADs: key, nonce and tag sizes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aead: Option<AeadInfo>,
+}
+
+/// The buffers of an AEAD, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AeadInfo {
+    pub key_bytes: usize,
+    pub nonce_bytes: usize,
+    pub tag_bytes: usize,
 }
 
 /// What a block cipher subject is: its sizes, how many blocks it processes together, the
@@ -371,7 +417,55 @@ impl Descriptor {
             randomness,
             kat: None,
             cipher: None,
+            aead: None,
         }
+    }
+
+    /// A descriptor for an AEAD implementation: the key's size in `secret_key`, the tag's
+    /// in `ciphertext` (the bytes sealing adds), harness randomness (none is used).
+    pub fn aead(
+        algorithm: &str,
+        provider: &str,
+        implementation: &str,
+        provider_version: String,
+        build: String,
+        info: AeadInfo,
+    ) -> Descriptor {
+        let mut d = Descriptor::symmetric(
+            [algorithm, provider, implementation],
+            provider_version,
+            build,
+            info.key_bytes,
+            info.tag_bytes,
+        );
+        d.aead = Some(info);
+        d
+    }
+
+    /// A keyed symmetric primitive: the key's size in `secret_key`, `ciphertext` bytes in
+    /// `ciphertext`, nothing else, harness randomness (none is used).
+    fn symmetric(
+        [algorithm, provider, implementation]: [&str; 3],
+        provider_version: String,
+        build: String,
+        key_bytes: usize,
+        ciphertext: usize,
+    ) -> Descriptor {
+        let sizes = Sizes {
+            public_key: 0,
+            secret_key: key_bytes,
+            ciphertext,
+            shared_secret: 0,
+        };
+        Descriptor::catalogued(
+            algorithm,
+            provider,
+            implementation,
+            provider_version,
+            build,
+            sizes,
+            Randomness::Harness,
+        )
     }
 
     /// A descriptor for a block cipher implementation: the key's size in `secret_key`, the
@@ -384,20 +478,12 @@ impl Descriptor {
         build: String,
         info: CipherInfo,
     ) -> Descriptor {
-        let sizes = Sizes {
-            public_key: 0,
-            secret_key: info.key_bytes,
-            ciphertext: info.block_bytes,
-            shared_secret: 0,
-        };
-        let mut d = Descriptor::catalogued(
-            algorithm,
-            provider,
-            implementation,
+        let mut d = Descriptor::symmetric(
+            [algorithm, provider, implementation],
             provider_version,
             build,
-            sizes,
-            Randomness::Harness,
+            info.key_bytes,
+            info.block_bytes,
         );
         d.cipher = Some(info);
         d

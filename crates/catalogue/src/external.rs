@@ -1,6 +1,8 @@
 //! Known-answer files brought by the user (`cryptoscope verify --vectors FILE`): NIST CAVP
-//! hash response files, NIST KEM KAT response files and three Wycheproof schemas
-//! (`xdh_comp_schema`, `ecdh_ecpoint_test_schema`, `mlkem_test_schema`).
+//! hash response files, NIST KEM KAT response files and four Wycheproof schemas
+//! (`xdh_comp_schema`, `ecdh_ecpoint_test_schema`, `mlkem_test_schema`, `aead_test_schema`
+//! for AES-GCM and ChaCha20-Poly1305). The AEAD gate runs the repository's own Wycheproof
+//! AEAD files through [`run_aead`] too.
 //!
 //! [`load`] recognises a file by its content and parses all of it up front, so a malformed
 //! file is one error naming the file and the line or test id, before anything runs. The
@@ -18,12 +20,12 @@ use thiserror::Error;
 use crate::descriptor::{KatPrngKind, Randomness};
 use crate::gate::{canaries, decaps, exchange, hash_of, keypair_encaps, Guarded, KemBufs};
 use crate::rng::{install_kat, kat_prng, KatPrng};
-use crate::traits::{Hash, Kem, Kex};
+use crate::traits::{Aead, Hash, Kem, Kex};
 
 /// What is supported, for the message about a file that is not.
 pub const SUPPORTED: &str = "supported are NIST CAVP hash .rsp files (Len/Msg/MD), NIST KEM KAT .rsp files \
 (count/seed/pk/sk/ct/ss) and the Wycheproof schemas xdh_comp_schema (curve25519), ecdh_ecpoint_test_schema \
-(secp256r1) and mlkem_test_schema (ML-KEM-512/768/1024)";
+(secp256r1), mlkem_test_schema (ML-KEM-512/768/1024) and aead_test_schema (AES-GCM, CHACHA20-POLY1305)";
 
 /// A vector file that cannot be used.
 #[derive(Debug, Error)]
@@ -45,6 +47,7 @@ pub enum Format {
     WycheproofX25519,
     WycheproofP256,
     WycheproofMlkem,
+    WycheproofAead,
 }
 
 impl Format {
@@ -55,6 +58,7 @@ impl Format {
             Format::WycheproofX25519 => "wycheproof-x25519",
             Format::WycheproofP256 => "wycheproof-p256",
             Format::WycheproofMlkem => "wycheproof-mlkem",
+            Format::WycheproofAead => "wycheproof-aead",
         }
     }
 
@@ -65,6 +69,7 @@ impl Format {
             Format::WycheproofX25519,
             Format::WycheproofP256,
             Format::WycheproofMlkem,
+            Format::WycheproofAead,
         ]
         .into_iter()
         .find(|f| f.as_str() == s)
@@ -141,6 +146,31 @@ pub struct MlkemTest {
     pub result: Expect,
 }
 
+/// An AEAD test: seal `msg` with `key`, `iv` and `aad` to `ct` ‖ `tag` (`valid`), or
+/// refuse to open `ct` with `tag` (`invalid`).
+#[derive(Debug, Clone)]
+pub struct AeadTest {
+    pub tc_id: u64,
+    pub key: Vec<u8>,
+    pub iv: Vec<u8>,
+    pub aad: Vec<u8>,
+    pub msg: Vec<u8>,
+    pub ct: Vec<u8>,
+    pub tag: Vec<u8>,
+    pub result: Expect,
+}
+
+/// The catalogue AEAD a Wycheproof `algorithm` and key length stand for (`None` when the
+/// catalogue has no such AEAD, e.g. AES-192-GCM).
+pub fn aead_algorithm(wycheproof: &str, key_bytes: usize) -> Option<&'static str> {
+    match (wycheproof, key_bytes) {
+        ("AES-GCM", 16) => Some("AES-128-GCM"),
+        ("AES-GCM", 32) => Some("AES-256-GCM"),
+        ("CHACHA20-POLY1305", 32) => Some("ChaCha20-Poly1305"),
+        _ => None,
+    }
+}
+
 /// A parsed vector file.
 #[derive(Debug, Clone)]
 pub enum External {
@@ -159,6 +189,11 @@ pub enum External {
     X25519(Vec<DhTest>),
     P256(Vec<DhTest>),
     Mlkem(Vec<MlkemTest>),
+    Aead {
+        /// Wycheproof's `algorithm`: "AES-GCM" or "CHACHA20-POLY1305".
+        algorithm: String,
+        tests: Vec<AeadTest>,
+    },
 }
 
 impl External {
@@ -169,6 +204,7 @@ impl External {
             External::X25519(_) => Format::WycheproofX25519,
             External::P256(_) => Format::WycheproofP256,
             External::Mlkem(_) => Format::WycheproofMlkem,
+            External::Aead { .. } => Format::WycheproofAead,
         }
     }
 
@@ -179,6 +215,7 @@ impl External {
             External::Kem { records, .. } => records.len(),
             External::X25519(t) | External::P256(t) => t.len(),
             External::Mlkem(t) => t.len(),
+            External::Aead { tests, .. } => tests.len(),
         }
     }
 
@@ -190,6 +227,12 @@ impl External {
             External::X25519(_) => vec!["X25519".into()],
             External::P256(_) => vec!["P-256".into()],
             External::Mlkem(t) => t.iter().map(|t| t.parameter_set.clone()).collect(),
+            // The catalogue AEADs among the file's key lengths (others are skipped).
+            External::Aead { algorithm, tests } => tests
+                .iter()
+                .filter_map(|t| aead_algorithm(algorithm, t.key.len()))
+                .map(String::from)
+                .collect(),
         };
         v.sort();
         v.dedup();
@@ -534,14 +577,67 @@ fn load_json(path: &Path, text: &str) -> Result<External, ExternalError> {
         }
         return Ok(External::Mlkem(tests));
     }
-    let family = if schema.contains("aead") || schema.contains("gcm") || schema.contains("chacha") {
-        " (the catalogue has no AEAD family)"
-    } else {
-        ""
-    };
-    Err(unsupported(format!(
-        "Wycheproof schema `{schema}` is not supported{family}"
-    )))
+    if schema.starts_with("aead_test_schema") {
+        let algorithm = v.get("algorithm").and_then(|a| a.as_str()).unwrap_or("");
+        if !matches!(algorithm, "AES-GCM" | "CHACHA20-POLY1305") {
+            return Err(unsupported(format!(
+                "Wycheproof AEAD file for `{algorithm}`: only AES-GCM and CHACHA20-POLY1305 are in the catalogue"
+            )));
+        }
+        let mut tests = Vec::new();
+        for (gi, g) in groups.iter().enumerate() {
+            let bits = |k: &str| g.get(k).and_then(|x| x.as_u64());
+            let (Some(key_bits), Some(iv_bits), Some(tag_bits)) = (bits("keySize"), bits("ivSize"), bits("tagSize"))
+            else {
+                return Err(malformed(
+                    path,
+                    format!("test group {} lacks a numeric keySize, ivSize or tagSize", gi + 1),
+                ));
+            };
+            for t in tests_of(path, g, gi)? {
+                let id = tc_id(path, t)?;
+                let x = AeadTest {
+                    tc_id: id,
+                    key: hex_json(path, t, id, "key")?,
+                    iv: hex_json(path, t, id, "iv")?,
+                    aad: hex_json(path, t, id, "aad")?,
+                    msg: hex_json(path, t, id, "msg")?,
+                    ct: hex_json(path, t, id, "ct")?,
+                    tag: hex_json(path, t, id, "tag")?,
+                    result: result_of(path, t, id)?,
+                };
+                // The group's sizes must be the test's (a truncated or corrupt file shows
+                // here rather than as a failure of the implementation). An invalid test
+                // may have no tag at all: Wycheproof gives none where nothing can be sealed
+                // (a nonce of a length the algorithm does not define).
+                let no_tag = x.result == Expect::Invalid && x.tag.is_empty();
+                for (what, got, want) in [
+                    ("key", x.key.len() * 8, key_bits),
+                    ("iv", x.iv.len() * 8, iv_bits),
+                    ("tag", x.tag.len() * 8, if no_tag { 0 } else { tag_bits }),
+                ] {
+                    if got as u64 != want {
+                        return Err(malformed(
+                            path,
+                            format!("tcId {id}: `{what}` has {got} bits, its group says {want}"),
+                        ));
+                    }
+                }
+                if x.ct.len() != x.msg.len() {
+                    return Err(malformed(
+                        path,
+                        format!("tcId {id}: `ct` has {} bytes, `msg` {}", x.ct.len(), x.msg.len()),
+                    ));
+                }
+                tests.push(x);
+            }
+        }
+        return Ok(External::Aead {
+            algorithm: algorithm.to_string(),
+            tests,
+        });
+    }
+    Err(unsupported(format!("Wycheproof schema `{schema}` is not supported")))
 }
 
 fn tests_of<'a>(path: &Path, g: &'a serde_json::Value, gi: usize) -> Result<&'a Vec<serde_json::Value>, ExternalError> {
@@ -943,6 +1039,133 @@ pub fn run_mlkem(
     (t.finish(), derived)
 }
 
+/// Seals `msg` into buffers with canaries around them; returns ciphertext and tag.
+fn guarded_seal(
+    k: &mut dyn crate::traits::AeadKey,
+    t: &AeadTest,
+    tag_bytes: usize,
+) -> Result<(Vec<u8>, Vec<u8>), String> {
+    let mut data = Guarded::from(&t.msg);
+    let mut tag = Guarded::new(tag_bytes);
+    k.seal(&t.iv, &t.aad, data.get_mut(), tag.get_mut())
+        .map_err(|e| e.to_string())?;
+    canaries("seal", &[("data", &data), ("tag", &tag)])?;
+    Ok((data.get().to_vec(), tag.get().to_vec()))
+}
+
+/// Opens a test's ciphertext into a buffer with canaries around it.
+fn guarded_open(k: &mut dyn crate::traits::AeadKey, t: &AeadTest) -> Result<Vec<u8>, String> {
+    let mut out = Guarded::new(t.ct.len());
+    let r = k.open(&t.iv, &t.aad, &t.ct, &t.tag, out.get_mut());
+    canaries("open", &[("out", &out)])?;
+    r.map_err(|e| e.to_string())?;
+    Ok(out.get().to_vec())
+}
+
+/// Runs Wycheproof AEAD tests (`algorithm` is the file's, "AES-GCM" or
+/// "CHACHA20-POLY1305") of the subject's algorithm, that is its key length: `valid` tests
+/// must seal to the file's ciphertext and tag and open back to the message; `invalid` ones
+/// must be refused by `open`, or, when the file gives no tag (nothing can be sealed with
+/// that nonce), by `seal`. A valid test whose nonce or tag length the subject does not take
+/// (it takes the descriptor's: 12 and 16 bytes) is skipped; an invalid one is still
+/// presented, and must be refused.
+pub fn run_aead(aead: &dyn Aead, algorithm: &str, tests: &[AeadTest]) -> FileOutcome {
+    let d = aead.descriptor();
+    let mut t = Tally::default();
+    let Some(info) = d.aead else {
+        t.fail("-", format!("{} has no AEAD description", d.id));
+        return t.finish();
+    };
+    let mine: Vec<&AeadTest> = tests
+        .iter()
+        .filter(|x| aead_algorithm(algorithm, x.key.len()) == Some(d.algorithm.as_str()))
+        .collect();
+    let others = tests.len() - mine.len();
+    for x in mine {
+        let mut k = match aead.keyed(&x.key) {
+            Ok(k) => k,
+            Err(e) => {
+                t.fail(x.tc_id, format!("the key was refused: {e}"));
+                continue;
+            }
+        };
+        let shape_ok = x.iv.len() == info.nonce_bytes && x.tag.len() == info.tag_bytes;
+        match x.result {
+            Expect::Valid | Expect::Acceptable if !shape_ok => t.skip(&format!(
+                "a nonce or tag of a length the subject does not take (it takes {}-byte nonces, {}-byte tags)",
+                info.nonce_bytes, info.tag_bytes
+            )),
+            Expect::Valid | Expect::Acceptable => {
+                let sealed = match guarded_seal(k.as_mut(), x, info.tag_bytes) {
+                    Ok(s) => s,
+                    Err(_) if x.result == Expect::Acceptable => {
+                        t.pass(x.result, true);
+                        continue;
+                    }
+                    Err(e) => {
+                        t.fail(x.tc_id, format!("seal failed: {e}"));
+                        continue;
+                    }
+                };
+                if sealed.0 != x.ct || sealed.1 != x.tag {
+                    t.fail(
+                        x.tc_id,
+                        format!(
+                            "seal gives ct {} tag {}, expected ct {} tag {}",
+                            short_hex(&sealed.0),
+                            hex::encode(&sealed.1),
+                            short_hex(&x.ct),
+                            hex::encode(&x.tag)
+                        ),
+                    );
+                    continue;
+                }
+                match guarded_open(k.as_mut(), x) {
+                    Ok(m) if m == x.msg => t.pass(x.result, false),
+                    Ok(m) => t.fail(
+                        x.tc_id,
+                        format!("open gives {}, expected {}", short_hex(&m), short_hex(&x.msg)),
+                    ),
+                    Err(e) => t.fail(x.tc_id, format!("open refused a valid ciphertext: {e}")),
+                }
+            }
+            Expect::Invalid if x.tag.is_empty() => match guarded_seal(k.as_mut(), x, info.tag_bytes) {
+                Ok(_) => t.fail(x.tc_id, format!("sealed with an invalid {}-byte nonce", x.iv.len())),
+                Err(e) if e.contains("canary") => t.fail(x.tc_id, e),
+                Err(_) => t.pass(Expect::Invalid, true),
+            },
+            Expect::Invalid => match guarded_open(k.as_mut(), x) {
+                Ok(_) => t.fail(
+                    x.tc_id,
+                    format!(
+                        "opened an invalid ciphertext ({}-byte nonce, {} bytes)",
+                        x.iv.len(),
+                        x.ct.len()
+                    ),
+                ),
+                Err(e) if e.contains("canary") => t.fail(x.tc_id, e),
+                Err(_) => t.pass(Expect::Invalid, true),
+            },
+        }
+    }
+    if others > 0 {
+        t.out.notes.push(format!(
+            "{others} tests of the file are for other key lengths or algorithms than {}",
+            d.algorithm
+        ));
+    }
+    t.finish()
+}
+
+/// Hex of at most 32 bytes, with the length when cut.
+fn short_hex(b: &[u8]) -> String {
+    if b.len() <= 32 {
+        hex::encode(b)
+    } else {
+        format!("{}… ({} bytes)", hex::encode(&b[..32]), b.len())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1009,6 +1232,21 @@ mod tests {
                 r#"{"schema":"xdh_comp_schema_v1.json","testGroups":[{"curve":"curve25519","tests":[{"tcId":8,"public":"00","private":"00","result":"valid"}]}]}"#.into(),
                 "tcId 8: no `shared`",
             ),
+            (
+                "h.json",
+                r#"{"algorithm":"AES-GCM","schema":"aead_test_schema_v1.json","testGroups":[{"keySize":128,"ivSize":96,"tagSize":128,"tests":[{"tcId":3,"key":"00000000000000000000000000000000","iv":"000000000000000000000000","aad":"","msg":"","ct":"","tag":"00","result":"valid"}]}]}"#.into(),
+                "tcId 3: `tag` has 8 bits, its group says 128",
+            ),
+            (
+                "i.json",
+                r#"{"algorithm":"CHACHA20-POLY1305","schema":"aead_test_schema_v1.json","testGroups":[{"keySize":256,"tagSize":128,"tests":[]}]}"#.into(),
+                "test group 1 lacks a numeric keySize, ivSize or tagSize",
+            ),
+            (
+                "j.json",
+                r#"{"algorithm":"AES-GCM","schema":"aead_test_schema_v1.json","testGroups":[{"keySize":128,"ivSize":96,"tagSize":128,"tests":[{"tcId":4,"key":"00000000000000000000000000000000","iv":"000000000000000000000000","aad":"","msg":"00","ct":"","tag":"00000000000000000000000000000000","result":"valid"}]}]}"#.into(),
+                "tcId 4: `ct` has 0 bytes, `msg` 1",
+            ),
         ];
         for (name, text, want) in cases {
             let p = write(d.path(), name, &text);
@@ -1026,13 +1264,19 @@ mod tests {
         let p = write(
             d.path(),
             "aead.json",
-            r#"{"algorithm":"AES-GCM","schema":"aead_test_schema_v1.json","testGroups":[]}"#,
+            r#"{"algorithm":"AES-CCM","schema":"aead_test_schema_v1.json","testGroups":[]}"#,
         );
         let e = err(&p);
         assert!(
-            e.contains("aead_test_schema_v1.json") && e.contains("no AEAD family") && e.contains("supported are"),
+            e.contains("AES-CCM") && e.contains("only AES-GCM and CHACHA20-POLY1305") && e.contains("supported are"),
             "{e}"
         );
+        let p = write(
+            d.path(),
+            "ecdsa.json",
+            r#"{"algorithm":"ECDSA","schema":"ecdsa_verify_schema.json","testGroups":[]}"#,
+        );
+        assert!(err(&p).contains("`ecdsa_verify_schema.json` is not supported"));
         let p = write(
             d.path(),
             "x448.json",

@@ -593,6 +593,7 @@ mod tests {
                     prng: KatPrngKind::AesCtrDrbg,
                 }),
                 cipher: None,
+                aead: None,
             },
             fault,
         }

@@ -4,7 +4,7 @@
 //!   canonical name, provider and version, build, claimed security level, byte length of
 //!   every buffer — plus operations (liboqs's `OQS_KEM` shape).
 //! - [`traits`]: the small traits providers implement (`Kem`, `Kex`), bundled per provider
-//!   (rustls's `CryptoProvider` shape).
+//!   (rustls's `CryptoProvider` shape); block ciphers and AEADs too.
 //! - [`names`]: canonical algorithm and provider names, suites, "did you mean".
 //! - [`rng`]: the process-global randomness every harness-randomised provider draws from,
 //!   switchable to a NIST KAT PRNG.
@@ -14,6 +14,7 @@
 //!
 //! This crate never times anything and never prints.
 
+pub mod aead_gate;
 pub mod cipher_gate;
 pub mod descriptor;
 pub mod external;
@@ -23,7 +24,10 @@ pub mod rng;
 pub mod traits;
 pub mod vectors;
 
-pub use descriptor::{Availability, CipherInfo, Descriptor, Family, KatPrngKind, KatRef, Operation, Randomness, Sizes};
+pub use descriptor::{
+    AeadInfo, Availability, CipherInfo, Descriptor, Family, KatPrngKind, KatRef, Operation, Randomness, Sizes,
+};
 pub use traits::{
-    BlockCipher, Decapsulator, Exchanger, Hash, HashState, Kem, Kex, KeyedCipher, OpError, Probes, Subject,
+    Aead, AeadKey, BlockCipher, Decapsulator, Exchanger, Hash, HashState, Kem, Kex, KeyedCipher, OpError, Probes,
+    Subject,
 };

@@ -92,6 +92,18 @@ const fn cipher(name: &'static str, block: usize) -> AlgorithmInfo {
     }
 }
 
+const fn aead(name: &'static str, bits: u16) -> AlgorithmInfo {
+    AlgorithmInfo {
+        name,
+        family: Family::Aead,
+        nist_level: None,
+        classical_bits: Some(bits),
+        default_suite: false,
+        digest_size: 0,
+        block_size: 0,
+    }
+}
+
 const fn hash(name: &'static str, digest_size: usize, block_size: usize) -> AlgorithmInfo {
     AlgorithmInfo {
         name,
@@ -187,6 +199,11 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
     cipher("GIFTb-128", 16),
     cipher("Camellia-128", 16),
     cipher("Camellia-256", 16),
+    // AEADs (`--suite aead`): classical strength = key length; 12-byte nonces, 16-byte
+    // tags (AES-GCM: NIST SP 800-38D; ChaCha20-Poly1305: RFC 8439).
+    aead("AES-128-GCM", 128),
+    aead("AES-256-GCM", 256),
+    aead("ChaCha20-Poly1305", 256),
 ];
 
 /// Looks up an algorithm by canonical name, case-insensitively.
@@ -195,7 +212,7 @@ pub fn algorithm(name: &str) -> Option<&'static AlgorithmInfo> {
 }
 
 /// Suites a user can name with `--suite`.
-pub const SUITES: &[&str] = &["kem", "kex", "hash", "cipher"];
+pub const SUITES: &[&str] = &["kem", "kex", "hash", "cipher", "aead"];
 
 /// Levenshtein distance, for suggestions.
 fn distance(a: &str, b: &str) -> usize {

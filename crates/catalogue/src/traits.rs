@@ -161,6 +161,27 @@ pub trait KeyedCipher: Send {
     }
 }
 
+/// An authenticated cipher (AEAD): a factory of keyed instances. Its descriptor's
+/// [`crate::descriptor::AeadInfo`] gives the key, nonce and tag sizes.
+pub trait Aead: Send + Sync {
+    fn descriptor(&self) -> &Descriptor;
+    /// Expands `key` (untimed: a protocol keys once per connection, then seals and opens
+    /// many records).
+    fn keyed(&self, key: &[u8]) -> Result<Box<dyn AeadKey>, OpError>;
+}
+
+/// An AEAD with its key expanded.
+pub trait AeadKey: Send {
+    /// Encrypts `data` in place under `nonce`, authenticating it and `aad`, and writes the
+    /// tag into `tag`.
+    fn seal(&mut self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &mut [u8]) -> Result<(), OpError>;
+    /// Checks `tag` over `ciphertext` and `aad` and, if it is right, writes the plaintext
+    /// into `out` (as long as `ciphertext`). A wrong tag, nonce or length is an error; `out`
+    /// is then unspecified. Out of place, so that the same ciphertext can be opened again
+    /// and again when measured.
+    fn open(&mut self, nonce: &[u8], aad: &[u8], ciphertext: &[u8], tag: &[u8], out: &mut [u8]) -> Result<(), OpError>;
+}
+
 /// Counter mode from an ECB `encrypt` of whole blocks, for implementations without their
 /// own: 64 counter blocks at a time (the counter is the whole `iv` block, one big-endian
 /// integer, wrapping), encrypted together and XORed into `data`.
@@ -198,6 +219,7 @@ pub enum Subject {
     Kex(Box<dyn Kex>),
     Hash(Box<dyn Hash>),
     Cipher(Box<dyn BlockCipher>),
+    Aead(Box<dyn Aead>),
 }
 
 impl Subject {
@@ -207,6 +229,7 @@ impl Subject {
             Subject::Kex(k) => k.descriptor(),
             Subject::Hash(h) => h.descriptor(),
             Subject::Cipher(c) => c.descriptor(),
+            Subject::Aead(a) => a.descriptor(),
         }
     }
 }

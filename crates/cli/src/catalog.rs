@@ -195,6 +195,7 @@ impl Selection {
                             a.default_suite
                                 || (a.family == Family::Hash && self.suites.iter().any(|s| s == "hash"))
                                 || (a.family == Family::Cipher && self.suites.iter().any(|s| s == "cipher"))
+                                || (a.family == Family::Aead && self.suites.iter().any(|s| s == "aead"))
                         })
                 } else {
                     self.algorithms.contains(&d.algorithm)
@@ -291,7 +292,7 @@ impl Selection {
                     !names::TEST_PROVIDERS.contains(&d.provider.as_str()) || self.providers.contains(&d.provider)
                 })
                 .filter(|d| self.implementations.is_empty() || self.implementations.iter().any(|i| impl_matches(i, d)))
-                .filter(|d| d.family == Family::Hash || d.family == Family::Cipher)
+                .filter(|d| matches!(d.family, Family::Hash | Family::Cipher | Family::Aead))
                 .map(|d| d.family.as_str())
                 .collect();
             suites.sort_unstable();

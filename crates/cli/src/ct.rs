@@ -2,7 +2,9 @@
 //!
 //! - memcheck (TIMECOP, ctgrind): the subject's worker runs under valgrind memcheck with
 //!   its secret inputs marked undefined; every conditional branch or memory address
-//!   computed from them is a report, with function and source line.
+//!   computed from them is a report, with function and source line. Each operation runs in
+//!   its own valgrind process: valgrind merges errors whose innermost frames agree, so in
+//!   one process a second operation's reports were counted under the first.
 //! - dudect: Welch's t between fixed and random secret inputs, timed in the worker; a
 //!   |t| above 4.5 is confirmed by a second, independent measurement before it counts,
 //!   because this machine's noise comes in bursts that inflate single tests.
@@ -31,14 +33,19 @@ pub fn operations(f: Family) -> &'static [&'static str] {
         Family::Kex => &["exchange"],
         Family::Hash => &["hash"],
         Family::Cipher => &["key-schedule", "encrypt"],
+        Family::Aead => &["seal", "open", "open-forged"],
     }
 }
 
 /// A constant-time finding: one distinct memcheck report inside an audited operation.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Finding {
-    /// "branch" (a conditional jump on a secret), "index" (a secret used as an address or
-    /// other value use), "memory" (an invalid access: a bug, not a leak).
+    /// "branch" (a conditional jump or move on a secret), "index" (a secret in a memory
+    /// address: memcheck's uninitialised value of the pointer's size, 8 bytes), "value"
+    /// (another use memcheck insists be defined, of another size: e.g. the count of an
+    /// AVX2 vector shift, a register operand, neither address nor branch), "decision" (the
+    /// one branch of an `open` on its verification result, which the caller learns
+    /// anyway), "memory" (an invalid access: a bug, not a leak), "other".
     pub kind: String,
     /// The innermost named function.
     pub function: String,
@@ -86,7 +93,11 @@ pub fn findings(errors: &[MemcheckError]) -> (Vec<(String, Finding)>, usize) {
         };
         let kind = match e.kind.as_str() {
             "UninitCondition" => "branch",
-            "UninitValue" => "index",
+            // "Use of uninitialised value of size N": an address is a pointer (8 bytes on
+            // the 64-bit targets we run); memcheck also refuses undefined operands of a few
+            // other kinds (vector shift counts: size 1), which are not addresses.
+            "UninitValue" if value_size(&e.what).is_none_or(|n| n == std::mem::size_of::<usize>()) => "index",
+            "UninitValue" => "value",
             k if k.starts_with("Invalid") => "memory",
             _ => "other",
         };
@@ -120,7 +131,28 @@ pub fn findings(errors: &[MemcheckError]) -> (Vec<(String, Finding)>, usize) {
     (out, outside)
 }
 
-/// Runs the memcheck method on one subject.
+/// The N of memcheck's "Use of uninitialised value of size N".
+fn value_size(what: &str) -> Option<usize> {
+    what.rsplit_once("of size ")?.1.trim().parse().ok()
+}
+
+/// In an `open`, branches each reached once per call are the accept/reject decision on the
+/// tag: a constant-time comparison folds every byte into one bit, which the implementation
+/// must test (to return an error or the plaintext), and which may be tested again on its
+/// way out (RustCrypto's aes-gcm returns it as a `Result` computed without a branch, so the
+/// caller's `map_err` is the next test). An early-exit comparison branches once per byte
+/// compared (16 times for a 16-byte tag, both with a valid tag and with one whose last
+/// byte is wrong), so it stays a branch. A comparison unrolled into a few word-sized
+/// branches would also be taken for decisions: every site is listed for that reason.
+fn mark_decision(op: &str, findings: &mut [Finding]) {
+    if op.starts_with("open") && findings.iter().all(|f| f.kind == "branch" && f.count == 1) {
+        for f in findings {
+            f.kind = "decision".into();
+        }
+    }
+}
+
+/// Runs the memcheck method on one subject, one valgrind process per operation.
 pub fn memcheck(cat: &Catalogue, d: &Descriptor, tmp: &Path, timeout: Duration) -> Result<MemcheckRun, String> {
     let bin = cat.worker(&d.provider).ok_or("no worker")?;
     let xml = tmp.join(format!("{}.memcheck.xml", d.id.replace('/', "_")));
@@ -145,57 +177,68 @@ pub fn memcheck(cat: &Catalogue, d: &Descriptor, tmp: &Path, timeout: Duration) 
             return Err(format!("preparing keys: {}", outcome.describe()));
         }
     }
-    let mut args = vec![
-        "--tool=memcheck".to_string(),
-        "--xml=yes".into(),
-        format!("--xml-file={}", xml.display()),
-        "--error-limit=no".into(),
-        "--num-callers=40".into(),
-        "--read-inline-info=yes".into(),
-        bin.display().to_string(),
-        "ct-memcheck".into(),
-        "--subject".into(),
-        d.id.clone(),
-    ];
-    if d.family == Family::Kem {
-        args.extend(["--material".into(), material.display().to_string()]);
-    }
-    let mut audited = Vec::new();
-    let outcome = workers::call(Path::new("valgrind"), &args, timeout, &mut |ev| {
-        if let Event::CtAudited(a) = ev {
-            audited.push(a)
-        }
-    });
-    if outcome != Outcome::Completed {
-        return Err(outcome.describe());
-    }
-    let _ = std::fs::remove_file(&material);
-    let text = std::fs::read_to_string(&xml).map_err(|e| format!("no memcheck output: {e}"))?;
-    let _ = std::fs::remove_file(&xml);
-    let errors = memcheck::parse(&text).map_err(|e| e.to_string())?;
-    let (found, outside) = findings(&errors);
-    if let Some(a) = audited.iter().find(|a| !a.under_valgrind) {
-        return Err(format!("{} did not run under valgrind", a.operation));
-    }
-    let ops = audited
-        .into_iter()
-        .map(|a| {
-            // One finding per (kind, function, line): the same branch reached through
-            // different calls is one place to fix.
-            let mut mine: Vec<Finding> = Vec::new();
-            for (_, f) in found.iter().filter(|(op, _)| *op == a.operation) {
-                match mine
-                    .iter_mut()
-                    .find(|m| m.kind == f.kind && m.function == f.function && m.location == f.location)
-                {
-                    Some(m) => m.count += f.count,
-                    None => mine.push(f.clone()),
-                }
+    let mut run = MemcheckRun {
+        ops: Vec::new(),
+        outside: 0,
+    };
+    let result = (|| -> Result<(), String> {
+        for op in operations(d.family) {
+            let mut args = vec![
+                "--tool=memcheck".to_string(),
+                "--xml=yes".into(),
+                format!("--xml-file={}", xml.display()),
+                "--error-limit=no".into(),
+                "--num-callers=40".into(),
+                "--read-inline-info=yes".into(),
+                bin.display().to_string(),
+                "ct-memcheck".into(),
+                "--subject".into(),
+                d.id.clone(),
+                "--ops".into(),
+                op.to_string(),
+            ];
+            if d.family == Family::Kem {
+                args.extend(["--material".into(), material.display().to_string()]);
             }
-            (a, mine)
-        })
-        .collect();
-    Ok(MemcheckRun { ops, outside })
+            let mut audited = Vec::new();
+            let outcome = workers::call(Path::new("valgrind"), &args, timeout, &mut |ev| {
+                if let Event::CtAudited(a) = ev {
+                    audited.push(a)
+                }
+            });
+            if outcome != Outcome::Completed {
+                return Err(format!("{op}: {}", outcome.describe()));
+            }
+            let text = std::fs::read_to_string(&xml).map_err(|e| format!("no memcheck output: {e}"))?;
+            let _ = std::fs::remove_file(&xml);
+            let errors = memcheck::parse(&text).map_err(|e| e.to_string())?;
+            let (found, outside) = findings(&errors);
+            run.outside += outside;
+            if let Some(a) = audited.iter().find(|a| !a.under_valgrind) {
+                return Err(format!("{} did not run under valgrind", a.operation));
+            }
+            for a in audited {
+                // One finding per (kind, function, line): the same branch reached through
+                // different calls is one place to fix.
+                let mut mine: Vec<Finding> = Vec::new();
+                for (_, f) in found.iter().filter(|(o, _)| *o == a.operation) {
+                    match mine
+                        .iter_mut()
+                        .find(|m| m.kind == f.kind && m.function == f.function && m.location == f.location)
+                    {
+                        Some(m) => m.count += f.count,
+                        None => mine.push(f.clone()),
+                    }
+                }
+                mark_decision(&a.operation, &mut mine);
+                run.ops.push((a, mine));
+            }
+        }
+        Ok(())
+    })();
+    let _ = std::fs::remove_file(&material);
+    let _ = std::fs::remove_file(&xml);
+    result.map(|()| run)
 }
 
 /// Settings of the dudect method.
@@ -264,12 +307,14 @@ pub fn dudect(cat: &Catalogue, d: &Descriptor, op: &str, cold: bool, s: &DudectS
 
 /// The verdict of one (subject, operation) from both methods.
 pub fn verdict(memcheck: &Value, dudect: &[&Value]) -> &'static str {
-    let mc_leak = memcheck["findings"]
-        .as_array()
-        .is_some_and(|f| f.iter().any(|x| x["kind"] == "branch" || x["kind"] == "index"));
-    let mc_bug = memcheck["findings"]
-        .as_array()
-        .is_some_and(|f| f.iter().any(|x| x["kind"] == "memory"));
+    let any = |kinds: &[&str]| {
+        memcheck["findings"]
+            .as_array()
+            .is_some_and(|f| f.iter().any(|x| kinds.iter().any(|k| x["kind"] == *k)))
+    };
+    let mc_leak = any(&["branch", "index"]);
+    let mc_bug = any(&["memory"]);
+    let mc_value = any(&["value", "other"]);
     let dd_leak = dudect.iter().any(|d| d["status"] == "leak");
     let mc_ok = memcheck["status"] == "clean";
     let dd_ok = !dudect.is_empty()
@@ -280,6 +325,8 @@ pub fn verdict(memcheck: &Value, dudect: &[&Value]) -> &'static str {
         (true, true) => "leak (both methods)",
         (true, false) => "leak (memcheck)",
         (false, true) => "timing difference (dudect)",
+        _ if mc_value && dd_ok => "no branch or address (memcheck: value reports)",
+        _ if mc_value => "value reports only (memcheck)",
         _ if mc_ok && dd_ok => "no leak found",
         _ if mc_ok || dd_ok => "no leak found (one method)",
         _ => "not audited",
@@ -307,7 +354,7 @@ pub fn memcheck_value(run: &Result<MemcheckRun, String>, op: &str) -> Value {
         Ok(r) => match r.ops.iter().find(|(a, _)| a.operation == op) {
             None => json!({ "status": "failed", "error": "the operation was not run" }),
             Some((a, f)) => json!({
-                "status": if f.is_empty() { "clean" } else { "findings" },
+                "status": if f.iter().all(|x| x.kind == "decision") { "clean" } else { "findings" },
                 "secret": a.secret,
                 "findings": f,
                 "outside_operations": r.outside,
@@ -324,6 +371,8 @@ pub fn speed_operation(op: &str) -> Option<&'static str> {
         "hash" => Some("hash:1536"),
         "key-schedule" => Some("keysched"),
         "encrypt" => Some("ecb:4096"),
+        "seal" => Some("seal:1536"),
+        "open" | "open-forged" => Some("open:1536"),
         _ => None,
     }
 }
@@ -345,7 +394,11 @@ mod tests {
     fn findings_name_the_operation_function_and_its_own_line() {
         let e = |kind: &str, stack: Vec<Frame>| MemcheckError {
             kind: kind.into(),
-            what: String::new(),
+            what: if kind == "UninitValue" {
+                "Use of uninitialised value of size 8".into()
+            } else {
+                String::new()
+            },
             stack,
             count: 2,
         };
@@ -386,6 +439,63 @@ mod tests {
         assert_eq!(f[2].0, "hash");
         assert_eq!(f[2].1.kind, "memory");
         assert_eq!(f[2].1.function, "???");
+        // A value of another size than an address (memcheck's text for the count of an
+        // AVX2 vector shift) is a "value", not an "index".
+        let shift = MemcheckError {
+            kind: "UninitValue".into(),
+            what: "Use of uninitialised value of size 1".into(),
+            stack: vec![
+                frame("rotate_right_avx2", None),
+                frame("cryptoscope_ct_op_decaps", None),
+            ],
+            count: 99_400,
+        };
+        let (f, _) = findings(&[shift]);
+        assert_eq!(f[0].1.kind, "value");
+        assert_eq!(value_size("Use of uninitialised value of size 8"), Some(8));
+        assert_eq!(
+            value_size("Conditional jump or move depends on uninitialised value(s)"),
+            None
+        );
+    }
+
+    fn finding(kind: &str, count: u64) -> Finding {
+        Finding {
+            kind: kind.into(),
+            function: "f".into(),
+            location: None,
+            count,
+            stack: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn only_a_lone_single_branch_of_an_open_is_its_decision() {
+        let mut f = vec![finding("branch", 1)];
+        mark_decision("open", &mut f);
+        assert_eq!(f[0].kind, "decision");
+        let mut f = vec![finding("branch", 1)];
+        mark_decision("open-forged", &mut f);
+        assert_eq!(f[0].kind, "decision");
+        // An early-exit compare of a 16-byte tag: one branch site reached 16 times.
+        let mut f = vec![finding("branch", 16)];
+        mark_decision("open", &mut f);
+        assert_eq!(f[0].kind, "branch");
+        // The decision and its test on the way out (RustCrypto's aes-gcm and our wrapper).
+        let mut f = vec![finding("branch", 1), finding("branch", 1)];
+        mark_decision("open", &mut f);
+        assert!(f.iter().all(|x| x.kind == "decision"));
+        // A once-per-call branch beside a per-byte one: neither is a decision.
+        let mut f = vec![finding("branch", 1), finding("branch", 16)];
+        mark_decision("open", &mut f);
+        assert!(f.iter().all(|x| x.kind == "branch"));
+        // Outside an open, a branch is a branch.
+        let mut f = vec![finding("branch", 1)];
+        mark_decision("seal", &mut f);
+        assert_eq!(f[0].kind, "branch");
+        let mut f = vec![finding("index", 1)];
+        mark_decision("open", &mut f);
+        assert_eq!(f[0].kind, "index");
     }
 
     #[test]
@@ -405,5 +515,13 @@ mod tests {
             "no leak found (one method)"
         );
         assert_eq!(verdict(&serde_json::json!({"status": "failed"}), &[]), "not audited");
+        let value = serde_json::json!({"status": "findings", "findings": [{"kind": "value"}]});
+        assert_eq!(
+            verdict(&value, &[&pass]),
+            "no branch or address (memcheck: value reports)"
+        );
+        assert_eq!(verdict(&value, &[&leak]), "timing difference (dudect)");
+        let decided = serde_json::json!({"status": "clean", "findings": [{"kind": "decision"}]});
+        assert_eq!(verdict(&decided, &[&pass]), "no leak found");
     }
 }

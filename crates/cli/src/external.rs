@@ -96,10 +96,28 @@ fn family_of(f: Format) -> Family {
         Format::CavpHash => Family::Hash,
         Format::KemKat | Format::WycheproofMlkem => Family::Kem,
         Format::WycheproofX25519 | Format::WycheproofP256 => Family::Kex,
+        Format::WycheproofAead => Family::Aead,
     }
 }
 
-/// The algorithm to run: `--alg`, else what the file states.
+/// The algorithms to run: `--alg`, else what the file states. A file that states several
+/// (a Wycheproof AES-GCM file holds 128- and 256-bit keys) runs all of them, each against
+/// its own tests.
+fn algorithms(path: &Path, parsed: &External, flag: &[String]) -> Result<Vec<String>> {
+    let stated = parsed.stated_algorithms();
+    if flag.is_empty() && stated.len() > 1 {
+        let want = family_of(parsed.format());
+        if stated
+            .iter()
+            .all(|a| names::algorithm(a).is_some_and(|i| i.family == want))
+        {
+            return Ok(stated);
+        }
+    }
+    algorithm(path, parsed, flag).map(|a| vec![a])
+}
+
+/// The one algorithm to run: `--alg`, else what the file states.
 fn algorithm(path: &Path, parsed: &External, flag: &[String]) -> Result<String> {
     let stated = parsed.stated_algorithms();
     let file = path.display();
@@ -124,6 +142,11 @@ fn algorithm(path: &Path, parsed: &External, flag: &[String]) -> Result<String> 
                 "cannot tell which hash {file} is for (its name is not a CAVP name such as SHA256ShortMsg.rsp): give --alg, e.g. --alg SHA-256"
             )))
         }
+        (None, []) if parsed.format() == Format::WycheproofAead => {
+            return Err(usage(format!(
+                "{file} holds no test with a key length of a catalogue AEAD (AES-128-GCM, AES-256-GCM, ChaCha20-Poly1305)"
+            )))
+        }
         (None, []) => {
             return Err(usage(format!(
                 "cannot tell which KEM {file} is for (no `# NAME` header line): give --alg, e.g. --alg ML-KEM-768"
@@ -138,7 +161,7 @@ fn algorithm(path: &Path, parsed: &External, flag: &[String]) -> Result<String> 
     };
     let Some(info) = names::algorithm(&alg) else {
         return Err(usage(format!(
-            "{file} is for {alg}, which the catalogue does not have; `cryptoscope list --all --suite hash,kem,kex` shows what it has"
+            "{file} is for {alg}, which the catalogue does not have; `cryptoscope list --all --suite kem,kex,hash,cipher,aead` shows what it has"
         )));
     };
     let want = family_of(parsed.format());
@@ -261,12 +284,13 @@ fn verify_file(sel: &SelectArgs, g: &GateArgs, path: &Path, json: Option<&Path>,
     let parsed = external::load(path).map_err(file_error)?;
     let format = parsed.format();
     let selection = sel.selection()?;
-    let alg = algorithm(path, &parsed, &selection.algorithms)?;
+    let algs = algorithms(path, &parsed, &selection.algorithms)?;
+    let alg = algs.join(", ");
     let cat = Catalogue::discover()?;
     crate::warn_missing(&cat);
     let picked = Selection {
         suites: Vec::new(),
-        algorithms: vec![alg.clone()],
+        algorithms: algs,
         all: true,
         ..selection
     }

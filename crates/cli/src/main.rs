@@ -92,7 +92,7 @@ enum Cmd {
     /// Run the correctness gate and print pass/fail per subject (exit 1 if any fails); with
     /// --vectors FILE, run that vector file against every implementation of its algorithm.
     #[command(
-        after_help = "Examples:\n  cryptoscope verify --alg ML-KEM-768\n  cryptoscope verify --suite hash --kat single\n  cryptoscope verify --vectors vectors/wycheproof/x25519_test.json\n  cryptoscope verify --vectors vectors/wycheproof/ecdh_secp256r1_ecpoint_test.json --provider openssl --json p256.json\n  cryptoscope verify --vectors vectors/wycheproof/mlkem_768_test.json\n  cryptoscope verify --vectors vectors/hash/cavp/SHA3_256LongMsg.rsp\n  cryptoscope verify --vectors my-kat.rsp --alg ML-KEM-768\n\nA vector FILE is recognised by its content: NIST CAVP hash .rsp (Len/Msg/MD; the algorithm from --alg or a CAVP file name; bit-level Len entries are skipped), NIST KEM KAT .rsp (count/seed/pk/sk/ct/ss; --alg or a `# NAME` header; reproduced under the NIST CTR_DRBG, or decaps only where randomness cannot be injected), Wycheproof xdh_comp_schema (X25519), ecdh_ecpoint_test_schema (P-256) and mlkem_test_schema (ML-KEM). Each implementation runs it in its own worker; the table gives tests passed, acceptable (Wycheproof), failed and skipped, and the failing test ids (record, count or tcId).\n\nExit codes: 0 every implementation passed, 1 one failed a test (or crashed/timed out), 2 usage error or malformed/unsupported file."
+        after_help = "Examples:\n  cryptoscope verify --alg ML-KEM-768\n  cryptoscope verify --suite hash --kat single\n  cryptoscope verify --vectors vectors/wycheproof/x25519_test.json\n  cryptoscope verify --vectors vectors/wycheproof/ecdh_secp256r1_ecpoint_test.json --provider openssl --json p256.json\n  cryptoscope verify --vectors vectors/wycheproof/mlkem_768_test.json\n  cryptoscope verify --vectors vectors/hash/cavp/SHA3_256LongMsg.rsp\n  cryptoscope verify --vectors vectors/aead/aes_gcm_test.json          # AES-128-GCM and AES-256-GCM\n  cryptoscope verify --vectors my-kat.rsp --alg ML-KEM-768\n\nA vector FILE is recognised by its content: NIST CAVP hash .rsp (Len/Msg/MD; the algorithm from --alg or a CAVP file name; bit-level Len entries are skipped), NIST KEM KAT .rsp (count/seed/pk/sk/ct/ss; --alg or a `# NAME` header; reproduced under the NIST CTR_DRBG, or decaps only where randomness cannot be injected), Wycheproof xdh_comp_schema (X25519), ecdh_ecpoint_test_schema (P-256), mlkem_test_schema (ML-KEM) and aead_test_schema (AES-GCM, ChaCha20-Poly1305: every catalogue AEAD the file's key lengths name, unless --alg picks one; valid tests with nonces or tags of lengths the subject does not take are skipped, invalid ones must still be refused). Each implementation runs it in its own worker; the table gives tests passed, acceptable (Wycheproof), failed and skipped, and the failing test ids (record, count or tcId).\n\nExit codes: 0 every implementation passed, 1 one failed a test (or crashed/timed out), 2 usage error or malformed/unsupported file."
     )]
     Verify {
         #[command(flatten)]
@@ -147,7 +147,7 @@ enum Cmd {
     /// marked undefined (each secret-dependent branch or memory index, with function and
     /// line) and dudect's fixed-versus-random Welch t-test; beside each subject's latest speed.
     #[command(
-        after_help = "Examples:\n  cryptoscope ct --quick                           # the whole catalogue, shorter dudect runs\n  cryptoscope ct --alg GIFT-64 --alg Camellia-128  # table strategies are flagged, bitsliced ones pass\n  cryptoscope ct --alg ML-KEM-768 --method memcheck\n  cryptoscope ct --provider testbed                # the calibration subjects: early-exit compare is flagged\n\nWhat is secret: KEM decapsulation the secret key (ML-KEM: dk_PKE and z, not the public key copy inside it), also with a modified ciphertext (implicit rejection); key exchange the secret key; hashes the message; block ciphers the key (key schedule) and the key and plaintext (encrypt). Key generation and encapsulation are not audited yet.\n\nmemcheck runs the code path valgrind's virtual CPU selects (no AVX-512): subjects that need AVX-512 are reported as not audited by it. dudect: 100,000 calls (20,000 with --quick) or the time budget per test, classes interleaved at random, |t| > 4.5 measured twice before it counts; block ciphers are also timed with caches evicted before every call.\n\nVerdicts: leak (memcheck), timing difference (dudect), leak (both methods), no leak found. Findings on third-party code are reported as found. Exit codes: 0 the audit ran (findings are results, not errors), 1 a subject failed its gate or crashed, 2 usage or environment error."
+        after_help = "Examples:\n  cryptoscope ct --quick                           # the whole catalogue, shorter dudect runs\n  cryptoscope ct --alg GIFT-64 --alg Camellia-128  # table strategies are flagged, bitsliced ones pass\n  cryptoscope ct --alg ML-KEM-768 --method memcheck\n  cryptoscope ct --provider testbed                # the calibration subjects: early-exit compare is flagged\n\nWhat is secret: KEM decapsulation the secret key (ML-KEM: dk_PKE and z, not the public key copy inside it), also with a modified ciphertext (implicit rejection); key exchange the secret key; hashes the message; block ciphers the key (key schedule) and the key and plaintext (encrypt); AEADs the key and plaintext (seal), the key while opening a valid ciphertext (open) and one whose tag's last byte is wrong (open-forged; dudect: against random tags, the test an early-exit tag compare fails). Key generation and encapsulation are not audited yet.\n\nmemcheck runs the code path valgrind's virtual CPU selects (no AVX-512): subjects that need AVX-512 are reported as not audited by it. dudect: 100,000 calls (20,000 with --quick) or the time budget per test, classes interleaved at random, |t| > 4.5 measured twice before it counts; block ciphers and AEAD sealing are also timed with caches evicted before every call.\n\nVerdicts: leak (memcheck), timing difference (dudect), leak (both methods), no branch or address (memcheck: value reports: operands memcheck wants defined that are neither, e.g. AVX2 shift counts), no leak found. In an AEAD open, branches reached once per call are the accept/reject decision (shown, not counted as leaks). Findings on third-party code are reported as found. Exit codes: 0 the audit ran (findings are results, not errors), 1 a subject failed its gate or crashed, 2 usage or environment error."
     )]
     Ct(CtArgs),
     /// TLS 1.3 handshakes per key-exchange group and certificate: handshakes per second,
@@ -237,7 +237,7 @@ enum Cmd {
 
 #[derive(Args, Clone)]
 struct SelectArgs {
-    /// Suites to include: kem, kex, hash, cipher (comma-separated or repeated). Default: kem
+    /// Suites to include: kem, kex, hash, cipher, aead (comma-separated or repeated). Default: kem
     /// and kex.
     #[arg(long, value_name = "SUITE")]
     suite: Vec<String>,
@@ -1398,7 +1398,7 @@ fn cmd_list(sel: &SelectArgs, json: bool) -> Result<i32> {
         )
     );
     println!(
-        "{} subjects; sizes in bytes (for hashes, `ss` is the digest).",
+        "{} subjects; sizes in bytes (for hashes, `ss` is the digest; for block ciphers `sk` is the key and `ct` the block; for AEADs `sk` is the key and `ct` the tag).",
         picked.len()
     );
     Ok(0)
@@ -1986,6 +1986,9 @@ fn cmd_run_inner(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<i
         if let Some(t) = cryptoscope_report::cipher::table(&run_file.results, run_file.environment.core_per_tsc) {
             print!("\n{t}");
         }
+        if let Some(t) = cryptoscope_report::aead::table(&run_file.results) {
+            print!("\n{t}");
+        }
     }
     if let Some(t) = table::counters(&run_file.results) {
         print!("\n{t}");
@@ -2392,7 +2395,11 @@ fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
             if use_dudect {
                 pb.message(&format!("dudect {} {op}", d.id));
                 dudects.insert("warm".into(), ct::dudect(&cat, d, op, false, &dd));
-                if d.family == cryptoscope_catalogue::Family::Cipher {
+                // Table-driven code shows best with the caches evicted: block ciphers, and
+                // an AEAD's encryption (software AES-GCM is often T-table code).
+                if d.family == cryptoscope_catalogue::Family::Cipher
+                    || (d.family == cryptoscope_catalogue::Family::Aead && *op == "seal")
+                {
                     dudects.insert("cold".into(), ct::dudect(&cat, d, op, true, &dd));
                 }
             }

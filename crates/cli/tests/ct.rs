@@ -100,6 +100,44 @@ fn an_early_exit_compare_is_flagged_by_both_methods_and_its_fix_passes() {
 }
 
 #[test]
+fn an_early_exit_tag_compare_is_flagged_and_its_fix_passes() {
+    let items = audit(&["--provider", "testbed", "--impl", "early-exit-tag,constant-tag"]);
+    for op in ["open", "open-forged"] {
+        // The byte-by-byte compare of a 16-byte tag: one branch site, reached once per byte
+        // (all 16 compared, with a valid tag and with one whose last byte is wrong).
+        let leaky = find(&items, "ChaCha20-Poly1305/testbed/early-exit-tag", op);
+        assert!(
+            findings(leaky).iter().any(|x| x["kind"] == "branch"
+                && x["function"].as_str().unwrap().contains("early_exit_equal")
+                && x["count"] == 16),
+            "{op}: {leaky}"
+        );
+        assert!(leaky["verdict"].as_str().unwrap().starts_with("leak"), "{op}: {leaky}");
+        // The constant-time compare: only the accept/reject decision, tested once.
+        let fixed = find(&items, "ChaCha20-Poly1305/testbed/constant-tag", op);
+        assert_eq!(fixed["memcheck"]["status"], "clean", "{op}: {fixed}");
+        assert!(
+            findings(fixed)
+                .iter()
+                .all(|x| x["kind"] == "decision" && x["count"] == 1),
+            "{op}: {fixed}"
+        );
+        assert_ne!(fixed["dudect"]["warm"]["status"], "leak", "{op}: {fixed}");
+        assert_eq!(fixed["verdict"], "no leak found", "{op}: {fixed}");
+    }
+    // dudect's forged-tag test: the wrong last byte takes all 16 comparisons, a random tag
+    // one; the early exit shows in the timing.
+    let forged = find(&items, "ChaCha20-Poly1305/testbed/early-exit-tag", "open-forged");
+    assert_eq!(forged["dudect"]["warm"]["status"], "leak", "{forged}");
+    assert_eq!(forged["verdict"], "leak (both methods)");
+    // Sealing involves no comparison: both pass.
+    for s in ["early-exit-tag", "constant-tag"] {
+        let seal = find(&items, &format!("ChaCha20-Poly1305/testbed/{s}"), "seal");
+        assert_eq!(seal["memcheck"]["status"], "clean", "{seal}");
+    }
+}
+
+#[test]
 fn table_strategies_are_flagged_and_bitsliced_ones_pass() {
     let items = audit(&[
         "--alg",

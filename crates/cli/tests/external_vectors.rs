@@ -157,6 +157,53 @@ fn wycheproof_mlkem_passes_everywhere_and_a_changed_key_fails_its_tcid() {
 }
 
 #[test]
+fn wycheproof_aead_files_pass_everywhere_and_a_changed_tag_fails_its_tcid() {
+    // The expected counts come from the files (vectors/README.md): ChaCha20-Poly1305 has
+    // 325 tests, all for 256-bit keys and runnable (nine invalid ones are refused by
+    // `seal`); AES-GCM's 128-bit tests are 40 valid and 27 invalid with 96-bit nonces, two
+    // invalid ones with empty nonces, and 39 valid ones with other nonce lengths (skipped);
+    // its 256-bit tests 39 + 27 + 2 and 37.
+    let chacha = vectors().join("aead").join("chacha20_poly1305_test.json");
+    let v = assert_all_pass(&chacha, &[], "ChaCha20-Poly1305", 325);
+    assert_eq!(v["format"], "wycheproof-aead");
+    let d = tempfile::tempdir().unwrap();
+    let bad = altered_wycheproof(&chacha, d.path(), 3, "tag");
+    assert_all_fail_only(&bad, &[], "ChaCha20-Poly1305", "3");
+    // AES-GCM: both catalogue key lengths without --alg, each subject on its own tests.
+    let gcm = vectors().join("aead").join("aes_gcm_test.json");
+    let (code, out, err, v) = verify_file(&gcm, &[]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    let v = v.unwrap();
+    assert_eq!(
+        subjects(&v).len(),
+        offered("AES-128-GCM") + offered("AES-256-GCM"),
+        "{out}"
+    );
+    for s in subjects(&v) {
+        let (passed, skipped) = if s["algorithm"] == "AES-128-GCM" {
+            (69, 39)
+        } else {
+            (68, 37)
+        };
+        assert_eq!(s["status"], "pass", "{out}");
+        assert_eq!(
+            (s["passed"].as_u64(), s["skipped"].as_u64()),
+            (Some(passed), Some(skipped)),
+            "{out}"
+        );
+    }
+    // --alg picks one of them.
+    let (code, out, _, v) = verify_file(&gcm, &["--alg", "AES-256-GCM"]);
+    assert_eq!(code, Some(0), "{out}");
+    let v = v.unwrap();
+    assert_eq!(subjects(&v).len(), offered("AES-256-GCM"));
+    assert!(subjects(&v).iter().all(|s| s["algorithm"] == "AES-256-GCM"));
+    // A changed ciphertext byte of a valid 128-bit test (tcId 1) fails it everywhere.
+    let bad = altered_wycheproof(&gcm, d.path(), 1, "ct");
+    assert_all_fail_only(&bad, &["--alg", "AES-128-GCM"], "AES-128-GCM", "1");
+}
+
+#[test]
 fn cavp_hash_rsp_passes_everywhere_and_a_changed_digest_fails_its_record() {
     let f = vectors().join("hash/cavp/SHA256ShortMsg.rsp");
     let v = assert_all_pass(&f, &[], "SHA-256", 65);
@@ -326,21 +373,33 @@ fn malformed_files_are_one_line_usage_errors() {
 #[test]
 fn unsupported_files_are_usage_errors_naming_what_is_supported() {
     let d = tempfile::tempdir().unwrap();
-    let aead = d.path().join("aes_gcm_test.json");
+    let ccm = d.path().join("aes_ccm_test.json");
     std::fs::write(
-        &aead,
-        r#"{"algorithm": "AES-GCM", "schema": "aead_test_schema_v1.json", "numberOfTests": 0, "testGroups": []}"#,
+        &ccm,
+        r#"{"algorithm": "AES-CCM", "schema": "aead_test_schema_v1.json", "numberOfTests": 0, "testGroups": []}"#,
     )
     .unwrap();
     assert_usage_error(
-        &aead,
+        &ccm,
         &[],
         &[
-            "aead_test_schema_v1.json",
-            "no AEAD family",
+            "AES-CCM",
+            "only AES-GCM and CHACHA20-POLY1305",
             "xdh_comp_schema",
             "mlkem_test_schema",
         ],
+    );
+    // AES-GCM with only 192-bit keys (no catalogue AEAD).
+    let gcm192 = d.path().join("aes_gcm_192.json");
+    std::fs::write(
+        &gcm192,
+        r#"{"algorithm": "AES-GCM", "schema": "aead_test_schema_v1.json", "testGroups": [{"keySize": 192, "ivSize": 96, "tagSize": 128, "tests": [{"tcId": 1, "key": "000000000000000000000000000000000000000000000000", "iv": "000000000000000000000000", "aad": "", "msg": "", "ct": "", "tag": "00000000000000000000000000000000", "result": "valid", "flags": []}]}]}"#,
+    )
+    .unwrap();
+    assert_usage_error(
+        &gcm192,
+        &[],
+        &["aes_gcm_192.json", "no test with a key length of a catalogue AEAD"],
     );
     let ecdsa = d.path().join("ecdsa.json");
     std::fs::write(&ecdsa, r#"{"schema": "ecdsa_verify_schema_v1.json", "testGroups": []}"#).unwrap();

@@ -114,7 +114,8 @@ fn the_testbed_is_never_selected_unless_named() {
         .output()
         .unwrap();
     let list: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(list.as_array().unwrap().len(), 10);
+    // Ten SHA-256 subjects and two ChaCha20-Poly1305 ones (crates/providers/testbed).
+    assert_eq!(list.as_array().unwrap().len(), 12);
 }
 
 #[test]

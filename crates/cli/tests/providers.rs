@@ -38,10 +38,22 @@ fn check_descriptors(provider: &str) -> Vec<Value> {
                 assert_eq!(sizes["public_key"], 0, "{id}");
                 assert!(sizes["secret_key"].as_u64().unwrap() >= 16, "{id}");
             }
+            // An AEAD: its key in `secret_key`, its tag in `ciphertext`, and key, nonce and
+            // tag sizes in `aead` (96-bit nonces and 128-bit tags: SP 800-38D, RFC 8439).
+            "aead" => {
+                let a = &s["aead"];
+                assert_eq!(a["key_bytes"], sizes["secret_key"], "{id}");
+                assert_eq!(a["tag_bytes"], sizes["ciphertext"], "{id}");
+                assert_eq!(a["nonce_bytes"], 12, "{id}");
+                assert_eq!(a["tag_bytes"], 16, "{id}");
+                assert!([16, 32].contains(&a["key_bytes"].as_u64().unwrap()), "{id}");
+                assert_eq!(sizes["public_key"], 0, "{id}");
+                assert_eq!(sizes["shared_secret"], 0, "{id}");
+            }
             _ => assert!(sizes["shared_secret"].as_u64().unwrap() >= 16, "{id}"),
         }
         match s["family"].as_str().unwrap() {
-            "cipher" => {}
+            "cipher" | "aead" => {}
             "kem" => assert!(sizes["ciphertext"].as_u64().unwrap() > 0, "{id}"),
             "kex" => assert_eq!(sizes["ciphertext"], 0, "{id}"),
             // A hash has no keys; its digest is `shared_secret`.
@@ -53,7 +65,7 @@ fn check_descriptors(provider: &str) -> Vec<Value> {
             }
             f => panic!("{id}: family {f}"),
         }
-        if s["family"] != "cipher" {
+        if s["family"] != "cipher" && s["family"] != "aead" {
             assert!(sizes["public_key"].as_u64().unwrap() > 0, "{id}");
             assert!(sizes["secret_key"].as_u64().unwrap() > 0, "{id}");
         }

@@ -11,12 +11,16 @@ pub const DRIVER: &str = "ct";
 /// memcheck's cell: "clean", "3 branch, 1 index", or why it did not run.
 fn memcheck_cell(m: &Value) -> String {
     match m["status"].as_str() {
-        Some("clean") => "clean".into(),
+        Some("clean") => match m["findings"].as_array().map_or(0, Vec::len) {
+            0 => "clean".into(),
+            1 => "clean (1 decision)".into(),
+            n => format!("clean ({n} decisions)"),
+        },
         Some("findings") => {
             let f = m["findings"].as_array().cloned().unwrap_or_default();
             let count = |k: &str| f.iter().filter(|x| x["kind"] == k).count();
             let mut parts = Vec::new();
-            for k in ["branch", "index", "memory", "other"] {
+            for k in ["branch", "index", "value", "memory", "other"] {
                 let n = count(k);
                 if n > 0 {
                     parts.push(format!("{n} {k}"));
@@ -99,9 +103,13 @@ pub fn rows(apps: &[AppResult], all_findings: bool) -> (Vec<&'static str>, Vec<V
         if let Some(f) = d["memcheck"]["findings"].as_array() {
             let shown = if all_findings { f.len() } else { 5 };
             for x in f.iter().take(shown) {
+                let what = match x["kind"].as_str().unwrap_or("?") {
+                    "decision" => "accept/reject decision (a branch on the verification result)".to_string(),
+                    "value" => "value (not an address or branch)".to_string(),
+                    k => format!("secret-dependent {k}"),
+                };
                 notes.push(format!(
-                    "{subject} {op}: secret-dependent {} in {} ({}; {}×)",
-                    x["kind"].as_str().unwrap_or("?"),
+                    "{subject} {op}: {what} in {} ({}; {}×)",
                     x["function"].as_str().unwrap_or("?"),
                     x["location"].as_str().unwrap_or("no line information"),
                     x["count"].as_u64().unwrap_or(1),
@@ -121,7 +129,7 @@ pub fn rows(apps: &[AppResult], all_findings: bool) -> (Vec<&'static str>, Vec<V
 /// What the columns mean.
 pub const LEGEND: &str = "memcheck: distinct secret-dependent branches and memory indices found by valgrind with the \
 secrets marked undefined (a \"branch\" is memcheck's \"conditional jump or move\": a conditional move on a secret, \
-constant-time on current x86, is reported too, so look at the code). dudect |t|: Welch's t between fixed and random secret inputs (the largest over the cropped \
+constant-time on current x86, is reported too, so look at the code; a \"value\" is another operand memcheck wants defined, e.g. an AVX2 shift count: a register, not an address; in an AEAD open, branches reached once per call are its \"decision\": the verification result, public by definition, tested where it is made and on its way out; a byte-by-byte tag compare branches once per byte and stays a branch). dudect |t|: Welch's t between fixed and random secret inputs (the largest over the cropped \
 and second-order tests); above 4.5 it is measured again, and \"a / b\" means both runs agreed on a leak.";
 
 /// The audit table and, under it, every finding with its function and source line.

@@ -324,13 +324,13 @@ pub fn render(runs: &[RunFile]) -> String {
         if run
             .results
             .iter()
-            .any(|r| r.median_ns.is_some() && r.family != "hash" && r.family != "cipher")
+            .any(|r| r.median_ns.is_some() && !matches!(r.family.as_str(), "hash" | "cipher" | "aead"))
         {
             s.push_str("<h3>Time per operation</h3>");
         }
         for (family, op) in &groups {
-            if family == "hash" || family == "cipher" {
-                continue; // hashes: curves against message length; ciphers: cipher_section
+            if family == "hash" || family == "cipher" || family == "aead" {
+                continue; // hashes: curves against message length; ciphers and AEADs: their sections
             }
             let bars: Vec<Bar> = run
                 .results
@@ -352,7 +352,7 @@ pub fn render(runs: &[RunFile]) -> String {
         let mut sizes: Vec<Bar> = Vec::new();
         let mut seen = Vec::new();
         for r in &run.results {
-            if seen.contains(&r.algorithm) || r.family == "hash" || r.family == "cipher" {
+            if seen.contains(&r.algorithm) || matches!(r.family.as_str(), "hash" | "cipher" | "aead") {
                 continue;
             }
             seen.push(r.algorithm.clone());
@@ -373,6 +373,11 @@ pub fn render(runs: &[RunFile]) -> String {
         }
         s.push_str(&hash_section(ri, run));
         s.push_str(&cipher_section(ri, run));
+        if let Some((h, body)) = crate::aead::rows(&run.results) {
+            let h: Vec<&str> = h.iter().map(String::as_str).collect();
+            let _ = write!(s, "<h3>AEADs</h3><p>{}</p>", esc(crate::aead::NOTE));
+            s.push_str(&plain_table(&h, &body));
+        }
         if !sizes.is_empty() {
             s.push_str("<h3>Sizes</h3>");
             s.push_str(&bar_chart(

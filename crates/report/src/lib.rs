@@ -5,6 +5,7 @@
 //! names (`median_cycles`, `median_ns`). The schema is documented in `docs/results-schema.md`;
 //! changing a field's meaning needs a new schema version.
 
+pub mod aead;
 pub mod cipher;
 pub mod compare;
 pub mod ct;

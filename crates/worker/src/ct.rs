@@ -16,6 +16,10 @@
 //! - key exchange `exchange`: the secret key.
 //! - hash `hash`: the message.
 //! - block cipher `key-schedule`: the key; `encrypt`: the key and the plaintext blocks.
+//! - AEAD `seal`: the key (its expansion included) and the plaintext; `open`: the key, with
+//!   a valid ciphertext; `open-forged`: the key, with the tag's last byte flipped. Opening
+//!   ends in one branch on the verification result, which is public (the caller learns it
+//!   anyway); the parent tells that one decision apart from a leak.
 //!
 //! Key generation and encapsulation are not audited yet: their secret is the randomness,
 //! and the public seeds they derive from it (ML-KEM's ρ) legitimately drive rejection
@@ -65,6 +69,7 @@ pub fn operations(s: &Subject) -> &'static [&'static str] {
         Family::Kex => &["exchange"],
         Family::Hash => &["hash"],
         Family::Cipher => &["key-schedule", "encrypt"],
+        Family::Aead => &["seal", "open", "open-forged"],
     }
 }
 
@@ -164,6 +169,60 @@ fn cryptoscope_ct_op_key_schedule(k: &mut dyn cryptoscope_catalogue::KeyedCipher
 fn cryptoscope_ct_op_encrypt(k: &mut dyn cryptoscope_catalogue::KeyedCipher, blocks: &mut [u8]) -> Result<(), String> {
     k.encrypt(blocks).map_err(err)
 }
+
+#[inline(never)]
+fn cryptoscope_ct_op_seal(
+    a: &dyn cryptoscope_catalogue::Aead,
+    key: &[u8],
+    nonce: &[u8],
+    aad: &[u8],
+    data: &mut [u8],
+    tag: &mut [u8],
+) -> Result<(), String> {
+    let mut k = a.keyed(key).map_err(err)?;
+    k.seal(nonce, aad, data, tag).map_err(err)
+}
+
+/// Opening (the key's expansion included, so that all of it is inside the operation).
+#[inline(never)]
+fn cryptoscope_ct_op_open(
+    a: &dyn cryptoscope_catalogue::Aead,
+    key: &[u8],
+    nonce: &[u8],
+    aad: &[u8],
+    ct: &[u8],
+    tag: &[u8],
+    out: &mut [u8],
+) -> Result<(), String> {
+    let mut k = a.keyed(key).map_err(err)?;
+    k.open(nonce, aad, ct, tag, out).map_err(err)
+}
+
+/// Opening with the valid tag's last byte flipped (different code from
+/// [`cryptoscope_ct_op_open`], so the two are never merged into one symbol). A refusal is
+/// the expected outcome; opening is an error.
+#[inline(never)]
+fn cryptoscope_ct_op_open_forged(
+    a: &dyn cryptoscope_catalogue::Aead,
+    key: &[u8],
+    nonce: &[u8],
+    aad: &[u8],
+    ct: &[u8],
+    valid_tag: &[u8],
+    out: &mut [u8],
+) -> Result<(), String> {
+    let mut tag = valid_tag.to_vec();
+    let last = tag.len() - 1;
+    tag[last] ^= 0x80;
+    let mut k = a.keyed(key).map_err(err)?;
+    match k.open(nonce, aad, ct, &tag, out) {
+        Ok(()) => Err("opened a ciphertext with a forged tag".into()),
+        Err(_) => Ok(()),
+    }
+}
+
+/// Bytes of plaintext the AEAD audit seals and opens.
+const AEAD_AUDIT_BYTES: usize = 1000;
 
 fn random(n: usize) -> Vec<u8> {
     let mut v = vec![0u8; n];
@@ -296,6 +355,48 @@ pub fn memcheck(s: &Subject, ops: &[String], material: Option<&std::path::Path>)
                     public(&key);
                     r?;
                     format!("the key and {} plaintext bytes", blocks.len())
+                }
+            }
+            (Subject::Aead(a), "seal" | "open" | "open-forged") => {
+                let info = d.aead.ok_or("AEAD without AEAD information")?;
+                let key = random(info.key_bytes);
+                let nonce = random(info.nonce_bytes);
+                let aad = random(cryptoscope_catalogue::descriptor::AEAD_AAD_BYTES);
+                let mut data = random(AEAD_AUDIT_BYTES);
+                let mut tag = vec![0u8; info.tag_bytes];
+                if op == "seal" {
+                    secret(&key);
+                    secret(&data);
+                    let r = cryptoscope_ct_op_seal(a.as_ref(), &key, &nonce, &aad, &mut data, &mut tag);
+                    public(&data);
+                    public(&tag);
+                    public(&key);
+                    r?;
+                    format!("the key (its expansion included) and {AEAD_AUDIT_BYTES} plaintext bytes")
+                } else {
+                    // The ciphertext is made unmarked; the expanded key then comes from the
+                    // marked key, so everything derived from it inside `open` is secret.
+                    a.keyed(&key)
+                        .map_err(err)?
+                        .seal(&nonce, &aad, &mut data, &mut tag)
+                        .map_err(err)?;
+                    secret(&key);
+                    let mut out = vec![0u8; data.len()];
+                    let r = if op == "open" {
+                        cryptoscope_ct_op_open(a.as_ref(), &key, &nonce, &aad, &data, &tag, &mut out)
+                    } else {
+                        cryptoscope_ct_op_open_forged(a.as_ref(), &key, &nonce, &aad, &data, &tag, &mut out)
+                    };
+                    public(&out);
+                    public(&key);
+                    r?;
+                    if op == "open" {
+                        format!("the key, opening a valid {AEAD_AUDIT_BYTES}-byte ciphertext")
+                    } else {
+                        format!(
+                            "the key, opening a {AEAD_AUDIT_BYTES}-byte ciphertext whose tag's last byte is flipped"
+                        )
+                    }
                 }
             }
             _ => return Err(format!("operation `{op}` is not audited for {}", d.id)),
@@ -450,6 +551,77 @@ pub fn dudect(s: &Subject, op: &str, plan: &DudectPlan, clock: &cryptoscope_meas
                 Classes::new(vec![0u8; n], pool(n)),
                 format!("{n} all-zero plaintext bytes against random ones (one random key)"),
                 Box::new(move |p: &mut [u8]| k.encrypt(p).map_err(err)),
+            )
+        }
+        (Subject::Aead(a), "seal") => {
+            let info = d.aead.ok_or("AEAD without AEAD information")?;
+            let mut k = a.keyed(&random(info.key_bytes)).map_err(err)?;
+            let (nonce, aad) = (
+                random(info.nonce_bytes),
+                random(cryptoscope_catalogue::descriptor::AEAD_AAD_BYTES),
+            );
+            let mut tag = vec![0u8; info.tag_bytes];
+            (
+                Classes::new(vec![0u8; AEAD_AUDIT_BYTES], pool(AEAD_AUDIT_BYTES)),
+                format!("{AEAD_AUDIT_BYTES} all-zero plaintext bytes against random ones (one random key)"),
+                Box::new(move |m: &mut [u8]| k.seal(&nonce, &aad, m, &mut tag).map_err(err)),
+            )
+        }
+        (Subject::Aead(a), "open") => {
+            // Each input is a ciphertext and its tag: of the all-zero message, or of one of
+            // 64 random messages (same key and nonce).
+            let info = d.aead.ok_or("AEAD without AEAD information")?;
+            let mut k = a.keyed(&random(info.key_bytes)).map_err(err)?;
+            let (nonce, aad) = (
+                random(info.nonce_bytes),
+                random(cryptoscope_catalogue::descriptor::AEAD_AAD_BYTES),
+            );
+            let mut sealed = |m: Vec<u8>| -> Result<Vec<u8>, String> {
+                let mut data = m;
+                let mut tag = vec![0u8; info.tag_bytes];
+                k.seal(&nonce, &aad, &mut data, &mut tag).map_err(err)?;
+                data.extend(tag);
+                Ok(data)
+            };
+            let fixed = sealed(vec![0u8; AEAD_AUDIT_BYTES])?;
+            let others = pool(AEAD_AUDIT_BYTES)
+                .into_iter()
+                .map(&mut sealed)
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut out = vec![0u8; AEAD_AUDIT_BYTES];
+            (
+                Classes::new(fixed, others),
+                format!("the ciphertext of {AEAD_AUDIT_BYTES} zero bytes against those of random messages (one key)"),
+                Box::new(move |w: &mut [u8]| {
+                    let (ct, tag) = w.split_at(AEAD_AUDIT_BYTES);
+                    k.open(&nonce, &aad, ct, tag, &mut out).map_err(err)
+                }),
+            )
+        }
+        (Subject::Aead(a), "open-forged") => {
+            // dudect's comparison test: one ciphertext, and tags that differ from its valid
+            // tag only in the last byte (fixed) or anywhere (random): a compare that stops
+            // at the first difference takes longer on the fixed class.
+            let info = d.aead.ok_or("AEAD without AEAD information")?;
+            let mut k = a.keyed(&random(info.key_bytes)).map_err(err)?;
+            let (nonce, aad) = (
+                random(info.nonce_bytes),
+                random(cryptoscope_catalogue::descriptor::AEAD_AAD_BYTES),
+            );
+            let mut ct = random(16);
+            let mut tag = vec![0u8; info.tag_bytes];
+            k.seal(&nonce, &aad, &mut ct, &mut tag).map_err(err)?;
+            let mut fixed = tag.clone();
+            let last = fixed.len() - 1;
+            fixed[last] ^= 0x80;
+            let mut out = vec![0u8; ct.len()];
+            (
+                Classes::new(fixed, pool(info.tag_bytes)),
+                "a 16-byte ciphertext with its tag's last byte flipped against random tags".into(),
+                Box::new(move |t: &mut [u8]| match k.open(&nonce, &aad, &ct, t, &mut out) {
+                    Ok(()) => Err("opened a ciphertext with a forged tag".into()),
+                    Err(_) => Ok(()),
+                }),
             )
         }
         _ => return Err(format!("operation `{op}` is not audited for {}", d.id)),

@@ -57,8 +57,8 @@ impl Inputs {
                 timed(Operation::Keypair, &mut || k.keypair(&mut i.pk2, &mut i.sk2))?;
             }
             // A hash's input is its message, made by the hash driver; a cipher's key and
-            // blocks are made by `CipherBench`.
-            Subject::Hash(_) | Subject::Cipher(_) => {}
+            // blocks are made by `CipherBench`, an AEAD's by `AeadBench`.
+            Subject::Hash(_) | Subject::Cipher(_) | Subject::Aead(_) => {}
         }
         Ok(i)
     }
@@ -80,7 +80,7 @@ pub fn measure_subject(
     let order: &[Operation] = match subject {
         Subject::Kem(_) => &[Operation::Encaps, Operation::Decaps, Operation::Keypair],
         Subject::Kex(_) => &[Operation::Exchange, Operation::Keypair],
-        Subject::Hash(_) | Subject::Cipher(_) => &d.operations(),
+        Subject::Hash(_) | Subject::Cipher(_) | Subject::Aead(_) => &d.operations(),
     };
     let ops: Vec<Operation> = match (subject, only) {
         // A hash is measured at whatever lengths the parent asks for (`run --lengths`).
@@ -158,6 +158,10 @@ pub fn measure_subject(
                 sample(clock, &p, || hash_once(h.as_ref(), op, &msg, &mut out))
             }
             (Subject::Cipher(c), _) => match CipherBench::new(c.as_ref(), op) {
+                Ok(mut b) => sample(clock, &p, || b.run()),
+                Err(e) => Err(e),
+            },
+            (Subject::Aead(a), _) => match AeadBench::new(a.as_ref(), op) {
                 Ok(mut b) => sample(clock, &p, || b.run()),
                 Err(e) => Err(e),
             },
@@ -288,7 +292,18 @@ pub fn with_call<R>(
             let mut call = || b.run();
             Ok(body(&mut call))
         }
+        Subject::Aead(a) => {
+            let mut b = AeadBench::new(a.as_ref(), op)?;
+            let mut call = || b.run();
+            Ok(body(&mut call))
+        }
     }
+}
+
+/// A fixed byte pattern for keys and messages of the symmetric benches (no result depends on
+/// its values).
+fn pattern(n: usize, seed: usize) -> Vec<u8> {
+    (0..n).map(|i| (i.wrapping_mul(167) ^ seed) as u8).collect()
 }
 
 /// One block cipher operation, ready to be called again and again: a keyed instance (key
@@ -320,8 +335,6 @@ impl CipherBench {
                 op.as_str()
             )));
         }
-        let pattern =
-            |n: usize, seed: usize| -> Vec<u8> { (0..n).map(|i| (i.wrapping_mul(167) ^ seed) as u8).collect() };
         let key = pattern(info.key_bytes, 0x3c);
         let keyed = c.keyed(&key)?;
         let data = match op {
@@ -354,6 +367,74 @@ impl CipherBench {
             _ => self.keyed.encrypt(&mut self.data),
         };
         std::hint::black_box(&self.data);
+        r
+    }
+}
+
+/// One AEAD operation, ready to be called again and again: a keyed instance (key made
+/// from a fixed pattern), a nonce, [`cryptoscope_catalogue::descriptor::AEAD_AAD_BYTES`]
+/// of associated data and the message, prepared untimed. `seal:N` seals the N-byte buffer
+/// in place (its content changes from call to call, as a chain of encryptions under one
+/// nonce: the work is the same); `open:N` opens one valid ciphertext of N bytes, sealed
+/// beforehand, into a separate buffer, every call (a failure to open it is an error).
+pub struct AeadBench {
+    key: Box<dyn cryptoscope_catalogue::AeadKey>,
+    open: bool,
+    nonce: Vec<u8>,
+    aad: Vec<u8>,
+    data: Vec<u8>,
+    tag: Vec<u8>,
+    out: Vec<u8>,
+}
+
+impl AeadBench {
+    pub fn new(
+        a: &dyn cryptoscope_catalogue::Aead,
+        op: Operation,
+    ) -> Result<AeadBench, cryptoscope_catalogue::OpError> {
+        let d = a.descriptor();
+        let info = d
+            .aead
+            .ok_or_else(|| cryptoscope_catalogue::OpError::Unavailable(format!("{} has no AEAD description", d.id)))?;
+        let (open, n) = match op {
+            Operation::Seal(n) => (false, n as usize),
+            Operation::Open(n) => (true, n as usize),
+            _ => {
+                return Err(cryptoscope_catalogue::OpError::Unavailable(format!(
+                    "{} has no operation {}",
+                    d.id,
+                    op.as_str()
+                )))
+            }
+        };
+        let mut key = a.keyed(&pattern(info.key_bytes, 0x3c))?;
+        let nonce = pattern(info.nonce_bytes, 0x11);
+        let aad = pattern(cryptoscope_catalogue::descriptor::AEAD_AAD_BYTES, 0x22);
+        let mut data = pattern(n, 0x69);
+        let mut tag = vec![0u8; info.tag_bytes];
+        if open {
+            key.seal(&nonce, &aad, &mut data, &mut tag)?;
+        }
+        Ok(AeadBench {
+            key,
+            open,
+            nonce,
+            aad,
+            out: vec![0u8; n],
+            data,
+            tag,
+        })
+    }
+
+    /// One call of the operation.
+    pub fn run(&mut self) -> Result<(), cryptoscope_catalogue::OpError> {
+        let r = if self.open {
+            self.key
+                .open(&self.nonce, &self.aad, &self.data, &self.tag, &mut self.out)
+        } else {
+            self.key.seal(&self.nonce, &self.aad, &mut self.data, &mut self.tag)
+        };
+        std::hint::black_box((&self.data, &self.out, &self.tag));
         r
     }
 }
@@ -511,7 +592,7 @@ pub fn probes_subject(
     let d = subject.descriptor();
     let probes = match subject {
         Subject::Kem(k) => k.probes(),
-        Subject::Kex(_) | Subject::Hash(_) | Subject::Cipher(_) => None,
+        Subject::Kex(_) | Subject::Hash(_) | Subject::Cipher(_) | Subject::Aead(_) => None,
     }
     .ok_or_else(|| format!("{} has no timing probes (only `cryptoscope build` libraries do)", d.id))?;
     let names = probes.names();
@@ -713,6 +794,10 @@ pub fn memory_subject(
                     Ok(mut b) => call(&mut || b.run(), stack),
                     Err(e) => Err(e.to_string()),
                 },
+                (Subject::Aead(a), _) => match AeadBench::new(a.as_ref(), op) {
+                    Ok(mut b) => call(&mut || b.run(), stack),
+                    Err(e) => Err(e.to_string()),
+                },
                 _ => Err(format!("{} has no operation {}", d.id, op.as_str())),
             }
         };
@@ -806,6 +891,10 @@ pub fn scale_subject(subject: &Subject, op: Operation, threads: usize, duration:
             }
             (Subject::Cipher(c), _) => {
                 let mut b = CipherBench::new(c.as_ref(), op).map_err(|e| e.to_string())?;
+                run(&mut || b.run())?
+            }
+            (Subject::Aead(a), _) => {
+                let mut b = AeadBench::new(a.as_ref(), op).map_err(|e| e.to_string())?;
                 run(&mut || b.run())?
             }
             _ => return Err(format!("no operation {}", op.as_str())),

@@ -297,6 +297,7 @@ pub fn worker_main(subjects: fn() -> Vec<Subject>) -> ! {
                 Subject::Kex(k) => gate::gate_kex(k.as_ref(), &vectors),
                 Subject::Hash(h) => gate::gate_hash(h.as_ref(), &vectors, depth),
                 Subject::Cipher(c) => cryptoscope_catalogue::cipher_gate::gate_cipher(c.as_ref(), &vectors),
+                Subject::Aead(a) => cryptoscope_catalogue::aead_gate::gate_aead(a.as_ref(), &vectors),
             };
             emit(&Event::Gate { subject, report });
         }
@@ -309,7 +310,7 @@ pub fn worker_main(subjects: fn() -> Vec<Subject>) -> ! {
             let encs: Vec<Encapsulation> = read_json(&encaps);
             let check = match find(&subject) {
                 Subject::Kem(k) => gate::verify_encapsulations(k.as_ref(), &entries, &encs),
-                Subject::Kex(_) | Subject::Hash(_) | Subject::Cipher(_) => {
+                Subject::Kex(_) | Subject::Hash(_) | Subject::Cipher(_) | Subject::Aead(_) => {
                     fail("verify-encaps applies to KEMs only".into())
                 }
             };

@@ -43,6 +43,7 @@ pub fn run(
             }
             outcome
         }
+        (External::Aead { algorithm, tests }, Subject::Aead(a)) => external::run_aead(a.as_ref(), algorithm, tests),
         _ => return Err(wrong()),
     })
 }

@@ -1,5 +1,5 @@
 //! AWS-LC as a cryptoscope provider, through `aws-lc-rs`: ML-KEM-512/768/1024, X25519 and
-//! ECDH P-256.
+//! ECDH P-256; its digests and its AEADs (AES-GCM, ChaCha20-Poly1305).
 //!
 //! AWS-LC draws randomness from its own generator, which cannot be replaced: its ML-KEM is
 //! gated by decapsulating KAT ciphertexts made by an implementation that already passed
@@ -15,6 +15,7 @@ use aws_lc_rs::kem::{self, Ciphertext, DecapsulationKey, EncapsulationKey};
 use cryptoscope_catalogue::descriptor::{Descriptor, Family, Randomness, Sizes};
 use cryptoscope_catalogue::traits::{check_len, Decapsulator, Exchanger, Kem, Kex, OpError, Subject};
 
+mod aeads;
 mod hashes;
 
 /// Canonical provider name.
@@ -208,5 +209,6 @@ pub fn subjects() -> Vec<Subject> {
         alg: &agreement::ECDH_P256,
     })));
     v.extend(hashes::subjects());
+    v.extend(aeads::subjects());
     v
 }

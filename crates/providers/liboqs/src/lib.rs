@@ -187,6 +187,7 @@ pub fn subjects() -> Vec<Subject> {
                 prng,
             }),
             cipher: None,
+            aead: None,
         };
         out.push(Subject::Kem(Box::new(OqsKem { kem, desc })));
     }

@@ -1,6 +1,7 @@
 //! OpenSSL (the system's libcrypto, OpenSSL 3.0 on Debian 12) as a cryptoscope provider:
 //! X25519 and ECDH P-256 through the `openssl` crate's EVP wrappers, and FFDHE-2048
-//! through a small C shim over the EVP API (`shim/ffdhe.c`).
+//! through a small C shim over the EVP API (`shim/ffdhe.c`); its digests, Camellia and its
+//! AEADs (AES-GCM, ChaCha20-Poly1305).
 //!
 //! Own keys are prepared as EVP_PKEY objects outside timing; the peer's public key is
 //! parsed and validated inside the timed exchange, as a TLS server would.
@@ -13,6 +14,7 @@ use openssl::ec::{EcGroup, EcKey, EcPoint, PointConversionForm};
 use openssl::nid::Nid;
 use openssl::pkey::{Id, PKey, Private};
 
+mod aeads;
 pub mod ciphers;
 mod hashes;
 
@@ -251,5 +253,6 @@ pub fn subjects() -> Vec<Subject> {
     })));
     v.extend(hashes::subjects());
     v.extend(ciphers::subjects());
+    v.extend(aeads::subjects());
     v
 }

@@ -1,5 +1,6 @@
 //! RustCrypto as a cryptoscope provider: `ml-kem` (ML-KEM-512/768/1024), `x25519-dalek`
-//! (X25519) and `p256` (ECDH P-256), pure Rust.
+//! (X25519) and `p256` (ECDH P-256), pure Rust; also hashes, block ciphers and AEADs
+//! (`aes-gcm`, `chacha20poly1305`).
 //!
 //! Randomness is drawn from the harness: ML-KEM key generation takes the 64-byte seed
 //! d‖z and encapsulation the 32-byte message m, each in one draw, exactly as the NIST KAT
@@ -14,6 +15,7 @@ use cryptoscope_catalogue::traits::{check_len, Decapsulator, Exchanger, Kem, Kex
 use ml_kem::array::Array;
 use ml_kem::{Decapsulate, ExpandedKeyEncoding, KeyExport};
 
+mod aeads;
 pub mod ciphers;
 mod hashes;
 
@@ -211,6 +213,7 @@ pub fn subjects() -> Vec<Subject> {
     let mut all = kems_and_kexes();
     all.extend(hashes::subjects());
     all.extend(ciphers::subjects());
+    all.extend(aeads::subjects());
     all
 }
 

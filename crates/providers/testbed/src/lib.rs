@@ -15,10 +15,15 @@
 //! | `early-exit`          | correct, but compares each input block with a cached block   |
 //! |                       | byte by byte and stops at the first difference (a leak)      |
 //! | `constant-compare`    | the same cache check without a branch (no leak)              |
+//!
+//! And two ChaCha20-Poly1305 subjects ([`aead`]): `early-exit-tag` compares the tag byte by
+//! byte (a leak), `constant-tag` without a branch (no leak).
 
 use cryptoscope_catalogue::descriptor::{Descriptor, Randomness, Sizes};
 use cryptoscope_catalogue::traits::{Hash, HashState, Subject};
 use sha2::Digest;
+
+mod aead;
 
 /// Canonical provider name.
 pub const PROVIDER: &str = "testbed";
@@ -203,7 +208,7 @@ pub fn subjects() -> Vec<Subject> {
         cryptoscope_worker::build_info::RUSTC,
         cryptoscope_worker::build_info::OPT_LEVEL
     );
-    DEFECTS
+    let mut all: Vec<Subject> = DEFECTS
         .iter()
         .map(|&(defect, name, about)| {
             let mut desc = Descriptor::catalogued(
@@ -218,7 +223,9 @@ pub fn subjects() -> Vec<Subject> {
             desc.algorithm_version = format!("FIPS 180-4; testbed defect: {about}");
             Subject::Hash(Box::new(Subj { desc, defect }))
         })
-        .collect()
+        .collect();
+    all.extend(aead::subjects(&build));
+    all
 }
 
 #[cfg(test)]
