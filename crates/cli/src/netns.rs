@@ -21,6 +21,30 @@ pub fn run_cmd(cmd: &mut Command) -> Result<String> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+/// Like [`run_cmd`], for a command that prints a secret (`wg genkey`): the output is moved,
+/// not copied, into a string that is wiped when dropped.
+pub fn run_cmd_secret(cmd: &mut Command) -> Result<zeroize::Zeroizing<String>> {
+    use zeroize::Zeroize;
+    let mut out = cmd
+        .output()
+        .with_context(|| format!("cannot run {:?}", cmd.get_program()))?;
+    if !out.status.success() {
+        out.stdout.zeroize();
+        bail!(
+            "{:?} failed: {}",
+            cmd.get_program(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    match String::from_utf8(std::mem::take(&mut out.stdout)) {
+        Ok(s) => Ok(zeroize::Zeroizing::new(s)),
+        Err(e) => {
+            e.into_bytes().zeroize();
+            bail!("{:?} printed something that is not text", cmd.get_program())
+        }
+    }
+}
+
 /// Two namespaces and a veth pair; removed on drop.
 pub struct Netns {
     pub a: String,
@@ -120,4 +144,17 @@ pub fn process_cpu(pid: u32) -> Option<f64> {
     let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
     Some(ticks / if hz > 0.0 { hz } else { 100.0 })
+}
+
+#[cfg(test)]
+mod secret_output_tests {
+    use super::*;
+
+    #[test]
+    fn a_secret_output_is_returned_whole_and_a_failure_is_an_error() {
+        let s = run_cmd_secret(Command::new("printf").arg("k3y")).unwrap();
+        assert_eq!(s.as_str(), "k3y");
+        assert!(run_cmd_secret(&mut Command::new("false")).is_err());
+        assert!(run_cmd_secret(Command::new("printf").arg("\\377")).is_err());
+    }
 }

@@ -357,9 +357,9 @@ fn wireguard(n: &Netns, dir: &Path) -> Result<Running> {
     let tag = std::process::id();
     let mut keys = Vec::new();
     for side in ['a', 'b'] {
-        let private = run_cmd(Command::new("wg").arg("genkey"))?;
+        let private = crate::netns::run_cmd_secret(Command::new("wg").arg("genkey"))?;
         let key = dir.join(format!("wg-{side}.key"));
-        std::fs::write(&key, &private)?;
+        std::fs::write(&key, private.as_bytes())?;
         let mut p = Command::new("wg");
         p.arg("pubkey").stdin(Stdio::piped()).stdout(Stdio::piped());
         let mut ch = p.spawn()?;
@@ -453,12 +453,12 @@ fn ipsec(n: &Netns, dir: &Path, couple: &str, soft: bool) -> Result<Running> {
         } else {
             ("b.cryptoscope", "a.cryptoscope")
         };
-        std::fs::write(
-            d.join("swanctl.conf"),
-            format!(
-                "connections {{\n  t {{\n    local_addrs = {local}\n    remote_addrs = {remote}\n    proposals = aes256-sha256-x25519\n    encap = yes\n    local {{\n      auth = psk\n      id = {my_id}\n    }}\n    remote {{\n      auth = psk\n      id = {peer_id}\n    }}\n    children {{\n      t {{\n        local_ts = {me}/32\n        remote_ts = {peer}/32\n        esp_proposals = {esp}\n      }}\n    }}\n  }}\n}}\nsecrets {{\n  ike-t {{\n    id-a = a.cryptoscope\n    id-b = b.cryptoscope\n    secret = \"{psk}\"\n  }}\n}}\n"
-            ),
-        )?;
+        // The configuration holds the pre-shared key: wiped once written.
+        let conf = zeroize::Zeroizing::new(format!(
+                "connections {{\n  t {{\n    local_addrs = {local}\n    remote_addrs = {remote}\n    proposals = aes256-sha256-x25519\n    encap = yes\n    local {{\n      auth = psk\n      id = {my_id}\n    }}\n    remote {{\n      auth = psk\n      id = {peer_id}\n    }}\n    children {{\n      t {{\n        local_ts = {me}/32\n        remote_ts = {peer}/32\n        esp_proposals = {esp}\n      }}\n    }}\n  }}\n}}\nsecrets {{\n  ike-t {{\n    id-a = a.cryptoscope\n    id-b = b.cryptoscope\n    secret = \"{psk}\"\n  }}\n}}\n",
+            psk = psk.as_str()
+        ));
+        std::fs::write(d.join("swanctl.conf"), conf.as_bytes())?;
         let ns = if side == 'a' { &n.a } else { &n.b };
         run_cmd(Command::new("ip").args(["-n", ns, "addr", "add", &format!("{me}/32"), "dev", "lo"]))?;
         // charon's pid file and sockets live under /run: give each its own.
@@ -521,10 +521,18 @@ fn ipsec(n: &Netns, dir: &Path, couple: &str, soft: bool) -> Result<Running> {
     })
 }
 
-fn hex_secret() -> String {
+/// A random pre-shared key in hex, wiped when dropped (its random bytes too).
+fn hex_secret() -> zeroize::Zeroizing<String> {
+    use zeroize::Zeroize;
     let mut b = [0u8; 24];
     let _ = std::fs::File::open("/dev/urandom").and_then(|mut f| std::io::Read::read_exact(&mut f, &mut b));
-    b.iter().map(|x| format!("{x:02x}")).collect()
+    let mut s = zeroize::Zeroizing::new(String::with_capacity(48));
+    for x in b {
+        s.push(char::from_digit(u32::from(x >> 4), 16).unwrap_or('0'));
+        s.push(char::from_digit(u32::from(x & 15), 16).unwrap_or('0'));
+    }
+    b.zeroize();
+    s
 }
 
 fn descendants(pid: u32) -> Vec<u32> {
@@ -1108,4 +1116,15 @@ pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
         "interrupted": INTERRUPTED.load(Ordering::SeqCst),
     });
     Ok((setup, rows, code))
+}
+
+#[cfg(test)]
+mod secret_tests {
+    #[test]
+    fn pre_shared_keys_are_48_hex_digits_and_fresh() {
+        let (a, b) = (super::hex_secret(), super::hex_secret());
+        assert_eq!(a.len(), 48);
+        assert!(a.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
+        assert_ne!(a.as_str(), b.as_str());
+    }
 }

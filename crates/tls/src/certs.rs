@@ -130,6 +130,9 @@ pub fn generate(alg: &str, dir: &Path, ips: &[String]) -> Result<()> {
     let mut chain = leaf.to_pem()?;
     chain.extend(ca.to_pem()?);
     write("chain.pem", &chain)?;
-    write("key.pem", &leaf_key.private_key_to_pem_pkcs8()?)?;
+    // The key's PEM is wiped once written (the key objects themselves are freed by OpenSSL,
+    // which cleanses private key material).
+    let pem = zeroize::Zeroizing::new(leaf_key.private_key_to_pem_pkcs8()?);
+    write("key.pem", &pem)?;
     Ok(())
 }

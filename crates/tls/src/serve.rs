@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::server::NoServerSessionStorage;
+use rustls::sign::{CertifiedKey, SigningKey, SingleCertAndKey};
 use rustls::{ServerConfig, ServerConnection};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -25,15 +26,28 @@ pub fn config(dir: &Path, group: &'static dyn rustls::crypto::SupportedKxGroup) 
         .context("reading chain.pem")?
         .collect::<Result<_, _>>()
         .context("parsing chain.pem")?;
-    let key = PrivateKeyDer::from_pem_file(dir.join("key.pem")).context("reading key.pem")?;
+    let certified = CertifiedKey::new(chain, signing_key(dir)?);
+    certified.keys_match().context("the certificate and key")?;
     let mut cfg = ServerConfig::builder_with_provider(provider(group))
         .with_protocol_versions(&[&rustls::version::TLS13])?
         .with_no_client_auth()
-        .with_single_cert(chain, key)
-        .context("the certificate and key")?;
+        .with_cert_resolver(Arc::new(SingleCertAndKey::from(certified)));
     cfg.send_tls13_tickets = 0;
     cfg.session_storage = Arc::new(NoServerSessionStorage {});
     Ok(Arc::new(cfg))
+}
+
+/// The server's private key, parsed so that no copy of it outlives the parse: the PEM and
+/// DER bytes are ours and wiped here, and rustls's AWS-LC provider parses a borrowed DER
+/// into AWS-LC's own key object (which AWS-LC cleanses when it frees it).
+/// `with_single_cert` would take an owned DER and drop it unwiped.
+fn signing_key(dir: &Path) -> Result<Arc<dyn SigningKey>> {
+    use zeroize::Zeroize;
+    let pem = zeroize::Zeroizing::new(std::fs::read(dir.join("key.pem")).context("reading key.pem")?);
+    let mut der = PrivateKeyDer::from_pem_slice(&pem).context("parsing key.pem")?;
+    let key = rustls::crypto::aws_lc_rs::sign::any_supported_type(&der);
+    der.zeroize();
+    key.context("the server key")
 }
 
 /// The longest a client may take to complete its handshake: a client that stalls, or
