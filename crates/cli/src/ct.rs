@@ -26,10 +26,15 @@ use crate::workers::{self, Outcome};
 /// The driver name of stored items.
 pub const DRIVER: &str = "ct";
 
-/// Operations audited for a family (the worker's list; kept here for the table's order).
-pub fn operations(f: Family) -> &'static [&'static str] {
-    match f {
+/// Operations audited for a subject (the worker's list; kept here for the table's order):
+/// key generation and encapsulation only where the harness supplies the randomness, the
+/// secret input they are audited with.
+pub fn operations(d: &Descriptor) -> &'static [&'static str] {
+    let harness = d.randomness == cryptoscope_catalogue::Randomness::Harness;
+    match d.family {
+        Family::Kem if harness => &["keypair", "encaps", "decaps", "decaps-rejected"],
         Family::Kem => &["decaps", "decaps-rejected"],
+        Family::Kex if harness => &["keypair", "exchange"],
         Family::Kex => &["exchange"],
         Family::Hash => &["hash"],
         Family::Cipher => &["key-schedule", "encrypt"],
@@ -55,7 +60,94 @@ pub struct Finding {
     pub count: u64,
     /// Function names from the report's frame up to the audited operation.
     pub stack: Vec<String>,
+    /// For a `public` or `rejection` finding: what the declaration says the value is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub declared: Option<String>,
+    /// And where the specification says so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub declared_source: Option<String>,
 }
+
+/// One entry of `reference/ct-declassified.json`: values the specification makes public
+/// although memcheck sees them computed from a secret (see the file's `_about`).
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct Declared {
+    pub algorithms: Vec<String>,
+    pub operations: Vec<String>,
+    /// "public" or "rejection".
+    pub kind: String,
+    pub what: String,
+    pub source: String,
+    pub functions: Vec<String>,
+    /// Match the reporting function only, not the frames above it.
+    #[serde(default)]
+    pub innermost: bool,
+    /// How the value makes the operation's time vary (dudect cannot tell it from a leak).
+    #[serde(default)]
+    pub timing: Option<String>,
+}
+
+#[derive(serde::Deserialize)]
+struct DeclaredFile {
+    entries: Vec<Declared>,
+}
+
+/// The repository's declarations, compiled in.
+const DECLASSIFIED: &str = include_str!("../../../reference/ct-declassified.json");
+
+/// Parses the declarations; an entry of an unknown kind, or without functions, is an error.
+pub fn declarations() -> Result<Vec<Declared>, String> {
+    let f: DeclaredFile =
+        serde_json::from_str(DECLASSIFIED).map_err(|e| format!("reference/ct-declassified.json is malformed: {e}"))?;
+    for e in &f.entries {
+        if !matches!(e.kind.as_str(), "public" | "rejection") || e.functions.is_empty() || e.source.is_empty() {
+            return Err(format!(
+                "reference/ct-declassified.json: an entry for {} needs kind public or rejection, functions and a source",
+                e.algorithms.join(", ")
+            ));
+        }
+    }
+    Ok(f.entries)
+}
+
+fn applies<'a>(decls: &'a [Declared], algorithm: &'a str, op: &'a str) -> impl Iterator<Item = &'a Declared> {
+    decls
+        .iter()
+        .filter(move |e| e.algorithms.iter().any(|a| a == algorithm) && e.operations.iter().any(|o| o == op))
+}
+
+/// Re-labels the findings a declaration covers as `public` or `rejection`.
+fn declare(decls: &[Declared], algorithm: &str, op: &str, findings: &mut [Finding]) {
+    for f in findings
+        .iter_mut()
+        .filter(|f| matches!(f.kind.as_str(), "branch" | "index" | "value"))
+    {
+        let hit = applies(decls, algorithm, op).find(|e| {
+            let names: Vec<&str> = if e.innermost {
+                vec![f.function.as_str()]
+            } else {
+                std::iter::once(f.function.as_str())
+                    .chain(f.stack.iter().map(String::as_str))
+                    .collect()
+            };
+            e.functions.iter().any(|p| names.iter().any(|n| n.contains(p.as_str())))
+        });
+        if let Some(e) = hit {
+            f.kind = e.kind.clone();
+            f.declared = Some(e.what.clone());
+            f.declared_source = Some(e.source.clone());
+        }
+    }
+}
+
+/// What a declaration says about the timing of `op`, when one covers it.
+pub fn declared_timing(decls: &[Declared], algorithm: &str, op: &str) -> Option<String> {
+    applies(decls, algorithm, op).find_map(|e| e.timing.clone())
+}
+
+/// Finding kinds that are not leaks: the accept/reject decision of an AEAD open and the
+/// declared public values.
+const NOT_LEAKS: &[&str] = &["decision", "public", "rejection"];
 
 /// What memcheck found for each operation of one subject.
 pub struct MemcheckRun {
@@ -125,6 +217,8 @@ pub fn findings(errors: &[MemcheckError]) -> (Vec<(String, Finding)>, usize) {
                 location,
                 count: e.count,
                 stack,
+                declared: None,
+                declared_source: None,
             },
         ));
     }
@@ -153,7 +247,13 @@ fn mark_decision(op: &str, findings: &mut [Finding]) {
 }
 
 /// Runs the memcheck method on one subject, one valgrind process per operation.
-pub fn memcheck(cat: &Catalogue, d: &Descriptor, tmp: &Path, timeout: Duration) -> Result<MemcheckRun, String> {
+pub fn memcheck(
+    cat: &Catalogue,
+    d: &Descriptor,
+    decls: &[Declared],
+    tmp: &Path,
+    timeout: Duration,
+) -> Result<MemcheckRun, String> {
     let bin = cat.worker(&d.provider).ok_or("no worker")?;
     let xml = tmp.join(format!("{}.memcheck.xml", d.id.replace('/', "_")));
     let _ = std::fs::remove_file(&xml);
@@ -182,7 +282,7 @@ pub fn memcheck(cat: &Catalogue, d: &Descriptor, tmp: &Path, timeout: Duration) 
         outside: 0,
     };
     let result = (|| -> Result<(), String> {
-        for op in operations(d.family) {
+        for op in operations(d) {
             let mut args = vec![
                 "--tool=memcheck".to_string(),
                 "--xml=yes".into(),
@@ -207,7 +307,8 @@ pub fn memcheck(cat: &Catalogue, d: &Descriptor, tmp: &Path, timeout: Duration) 
                 }
             });
             if outcome != Outcome::Completed {
-                return Err(format!("{op}: {}", outcome.describe()));
+                // The cause first: the caller counts crashes and timeouts by it.
+                return Err(format!("{} (operation {op})", outcome.describe()));
             }
             let text = std::fs::read_to_string(&xml).map_err(|e| format!("no memcheck output: {e}"))?;
             let _ = std::fs::remove_file(&xml);
@@ -231,6 +332,7 @@ pub fn memcheck(cat: &Catalogue, d: &Descriptor, tmp: &Path, timeout: Duration) 
                     }
                 }
                 mark_decision(&a.operation, &mut mine);
+                declare(decls, &d.algorithm, &a.operation, &mut mine);
                 run.ops.push((a, mine));
             }
         }
@@ -285,6 +387,10 @@ fn dudect_once(cat: &Catalogue, d: &Descriptor, op: &str, cold: bool, s: &Dudect
 /// operation counts as leaking only if the second measurement agrees.
 pub fn dudect(cat: &Catalogue, d: &Descriptor, op: &str, cold: bool, s: &DudectSettings) -> Value {
     match dudect_once(cat, d, op, cold, s) {
+        Err(e) if e.contains(cryptoscope_worker::ct::TOO_SLOW) => json!({
+            "status": "not run",
+            "reason": e[e.find(cryptoscope_worker::ct::TOO_SLOW).unwrap_or(0)..].trim(),
+        }),
         Err(e) => json!({ "status": "failed", "error": e }),
         Ok(first) if !first.result.leak => json!({
             "status": "pass",
@@ -305,8 +411,10 @@ pub fn dudect(cat: &Catalogue, d: &Descriptor, op: &str, cold: bool, s: &DudectS
     }
 }
 
-/// The verdict of one (subject, operation) from both methods.
-pub fn verdict(memcheck: &Value, dudect: &[&Value]) -> &'static str {
+/// The verdict of one (subject, operation) from both methods. `timing_declared`: a
+/// declaration says a public value makes this operation's time vary, so a dudect leak is
+/// inconclusive.
+pub fn verdict(memcheck: &Value, dudect: &[&Value], timing_declared: bool) -> &'static str {
     let any = |kinds: &[&str]| {
         memcheck["findings"]
             .as_array()
@@ -315,18 +423,22 @@ pub fn verdict(memcheck: &Value, dudect: &[&Value]) -> &'static str {
     let mc_leak = any(&["branch", "index"]);
     let mc_bug = any(&["memory"]);
     let mc_value = any(&["value", "other"]);
-    let dd_leak = dudect.iter().any(|d| d["status"] == "leak");
+    let declared = any(&["public", "rejection"]);
+    let dd_any_leak = dudect.iter().any(|d| d["status"] == "leak");
+    let dd_inconclusive = dd_any_leak && timing_declared;
+    let dd_leak = dd_any_leak && !timing_declared;
     let mc_ok = memcheck["status"] == "clean";
     let dd_ok = !dudect.is_empty()
-        && dudect
-            .iter()
-            .all(|d| d["status"] == "pass" || d["status"] == "unconfirmed");
+        && dudect.iter().all(|d| {
+            d["status"] == "pass" || d["status"] == "unconfirmed" || (d["status"] == "leak" && timing_declared)
+        });
     match (mc_leak || mc_bug, dd_leak) {
         (true, true) => "leak (both methods)",
         (true, false) => "leak (memcheck)",
         (false, true) => "timing difference (dudect)",
         _ if mc_value && dd_ok => "no branch or address (memcheck: value reports)",
         _ if mc_value => "value reports only (memcheck)",
+        _ if mc_ok && dd_ok && (declared || dd_inconclusive) => "no leak found (declared public values aside)",
         _ if mc_ok && dd_ok => "no leak found",
         _ if mc_ok || dd_ok => "no leak found (one method)",
         _ => "not audited",
@@ -354,7 +466,7 @@ pub fn memcheck_value(run: &Result<MemcheckRun, String>, op: &str) -> Value {
         Ok(r) => match r.ops.iter().find(|(a, _)| a.operation == op) {
             None => json!({ "status": "failed", "error": "the operation was not run" }),
             Some((a, f)) => json!({
-                "status": if f.iter().all(|x| x.kind == "decision") { "clean" } else { "findings" },
+                "status": if f.iter().all(|x| NOT_LEAKS.contains(&x.kind.as_str())) { "clean" } else { "findings" },
                 "secret": a.secret,
                 "findings": f,
                 "outside_operations": r.outside,
@@ -366,6 +478,8 @@ pub fn memcheck_value(run: &Result<MemcheckRun, String>, op: &str) -> Value {
 /// The operation whose speed is shown beside an audited one.
 pub fn speed_operation(op: &str) -> Option<&'static str> {
     match op {
+        "keypair" => Some("keypair"),
+        "encaps" => Some("encaps"),
         "decaps" | "decaps-rejected" => Some("decaps"),
         "exchange" => Some("exchange"),
         "hash" => Some("hash:1536"),
@@ -466,7 +580,103 @@ mod tests {
             location: None,
             count,
             stack: Vec::new(),
+            declared: None,
+            declared_source: None,
         }
+    }
+
+    fn at(kind: &str, stack: &[&str]) -> Finding {
+        Finding {
+            kind: kind.into(),
+            function: stack[0].into(),
+            location: None,
+            count: 7,
+            stack: stack.iter().map(|s| s.to_string()).collect(),
+            declared: None,
+            declared_source: None,
+        }
+    }
+
+    #[test]
+    fn the_declarations_parse_and_name_catalogue_algorithms_and_audited_operations() {
+        let decls = declarations().unwrap();
+        assert!(!decls.is_empty());
+        for e in &decls {
+            for a in &e.algorithms {
+                let info = cryptoscope_catalogue::names::algorithm(a)
+                    .unwrap_or_else(|| panic!("{a} is not a catalogue algorithm"));
+                assert_eq!(info.name, a, "canonical spelling");
+                for op in &e.operations {
+                    assert!(
+                        ["keypair", "encaps", "decaps", "decaps-rejected", "exchange", "hash"].contains(&op.as_str()),
+                        "{a}: {op}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn declared_values_are_relabelled_and_nothing_else() {
+        let decls = declarations().unwrap();
+        let mut f = vec![
+            // ML-KEM's public matrix, reported inside an inlined intrinsic of rej_uniform.
+            at(
+                "index",
+                &[
+                    "_mm_storeu_si128",
+                    "PQCLEAN_MLKEM768_AVX2_rej_uniform_avx",
+                    "gen_matrix",
+                ],
+            ),
+            // Something else in the same key generation.
+            at("branch", &["cbd2", "poly_getnoise_eta1", "indcpa_keypair_derand"]),
+        ];
+        declare(&decls, "ML-KEM-768", "keypair", &mut f);
+        assert_eq!(f[0].kind, "public");
+        assert!(f[0].declared_source.as_deref().unwrap().contains("FIPS 203"));
+        assert!(f[0].declared.as_deref().unwrap().contains("matrix"));
+        assert_eq!(f[1].kind, "branch");
+        // Only for the operations and algorithms declared: decapsulation's rej_uniform is not.
+        let mut f = vec![at("branch", &["rej_uniform", "gen_matrix"])];
+        declare(&decls, "ML-KEM-768", "decaps", &mut f);
+        assert_eq!(f[0].kind, "branch");
+        let mut f = vec![at("branch", &["vect_set_random_fixed_weight", "hqc_pke_keygen"])];
+        declare(&decls, "HQC-128", "keypair", &mut f);
+        assert_eq!(f[0].kind, "branch");
+        // `innermost`: sntrup761's retry is in crypto_kem_keypair itself; a report in a
+        // function it calls is not covered.
+        let mut f = vec![
+            at("branch", &["PQCLEAN_SNTRUP761_AVX2_crypto_kem_keypair"]),
+            at("branch", &["R3_recip", "PQCLEAN_SNTRUP761_AVX2_crypto_kem_keypair"]),
+        ];
+        declare(&decls, "sntrup761", "keypair", &mut f);
+        assert_eq!((f[0].kind.as_str(), f[1].kind.as_str()), ("rejection", "branch"));
+        assert!(declared_timing(&decls, "sntrup761", "keypair").is_some());
+        assert!(declared_timing(&decls, "sntrup761", "encaps").is_none());
+    }
+
+    #[test]
+    fn a_declared_timing_makes_dudect_inconclusive_not_clean() {
+        let public = serde_json::json!({"status": "clean", "findings": [{"kind": "public"}]});
+        let clean = serde_json::json!({"status": "clean", "findings": []});
+        let branch = serde_json::json!({"status": "findings", "findings": [{"kind": "branch"}, {"kind": "public"}]});
+        let leak = serde_json::json!({"status": "leak"});
+        let pass = serde_json::json!({"status": "pass"});
+        assert_eq!(
+            verdict(&public, &[&leak], true),
+            "no leak found (declared public values aside)"
+        );
+        assert_eq!(
+            verdict(&clean, &[&leak], true),
+            "no leak found (declared public values aside)"
+        );
+        assert_eq!(
+            verdict(&public, &[&pass], false),
+            "no leak found (declared public values aside)"
+        );
+        assert_eq!(verdict(&public, &[&leak], false), "timing difference (dudect)");
+        assert_eq!(verdict(&branch, &[&leak], true), "leak (memcheck)");
     }
 
     #[test]
@@ -505,23 +715,26 @@ mod tests {
         let pass = serde_json::json!({"status": "pass"});
         let leak = serde_json::json!({"status": "leak"});
         let unconfirmed = serde_json::json!({"status": "unconfirmed"});
-        assert_eq!(verdict(&clean, &[&pass]), "no leak found");
-        assert_eq!(verdict(&clean, &[&unconfirmed]), "no leak found");
-        assert_eq!(verdict(&branch, &[&pass]), "leak (memcheck)");
-        assert_eq!(verdict(&clean, &[&pass, &leak]), "timing difference (dudect)");
-        assert_eq!(verdict(&branch, &[&leak]), "leak (both methods)");
+        assert_eq!(verdict(&clean, &[&pass], false), "no leak found");
+        assert_eq!(verdict(&clean, &[&unconfirmed], false), "no leak found");
+        assert_eq!(verdict(&branch, &[&pass], false), "leak (memcheck)");
+        assert_eq!(verdict(&clean, &[&pass, &leak], false), "timing difference (dudect)");
+        assert_eq!(verdict(&branch, &[&leak], false), "leak (both methods)");
         assert_eq!(
-            verdict(&serde_json::json!({"status": "not run"}), &[&pass]),
+            verdict(&serde_json::json!({"status": "not run"}), &[&pass], false),
             "no leak found (one method)"
         );
-        assert_eq!(verdict(&serde_json::json!({"status": "failed"}), &[]), "not audited");
+        assert_eq!(
+            verdict(&serde_json::json!({"status": "failed"}), &[], false),
+            "not audited"
+        );
         let value = serde_json::json!({"status": "findings", "findings": [{"kind": "value"}]});
         assert_eq!(
-            verdict(&value, &[&pass]),
+            verdict(&value, &[&pass], false),
             "no branch or address (memcheck: value reports)"
         );
-        assert_eq!(verdict(&value, &[&leak]), "timing difference (dudect)");
+        assert_eq!(verdict(&value, &[&leak], false), "timing difference (dudect)");
         let decided = serde_json::json!({"status": "clean", "findings": [{"kind": "decision"}]});
-        assert_eq!(verdict(&decided, &[&pass]), "no leak found");
+        assert_eq!(verdict(&decided, &[&pass], false), "no leak found");
     }
 }

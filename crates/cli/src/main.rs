@@ -147,7 +147,7 @@ enum Cmd {
     /// marked undefined (each secret-dependent branch or memory index, with function and
     /// line) and dudect's fixed-versus-random Welch t-test; beside each subject's latest speed.
     #[command(
-        after_help = "Examples:\n  cryptoscope ct --quick                           # the whole catalogue, shorter dudect runs\n  cryptoscope ct --alg GIFT-64 --alg Camellia-128  # table strategies are flagged, bitsliced ones pass\n  cryptoscope ct --alg ML-KEM-768 --method memcheck\n  cryptoscope ct --provider testbed                # the calibration subjects: early-exit compare is flagged\n\nWhat is secret: KEM decapsulation the secret key (ML-KEM: dk_PKE and z, not the public key copy inside it), also with a modified ciphertext (implicit rejection); key exchange the secret key; hashes the message; block ciphers the key (key schedule) and the key and plaintext (encrypt); AEADs the key and plaintext (seal), the key while opening a valid ciphertext (open) and one whose tag's last byte is wrong (open-forged; dudect: against random tags, the test an early-exit tag compare fails). Key generation and encapsulation are not audited yet.\n\nmemcheck runs the code path valgrind's virtual CPU selects (no AVX-512): subjects that need AVX-512 are reported as not audited by it. dudect: 100,000 calls (20,000 with --quick) or the time budget per test, classes interleaved at random, |t| > 4.5 measured twice before it counts; block ciphers and AEAD sealing are also timed with caches evicted before every call.\n\nVerdicts: leak (memcheck), timing difference (dudect), leak (both methods), no branch or address (memcheck: value reports: operands memcheck wants defined that are neither, e.g. AVX2 shift counts), no leak found. In an AEAD open, branches reached once per call are the accept/reject decision (shown, not counted as leaks). Findings on third-party code are reported as found. Exit codes: 0 the audit ran (findings are results, not errors), 1 a subject failed its gate or crashed, 2 usage or environment error."
+        after_help = "Examples:\n  cryptoscope ct --quick                           # the whole catalogue, shorter dudect runs\n  cryptoscope ct --alg GIFT-64 --alg Camellia-128  # table strategies are flagged, bitsliced ones pass\n  cryptoscope ct --alg ML-KEM-768 --method memcheck\n  cryptoscope ct --provider testbed                # the calibration subjects: early-exit compare is flagged\n\nWhat is secret: KEM key generation and encapsulation, and key-exchange key generation, the randomness they draw (marked as it is handed out; only where the harness supplies randomness: not AWS-LC or OpenSSL); KEM decapsulation the secret key (ML-KEM: dk_PKE and z, not the public key copy inside it), also with a modified ciphertext (implicit rejection); key exchange the secret key; hashes the message; block ciphers the key (key schedule) and the key and plaintext (encrypt); AEADs the key and plaintext (seal), the key while opening a valid ciphertext (open) and one whose tag's last byte is wrong (open-forged; dudect: against random tags, the test an early-exit tag compare fails).\n\nValues the specification makes public although they are computed from a secret (ML-KEM's matrix from ρ, a public key's encoding) and tests of candidates that are discarded and drawn again (Classic McEliece's FixedWeight, sntrup761's invertibility test) are declared in reference/ct-declassified.json with the specification's words; findings there are listed as public or rejection and not counted, and dudect is shown as inconclusive where such a value makes the time vary. dudect is not run on operations slower than a twentieth of the budget per call (it needs 200 calls).\n\nmemcheck runs the code path valgrind's virtual CPU selects (no AVX-512): subjects that need AVX-512 are reported as not audited by it. dudect: 100,000 calls (20,000 with --quick) or the time budget per test, classes interleaved at random, |t| > 4.5 measured twice before it counts; block ciphers and AEAD sealing are also timed with caches evicted before every call.\n\nVerdicts: leak (memcheck), timing difference (dudect), leak (both methods), no branch or address (memcheck: value reports: operands memcheck wants defined that are neither, e.g. AVX2 shift counts), no leak found. In an AEAD open, branches reached once per call are the accept/reject decision (shown, not counted as leaks). Findings on third-party code are reported as found. Exit codes: 0 the audit ran (findings are results, not errors), 1 a subject failed its gate or crashed, 2 usage or environment error."
     )]
     Ct(CtArgs),
     /// TLS 1.3 handshakes per key-exchange group and certificate: handshakes per second,
@@ -2265,6 +2265,7 @@ fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
     }
     let use_memcheck = a.method != "dudect";
     let use_dudect = a.method != "memcheck";
+    let decls = ct::declarations().map_err(usage)?;
     let valgrind = std::process::Command::new("valgrind")
         .arg("--version")
         .output()
@@ -2359,7 +2360,7 @@ fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
                 &format!("audit {}", d.id),
                 &format!("not audited ({})", v.status.as_str()),
             );
-            for op in ct::operations(d.family) {
+            for op in ct::operations(d) {
                 let item = ct::item(
                     d,
                     op,
@@ -2378,7 +2379,7 @@ fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
         }
         pb.message(&format!("memcheck {}", d.id));
         let mc = if use_memcheck {
-            Some(ct::memcheck(&cat, d, &tmp.path, timeout))
+            Some(ct::memcheck(&cat, d, &decls, &tmp.path, timeout))
         } else {
             None
         };
@@ -2387,7 +2388,7 @@ fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
                 failed += 1;
             }
         }
-        for op in ct::operations(d.family) {
+        for op in ct::operations(d) {
             let mcv = mc
                 .as_ref()
                 .map_or(serde_json::json!({"status": "not run"}), |m| ct::memcheck_value(m, op));
@@ -2403,8 +2404,18 @@ fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
                     dudects.insert("cold".into(), ct::dudect(&cat, d, op, true, &dd));
                 }
             }
+            // A declared public value that makes the time vary: a dudect leak here cannot be
+            // told from it, and says so.
+            let timing = ct::declared_timing(&decls, &d.algorithm, op);
+            if let Some(t) = &timing {
+                for v in dudects.values_mut() {
+                    if v["status"] == "leak" {
+                        v["inconclusive"] = serde_json::Value::String(t.clone());
+                    }
+                }
+            }
             let dv: Vec<&serde_json::Value> = dudects.values().collect();
-            let verdict = ct::verdict(&mcv, &dv);
+            let verdict = ct::verdict(&mcv, &dv, timing.is_some());
             let mut item = ct::item(
                 d,
                 op,

@@ -181,6 +181,57 @@ fn table_strategies_are_flagged_and_bitsliced_ones_pass() {
 }
 
 #[test]
+fn key_generation_and_encapsulation_are_audited_with_marked_randomness() {
+    let items = audit(&["--alg", "ML-KEM-768", "--provider", "pqclean", "--impl", "clean"]);
+    // Key generation: every report is in the rejection sampling of the public matrix from
+    // ρ, which FIPS 203 publishes in the encapsulation key (reference/ct-declassified.json).
+    let kp = find(&items, "ML-KEM-768/pqclean/clean", "keypair");
+    let f = findings(kp);
+    assert!(
+        !f.is_empty(),
+        "memcheck sees the public matrix's rejection sampling: {kp}"
+    );
+    assert!(
+        f.iter().all(|x| x["kind"] == "public"
+            && x["function"].as_str().unwrap().contains("rej_uniform")
+            && x["declared_source"].as_str().unwrap().contains("FIPS 203")),
+        "{kp}"
+    );
+    assert_eq!(kp["memcheck"]["status"], "clean", "{kp}");
+    assert!(
+        kp["memcheck"]["secret"].as_str().unwrap().contains("randomness"),
+        "{kp}"
+    );
+    assert_eq!(kp["verdict"], "no leak found (declared public values aside)", "{kp}");
+    // Encapsulation: the matrix comes from the public key, the rest is constant-time.
+    let enc = find(&items, "ML-KEM-768/pqclean/clean", "encaps");
+    assert_eq!(enc["memcheck"]["status"], "clean", "{enc}");
+    assert!(findings(enc).is_empty(), "{enc}");
+    assert_ne!(enc["dudect"]["warm"]["status"], "leak", "{enc}");
+    // AWS-LC draws its own randomness: only decapsulation can be audited.
+    let o = cryptoscope()
+        .args([
+            "ct",
+            "--alg",
+            "ML-KEM-768",
+            "--provider",
+            "aws-lc",
+            "--method",
+            "memcheck",
+            "--quick",
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("decaps") && !out.contains(" keypair ") && !out.contains(" encaps "),
+        "{out}"
+    );
+}
+
+#[test]
 fn bad_ct_arguments_are_usage_errors() {
     for args in [
         &["ct", "--method", "guess"][..],

@@ -11,16 +11,36 @@ pub const DRIVER: &str = "ct";
 /// memcheck's cell: "clean", "3 branch, 1 index", or why it did not run.
 fn memcheck_cell(m: &Value) -> String {
     match m["status"].as_str() {
-        Some("clean") => match m["findings"].as_array().map_or(0, Vec::len) {
-            0 => "clean".into(),
-            1 => "clean (1 decision)".into(),
-            n => format!("clean ({n} decisions)"),
-        },
+        Some("clean") => {
+            // Findings that are not leaks: an AEAD open's decision, declared public values.
+            let f = m["findings"].as_array().cloned().unwrap_or_default();
+            let parts: Vec<String> = [
+                ("decision", "decision"),
+                ("public", "public"),
+                ("rejection", "rejection"),
+            ]
+            .iter()
+            .filter_map(|(k, label)| {
+                let n = f.iter().filter(|x| x["kind"] == *k).count();
+                match n {
+                    0 => None,
+                    1 => Some(format!("1 {label}")),
+                    n if *k == "decision" => Some(format!("{n} decisions")),
+                    n => Some(format!("{n} {label}")),
+                }
+            })
+            .collect();
+            if parts.is_empty() {
+                "clean".into()
+            } else {
+                format!("clean ({})", parts.join(", "))
+            }
+        }
         Some("findings") => {
             let f = m["findings"].as_array().cloned().unwrap_or_default();
             let count = |k: &str| f.iter().filter(|x| x["kind"] == k).count();
             let mut parts = Vec::new();
-            for k in ["branch", "index", "value", "memory", "other"] {
+            for k in ["branch", "index", "value", "memory", "other", "public", "rejection"] {
                 let n = count(k);
                 if n > 0 {
                     parts.push(format!("{n} {k}"));
@@ -52,9 +72,13 @@ fn dudect_cell(d: &Value) -> String {
     let t = |i: usize| runs.get(i).and_then(|r| r["result"]["max_t"].as_f64());
     match d["status"].as_str() {
         Some("pass") => t(0).map_or("-".into(), |t| format!("{t:.1}")),
+        Some("leak") if d["inconclusive"].is_string() => {
+            format!("{:.1} / {:.1} declared", t(0).unwrap_or(0.0), t(1).unwrap_or(0.0))
+        }
         Some("leak") => format!("{:.1} / {:.1}", t(0).unwrap_or(0.0), t(1).unwrap_or(0.0)),
         Some("unconfirmed") => format!("{:.1}, then {:.1}", t(0).unwrap_or(0.0), t(1).unwrap_or(0.0)),
         Some("failed") => "failed".into(),
+        Some("not run") => "not run (slow)".into(),
         _ => "-".into(),
     }
 }
@@ -100,7 +124,31 @@ pub fn rows(apps: &[AppResult], all_findings: bool) -> (Vec<&'static str>, Vec<V
             d["verdict"].as_str().unwrap_or("?").to_string(),
             speed_cell(&d["speed"]),
         ]);
-        if let Some(f) = d["memcheck"]["findings"].as_array() {
+        if let Some(all) = d["memcheck"]["findings"].as_array() {
+            // Declared public values: one line per declaration, naming the functions.
+            let mut declared: Vec<(String, String, Vec<String>, usize)> = Vec::new();
+            for x in all.iter().filter(|x| x["declared"].is_string()) {
+                let kind = x["kind"].as_str().unwrap_or("?").to_string();
+                let what = x["declared"].as_str().unwrap_or("?").to_string();
+                let func = x["function"].as_str().unwrap_or("?").to_string();
+                match declared.iter_mut().find(|(k, w, _, _)| *k == kind && *w == what) {
+                    Some((_, _, fs, n)) => {
+                        *n += 1;
+                        if !fs.contains(&func) {
+                            fs.push(func);
+                        }
+                    }
+                    None => declared.push((kind, what, vec![func], 1)),
+                }
+            }
+            for (kind, what, fs, n) in declared {
+                notes.push(format!(
+                    "{subject} {op}: {n} {kind} finding{} (declared: {what}) in {}",
+                    if n == 1 { "" } else { "s" },
+                    fs.join(", ")
+                ));
+            }
+            let f: Vec<&Value> = all.iter().filter(|x| !x["declared"].is_string()).collect();
             let shown = if all_findings { f.len() } else { 5 };
             for x in f.iter().take(shown) {
                 let what = match x["kind"].as_str().unwrap_or("?") {
@@ -129,8 +177,8 @@ pub fn rows(apps: &[AppResult], all_findings: bool) -> (Vec<&'static str>, Vec<V
 /// What the columns mean.
 pub const LEGEND: &str = "memcheck: distinct secret-dependent branches and memory indices found by valgrind with the \
 secrets marked undefined (a \"branch\" is memcheck's \"conditional jump or move\": a conditional move on a secret, \
-constant-time on current x86, is reported too, so look at the code; a \"value\" is another operand memcheck wants defined, e.g. an AVX2 shift count: a register, not an address; in an AEAD open, branches reached once per call are its \"decision\": the verification result, public by definition, tested where it is made and on its way out; a byte-by-byte tag compare branches once per byte and stays a branch). dudect |t|: Welch's t between fixed and random secret inputs (the largest over the cropped \
-and second-order tests); above 4.5 it is measured again, and \"a / b\" means both runs agreed on a leak.";
+constant-time on current x86, is reported too, so look at the code; a \"value\" is another operand memcheck wants defined, e.g. an AVX2 shift count: a register, not an address; in an AEAD open, branches reached once per call are its \"decision\": the verification result, public by definition, tested where it is made and on its way out; a byte-by-byte tag compare branches once per byte and stays a branch; \"public\" and \"rejection\" are what reference/ct-declassified.json declares with the specification's words: a public key, a public matrix seed's expansion, the test of a discarded candidate). dudect |t|: Welch's t between fixed and random secret inputs (the largest over the cropped \
+and second-order tests); above 4.5 it is measured again, and \"a / b\" means both runs agreed on a leak; \"declared\" means a declared public value makes the time vary, so dudect cannot tell a leak from it here (inconclusive, not counted).";
 
 /// The audit table and, under it, every finding with its function and source line.
 pub fn table(apps: &[AppResult]) -> String {

@@ -21,13 +21,16 @@
 //!   ends in one branch on the verification result, which is public (the caller learns it
 //!   anyway); the parent tells that one decision apart from a leak.
 //!
-//! Key generation and encapsulation are not audited yet: their secret is the randomness,
-//! and the public seeds they derive from it (ML-KEM's ρ) legitimately drive rejection
-//! sampling, so a report there needs a declassification the third-party code does not
-//! carry.
+//! - KEM `keypair` and `encaps`, key exchange `keypair`: the randomness the operation draws,
+//!   marked as it is handed out (TIMECOP marks `randombytes` output the same way). Only for
+//!   subjects whose randomness comes through the harness; libraries with their own
+//!   generator (AWS-LC, OpenSSL) cannot be given marked randomness. Key generation may derive
+//!   public values from its randomness (ML-KEM's matrix seed ρ), whose expansion legitimately
+//!   branches: the parent reports such findings apart (see `cli/src/ct.rs`).
 
 use crate::protocol::{CtAudited, CtStat};
-use cryptoscope_catalogue::{Family, Subject};
+use cryptoscope_catalogue::rng::{install_kat, kat_prng, KatPrng};
+use cryptoscope_catalogue::{Family, KatPrngKind, Randomness, Subject};
 use cryptoscope_measure::ttest::Leakage;
 use std::time::{Duration, Instant};
 
@@ -62,10 +65,15 @@ pub fn available() -> bool {
     unsafe { cryptoscope_ct_available() != 0 }
 }
 
-/// The audited operations of a subject's family.
+/// The audited operations of a subject: those whose secret input the harness can mark.
+/// Key generation and encapsulation need the harness's randomness.
 pub fn operations(s: &Subject) -> &'static [&'static str] {
-    match s.descriptor().family {
+    let d = s.descriptor();
+    let harness = d.randomness == Randomness::Harness;
+    match d.family {
+        Family::Kem if harness => &["keypair", "encaps", "decaps", "decaps-rejected"],
         Family::Kem => &["decaps", "decaps-rejected"],
+        Family::Kex if harness => &["keypair", "exchange"],
         Family::Kex => &["exchange"],
         Family::Hash => &["hash"],
         Family::Cipher => &["key-schedule", "encrypt"],
@@ -107,8 +115,54 @@ fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
 
+/// The harness's randomness with every byte marked secret as it is handed out: a CTR_DRBG
+/// seeded from the operating system (so the bytes are fresh), counting what was drawn.
+struct SecretRandomness {
+    drbg: Box<dyn KatPrng>,
+    drawn: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl KatPrng for SecretRandomness {
+    fn fill(&mut self, out: &mut [u8]) {
+        self.drbg.fill(out);
+        secret(out);
+        self.drawn.fetch_add(out.len(), std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// Runs `f` with marked randomness; returns its result and the bytes it drew.
+fn with_secret_randomness<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    let mut seed = [0u8; 48];
+    cryptoscope_catalogue::rng::fill(&mut seed);
+    let drawn = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let r = {
+        let _g = install_kat(Box::new(SecretRandomness {
+            drbg: kat_prng(KatPrngKind::AesCtrDrbg, &seed),
+            drawn: drawn.clone(),
+        }));
+        f()
+    };
+    (r, drawn.load(std::sync::atomic::Ordering::SeqCst))
+}
+
 // One function per audited operation, never inlined, so that memcheck's stacks name the
 // operation a report belongs to.
+
+/// Key generation (a KEM's or a key exchange's, given as a closure).
+#[inline(never)]
+fn cryptoscope_ct_op_keypair(f: &mut dyn FnMut() -> Result<(), cryptoscope_catalogue::OpError>) -> Result<(), String> {
+    f().map_err(err)
+}
+
+#[inline(never)]
+fn cryptoscope_ct_op_encaps(
+    k: &dyn cryptoscope_catalogue::Kem,
+    ct: &mut [u8],
+    ss: &mut [u8],
+    pk: &[u8],
+) -> Result<(), String> {
+    k.encaps(ct, ss, pk).map_err(err)
+}
 
 #[inline(never)]
 fn cryptoscope_ct_op_decaps(
@@ -221,6 +275,9 @@ fn cryptoscope_ct_op_open_forged(
     }
 }
 
+/// How a dudect refusal for a slow operation begins (the parent reports it as not run).
+pub const TOO_SLOW: &str = "too slow for dudect";
+
 /// Bytes of plaintext the AEAD audit seals and opens.
 const AEAD_AUDIT_BYTES: usize = 1000;
 
@@ -260,7 +317,7 @@ pub fn write_material(s: &Subject, path: &std::path::Path) -> Result<(), String>
     std::fs::write(path, v.to_string()).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-fn read_material(path: &std::path::Path, d: &cryptoscope_catalogue::Descriptor) -> Result<(Vec<u8>, Vec<u8>), String> {
+fn read_material(path: &std::path::Path, d: &cryptoscope_catalogue::Descriptor) -> Result<KemMaterial, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("malformed {}: {e}", path.display()))?;
     let unhex = |f: &str, len: usize| -> Result<Vec<u8>, String> {
@@ -278,7 +335,11 @@ fn read_material(path: &std::path::Path, d: &cryptoscope_catalogue::Descriptor) 
         }
         Ok(b)
     };
-    Ok((unhex("sk", d.sizes.secret_key)?, unhex("ct", d.sizes.ciphertext)?))
+    Ok((
+        unhex("pk", d.sizes.public_key)?,
+        unhex("sk", d.sizes.secret_key)?,
+        unhex("ct", d.sizes.ciphertext)?,
+    ))
 }
 
 /// Memcheck mode: runs each operation once with its secrets marked. The parent reads
@@ -292,13 +353,43 @@ pub fn memcheck(s: &Subject, ops: &[String], material: Option<&std::path::Path>)
     let mut done = Vec::new();
     for op in ops {
         let secret_what: String = match (s, op.as_str()) {
+            (Subject::Kem(k), "keypair") => {
+                let s = &d.sizes;
+                let (mut pk, mut sk) = (vec![0u8; s.public_key], vec![0u8; s.secret_key]);
+                let (r, drawn) =
+                    with_secret_randomness(|| cryptoscope_ct_op_keypair(&mut || k.keypair(&mut pk, &mut sk)));
+                public(&pk);
+                public(&sk);
+                r?;
+                format!("the randomness key generation drew ({drawn} bytes)")
+            }
+            (Subject::Kem(k), "encaps") => {
+                let pk = match material {
+                    Some(p) => read_material(p, d)?.0,
+                    None => kem_material(k.as_ref())?.0,
+                };
+                let s = &d.sizes;
+                let (mut ct, mut ss) = (vec![0u8; s.ciphertext], vec![0u8; s.shared_secret]);
+                let (r, drawn) = with_secret_randomness(|| cryptoscope_ct_op_encaps(k.as_ref(), &mut ct, &mut ss, &pk));
+                public(&ct);
+                public(&ss);
+                r?;
+                format!("the randomness encapsulation drew ({drawn} bytes)")
+            }
+            (Subject::Kex(k), "keypair") => {
+                let s = &d.sizes;
+                let (mut pk, mut sk) = (vec![0u8; s.public_key], vec![0u8; s.secret_key]);
+                let (r, drawn) =
+                    with_secret_randomness(|| cryptoscope_ct_op_keypair(&mut || k.keypair(&mut pk, &mut sk)));
+                public(&pk);
+                public(&sk);
+                r?;
+                format!("the randomness key generation drew ({drawn} bytes)")
+            }
             (Subject::Kem(k), "decaps" | "decaps-rejected") => {
-                let (sk, ct) = match material {
+                let (_pk, sk, ct) = match material {
                     Some(p) => read_material(p, d)?,
-                    None => {
-                        let (_pk, sk, ct) = kem_material(k.as_ref())?;
-                        (sk, ct)
-                    }
+                    None => kem_material(k.as_ref())?,
                 };
                 let (ranges, what) = secret_ranges(&d.algorithm, sk.len());
                 let mut ss = vec![0u8; d.sizes.shared_secret];
@@ -465,7 +556,54 @@ pub fn dudect(s: &Subject, op: &str, plan: &DudectPlan, clock: &cryptoscope_meas
     const POOL: usize = 64;
     let pool = |n: usize| -> Vec<Vec<u8>> { (0..POOL).map(|_| random(n)).collect() };
     // Per family: the two classes, what they are, and the call.
+    // Key generation and encapsulation: the input is the 48-byte seed of the randomness the
+    // call draws (NIST's CTR_DRBG, installed inside the call: the same work for both
+    // classes), one fixed seed against 64 random ones.
+    let seeded = |seed: &[u8]| -> Result<cryptoscope_catalogue::rng::KatGuard, String> {
+        let seed: [u8; 48] = seed.try_into().map_err(|_| "a 48-byte seed".to_string())?;
+        Ok(install_kat(kat_prng(KatPrngKind::AesCtrDrbg, &seed)))
+    };
     let (classes, what, mut call): (Classes, String, Call) = match (s, op) {
+        (Subject::Kem(k), "keypair") => {
+            let k = k.as_ref();
+            let sz = &d.sizes;
+            let (mut pk, mut sk) = (vec![0u8; sz.public_key], vec![0u8; sz.secret_key]);
+            (
+                Classes::new(vec![0u8; 48], pool(48)),
+                "one fixed randomness (a 48-byte DRBG seed) against 64 random ones".into(),
+                Box::new(move |seed: &mut [u8]| {
+                    let _g = seeded(seed)?;
+                    k.keypair(&mut pk, &mut sk).map_err(err)
+                }),
+            )
+        }
+        (Subject::Kem(k), "encaps") => {
+            let k = k.as_ref();
+            let pk = kem_material(k)?.0;
+            let sz = &d.sizes;
+            let (mut ct, mut ss) = (vec![0u8; sz.ciphertext], vec![0u8; sz.shared_secret]);
+            (
+                Classes::new(vec![0u8; 48], pool(48)),
+                "one fixed randomness (a 48-byte DRBG seed) against 64 random ones (same public key)".into(),
+                Box::new(move |seed: &mut [u8]| {
+                    let _g = seeded(seed)?;
+                    k.encaps(&mut ct, &mut ss, &pk).map_err(err)
+                }),
+            )
+        }
+        (Subject::Kex(k), "keypair") => {
+            let k = k.as_ref();
+            let sz = &d.sizes;
+            let (mut pk, mut sk) = (vec![0u8; sz.public_key], vec![0u8; sz.secret_key]);
+            (
+                Classes::new(vec![0u8; 48], pool(48)),
+                "one fixed randomness (a 48-byte DRBG seed) against 64 random ones".into(),
+                Box::new(move |seed: &mut [u8]| {
+                    let _g = seeded(seed)?;
+                    k.keypair(&mut pk, &mut sk).map_err(err)
+                }),
+            )
+        }
         (Subject::Kem(k), "decaps" | "decaps-rejected") => {
             let k = k.as_ref();
             let (pk, sk, ct) = kem_material(k)?;
@@ -633,9 +771,21 @@ pub fn dudect(s: &Subject, op: &str, plan: &DudectPlan, clock: &cryptoscope_meas
     let mut leak = Leakage::new();
     let mut work = classes.fixed[0].clone();
     // Warm-up: one call of each class (first-call effects are not a class difference).
+    let warm = Instant::now();
     for class in [0, 1] {
         work.copy_from_slice(classes.input(class, 0));
         call(&mut work)?;
+    }
+    // The test needs at least 200 calls; an operation whose call takes more than a twentieth
+    // of the budget (Classic McEliece's key generation) would take over ten times as long
+    // as asked.
+    let per_call = warm.elapsed() / 2;
+    if per_call > plan.budget / 20 {
+        return Err(format!(
+            "{TOO_SLOW}: one call takes {:.3} s, and the test needs at least 200 calls (budget {:.0} s)",
+            per_call.as_secs_f64(),
+            plan.budget.as_secs_f64()
+        ));
     }
     let started = Instant::now();
     let mut i = 0u64;
