@@ -564,8 +564,7 @@ pub fn dudect(s: &Subject, op: &str, plan: &DudectPlan, clock: &cryptoscope_meas
         Ok(install_kat(kat_prng(KatPrngKind::AesCtrDrbg, &seed)))
     };
     let (classes, what, mut call): (Classes, String, Call) = match (s, op) {
-        (Subject::Kem(k), "keypair") => {
-            let k = k.as_ref();
+        (Subject::Kem(_) | Subject::Kex(_), "keypair") => {
             let sz = &d.sizes;
             let (mut pk, mut sk) = (vec![0u8; sz.public_key], vec![0u8; sz.secret_key]);
             (
@@ -573,7 +572,12 @@ pub fn dudect(s: &Subject, op: &str, plan: &DudectPlan, clock: &cryptoscope_meas
                 "one fixed randomness (a 48-byte DRBG seed) against 64 random ones".into(),
                 Box::new(move |seed: &mut [u8]| {
                     let _g = seeded(seed)?;
-                    k.keypair(&mut pk, &mut sk).map_err(err)
+                    match s {
+                        Subject::Kem(k) => k.keypair(&mut pk, &mut sk),
+                        Subject::Kex(k) => k.keypair(&mut pk, &mut sk),
+                        _ => unreachable!("matched above"),
+                    }
+                    .map_err(err)
                 }),
             )
         }
@@ -588,19 +592,6 @@ pub fn dudect(s: &Subject, op: &str, plan: &DudectPlan, clock: &cryptoscope_meas
                 Box::new(move |seed: &mut [u8]| {
                     let _g = seeded(seed)?;
                     k.encaps(&mut ct, &mut ss, &pk).map_err(err)
-                }),
-            )
-        }
-        (Subject::Kex(k), "keypair") => {
-            let k = k.as_ref();
-            let sz = &d.sizes;
-            let (mut pk, mut sk) = (vec![0u8; sz.public_key], vec![0u8; sz.secret_key]);
-            (
-                Classes::new(vec![0u8; 48], pool(48)),
-                "one fixed randomness (a 48-byte DRBG seed) against 64 random ones".into(),
-                Box::new(move |seed: &mut [u8]| {
-                    let _g = seeded(seed)?;
-                    k.keypair(&mut pk, &mut sk).map_err(err)
                 }),
             )
         }
