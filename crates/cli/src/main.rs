@@ -2725,6 +2725,16 @@ fn cmd_show(run: &str, baseline: Option<&str>, db: &DbArg) -> Result<i32> {
     );
     println!("command: {}\n", r.command.join(" "));
     print!("{}", table::results(&r.results));
+    // The families' own tables, as `run` prints them.
+    for t in [
+        table::throughput(&r.results).unwrap_or_default(),
+        cryptoscope_report::cipher::table(&r.results, r.environment.core_per_tsc).unwrap_or_default(),
+        cryptoscope_report::aead::table(&r.results).unwrap_or_default(),
+    ] {
+        if !t.is_empty() {
+            print!("\n{t}");
+        }
+    }
     // Application drivers' tables.
     for t in [
         cryptoscope_report::tahoe::table(&r.applications).unwrap_or_default(),
