@@ -77,8 +77,9 @@ pub struct TunnelArgs {
     /// Also measure each configuration again while a third party (its own address in the
     /// client's namespace) sends the server junk datagrams, handshakes it never finishes,
     /// and TCP connections it drops, stalls or fills with garbage (bounded: at most 2,000
-    /// datagrams and 40 connections a second, 6 held open). Reports whether the
-    /// well-behaved client was still served, and at what cost.
+    /// datagrams and 40 connections a second, 6 held open). Meanwhile the client starts a
+    /// new session (a new SSH login; a new WireGuard, IKE or OpenVPN TLS handshake).
+    /// Reports whether the well-behaved client was still served, and at what cost.
     #[arg(long)]
     pub hostile: bool,
     /// openvpn-tls without --tls-crypt (by default its control channel is authenticated
@@ -155,6 +156,26 @@ struct Running {
     pings: bool,
     software: String,
     cleanup: Vec<PathBuf>,
+    /// How to start a fresh session, with a new handshake, between the ends (none for
+    /// OpenVPN's static key, which has no handshake, and SSH, whose new logins are tested).
+    renew: Option<Renew>,
+}
+
+/// How a tunnel gets a fresh session while B is under attack: the hostile measurement's
+/// new handshake.
+enum Renew {
+    /// Commands run in A's namespace, in order (IPsec: terminate the IKE SA and initiate
+    /// again; WireGuard: remove B as a peer and set it again, so that the next packet needs a
+    /// handshake).
+    Commands(Vec<Vec<String>>),
+    /// A signal to a process that restarts its session (OpenVPN: SIGUSR1, a soft restart
+    /// with a new TLS handshake), done when its log shows `marker` once more.
+    Signal {
+        pid: u32,
+        signal: i32,
+        log: PathBuf,
+        marker: &'static str,
+    },
 }
 
 impl Drop for Running {
@@ -350,6 +371,14 @@ fn openvpn(
             .collect::<Vec<_>>()
             .join(" "),
         cleanup: Vec::new(),
+        // B is the TLS client (and the attacked end): SIGUSR1 makes it start a new session
+        // with a new TLS handshake.
+        renew: tls.then(|| Renew::Signal {
+            pid: pids[1],
+            signal: libc::SIGUSR1,
+            log: logs[1].clone(),
+            marker: "Initialization Sequence Completed",
+        }),
     })
 }
 
@@ -407,6 +436,7 @@ fn wireguard(n: &Netns, dir: &Path) -> Result<Running> {
         run_cmd(Command::new("ip").args(["-n", ns, "link", "set", &dev, "up"]))?;
     }
     let pids: Vec<u32> = children.iter().map(|c| c.id()).collect();
+    let dev_a = format!("wcs{tag}a");
     Ok(Running {
         pids_a: vec![pids[0]],
         pids_b: vec![pids[1]],
@@ -422,6 +452,29 @@ fn wireguard(n: &Netns, dir: &Path) -> Result<Running> {
             .trim_start_matches("wireguard-go ")
         ),
         cleanup,
+        // A forgets B and learns it again: no session keys, so the next packet needs a
+        // new handshake with the attacked B.
+        renew: Some(Renew::Commands(vec![
+            vec![
+                "wg".into(),
+                "set".into(),
+                dev_a.clone(),
+                "peer".into(),
+                keys[1].1.clone(),
+                "remove".into(),
+            ],
+            vec![
+                "wg".into(),
+                "set".into(),
+                dev_a,
+                "peer".into(),
+                keys[1].1.clone(),
+                "endpoint".into(),
+                format!("{ADDR_B}:51820"),
+                "allowed-ips".into(),
+                format!("{INNER_B}/32"),
+            ],
+        ])),
     })
 }
 
@@ -518,6 +571,19 @@ fn ipsec(n: &Netns, dir: &Path, couple: &str, soft: bool) -> Result<Running> {
                 .unwrap_or("?")
         ),
         cleanup: Vec::new(),
+        // A closes the IKE SA and initiates a new one (IKE_SA_INIT and IKE_AUTH to the
+        // attacked B); `--initiate` returns once the child SA is up.
+        renew: Some(Renew::Commands(
+            [vec!["--terminate", "--ike", "t"], vec!["--initiate", "--child", "t"]]
+                .into_iter()
+                .map(|args| {
+                    std::iter::once("swanctl".to_string())
+                        .chain(args.into_iter().map(String::from))
+                        .chain(["--timeout".into(), "20".into(), "--uri".into(), vici_a.clone()])
+                        .collect()
+                })
+                .collect(),
+        )),
     })
 }
 
@@ -634,6 +700,7 @@ fn ssh(n: &Netns, dir: &Path, couple: &str, soft: bool) -> Result<Running> {
         pings: false,
         software: version_of(Command::new("ssh").arg("-V"), |l| l.contains("OpenSSH")),
         cleanup: Vec::new(),
+        renew: None,
     })
 }
 
@@ -776,13 +843,16 @@ fn hostile_target(tunnel: &str) -> hostile::Target {
     }
 }
 
-/// What one configuration gave under attack: pings (when measured), the transfer, and a
-/// new login's time and tries (SSH).
-type UnderAttack = (Option<Value>, Value, Option<Result<(f64, u32)>>);
+/// What one configuration gave under attack: pings (when measured), the transfer, a new
+/// login's time and tries (SSH), and the time a new handshake took until traffic crossed
+/// the tunnel again (the UDP tunnels with a handshake).
+type UnderAttack = (Option<Value>, Value, Option<Result<(f64, u32)>>, Option<Result<f64>>);
 
 /// The same pings and transfer again while hostile traffic runs; for SSH, also a new
-/// well-behaved login (the stalled connections hold sshd's unauthenticated slots). Says
-/// whether the well-behaved client was served and what the traffic cost it.
+/// well-behaved login (the stalled connections hold sshd's unauthenticated slots); for the
+/// UDP tunnels with a handshake, a new session (its handshake's messages reach B among the
+/// junk and the half handshakes). Says whether the well-behaved client was served and what
+/// the traffic cost it.
 #[allow(clippy::too_many_arguments)]
 fn under_attack(
     n: &Netns,
@@ -824,11 +894,12 @@ fn under_attack(
             }
             let tr = transfer(n, Some(r), &r.target, r.source.as_deref(), r.port, file, bytes)?;
             let login = (tunnel == "ssh").then(|| new_ssh_login(n, dir));
-            Ok((p, tr, login))
+            let renewed = r.renew.as_ref().map(|rn| renew_session(n, r, rn));
+            Ok((p, tr, login, renewed))
         })();
         let traffic = h.stop()?;
         out["traffic"] = traffic;
-        let (p, tr, login) = measured?;
+        let (p, tr, login, renewed) = measured?;
         for c in r.children.iter_mut() {
             if let Ok(Some(st)) = c.try_wait() {
                 anyhow::bail!("a tunnel process died under hostile traffic ({st}; logs in the work directory)");
@@ -853,6 +924,9 @@ fn under_attack(
             out["new_login_s"] = json!(secs);
             out["new_login_attempts"] = json!(attempts);
         }
+        if let Some(renewed) = renewed {
+            out["new_handshake_s"] = json!(renewed?);
+        }
         Ok(())
     })();
     match result {
@@ -863,6 +937,49 @@ fn under_attack(
         }
     }
     out
+}
+
+/// Starts a fresh session between the ends and waits until traffic crosses it: seconds from
+/// the start of the new handshake until a ping is answered (at most 60 s).
+fn renew_session(n: &Netns, r: &Running, renew: &Renew) -> Result<f64> {
+    const LIMIT: Duration = Duration::from_secs(60);
+    let t0 = Instant::now();
+    match renew {
+        Renew::Commands(cmds) => {
+            for c in cmds {
+                run_cmd(n.wrap('a', Path::new(&c[0])).args(&c[1..]))
+                    .with_context(|| format!("no new session: `{}` failed", c.join(" ")))?;
+            }
+        }
+        Renew::Signal {
+            pid,
+            signal,
+            log,
+            marker,
+        } => {
+            let completed = || std::fs::read_to_string(log).unwrap_or_default().matches(marker).count();
+            let before = completed();
+            // SAFETY: a signal to our own child process.
+            unsafe { libc::kill(*pid as i32, *signal) };
+            wait_for("a new session", LIMIT, || Ok(completed() > before)).context("no new handshake")?;
+        }
+    }
+    loop {
+        let mut cmd = n.wrap('a', Path::new("ping"));
+        cmd.args(["-n", "-c", "1", "-W", "1"]);
+        if let Some(src) = &r.source {
+            cmd.args(["-I", src]);
+        }
+        cmd.arg(&r.target);
+        if cmd.output().map(|o| o.status.success()).unwrap_or(false) {
+            return Ok(t0.elapsed().as_secs_f64());
+        }
+        if t0.elapsed() > LIMIT {
+            bail!("no traffic within {} s of a new handshake", LIMIT.as_secs());
+        }
+        // A ping refused at once (no route while the session is down) is not a wait.
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 /// A fresh SSH login from the well-behaved client's address, with the configuration's

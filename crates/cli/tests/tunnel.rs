@@ -254,6 +254,17 @@ fn every_tunnel_keeps_serving_under_hostile_traffic() {
             // Most pings came back through the tunnel under the junk.
             assert!(h["ping_loss"].as_f64().unwrap() <= 0.3, "{tunnel}: {h}");
             assert!(h["latency_vs_calm"].as_f64().unwrap() > 0.0, "{h}");
+            // A new session's handshake reached B through the junk and the half
+            // handshakes, and traffic crossed the new session (OpenVPN's static key has no
+            // handshake).
+            if tunnel == "openvpn-static" {
+                assert!(h["new_handshake_s"].is_null(), "{h}");
+            } else {
+                let s = h["new_handshake_s"]
+                    .as_f64()
+                    .unwrap_or_else(|| panic!("{tunnel}: no new handshake: {h}"));
+                assert!(s > 0.0 && s < 60.0, "{tunnel}: {h}");
+            }
         }
         assert_eq!(h["transfer"]["bytes_sent"].as_u64().unwrap(), bytes, "{h}");
         assert!(h["transfer"]["mb_per_s"].as_f64().unwrap() > 0.0, "{h}");

@@ -171,7 +171,7 @@ pub fn hostile_rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String>>)
         "p50 vs calm",
         "MB/s",
         "vs calm",
-        "new login",
+        "new session",
     ];
     let mut out = Vec::new();
     for a in apps
@@ -215,9 +215,14 @@ pub fn hostile_rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String>>)
             f(&h["latency_vs_calm"]).map_or("-".into(), |x| format!("×{x:.2}")),
             f(&h["transfer"]["mb_per_s"]).map_or("-".into(), |x| format!("{x:.1}")),
             f(&h["throughput_vs_calm"]).map_or("-".into(), |x| format!("×{x:.2}")),
-            match (f(&h["new_login_s"]), h["new_login_attempts"].as_u64()) {
-                (Some(x), Some(1)) => format!("{x:.2} s"),
-                (Some(x), Some(n)) => format!("{x:.2} s, {n} tries"),
+            match (
+                f(&h["new_login_s"]),
+                h["new_login_attempts"].as_u64(),
+                f(&h["new_handshake_s"]),
+            ) {
+                (Some(x), Some(1), _) => format!("login {x:.2} s"),
+                (Some(x), Some(n), _) => format!("login {x:.2} s, {n} tries"),
+                (_, _, Some(x)) => format!("handshake {x:.2} s"),
                 _ => "-".into(),
             },
         ]);
@@ -274,5 +279,30 @@ mod tests {
         let (_, rr) = ratio_rows(&apps);
         assert_eq!(rr.len(), 1);
         assert_eq!(rr[0][4], "×3.00");
+    }
+
+    #[test]
+    fn hostile_rows_say_who_was_served_and_how_long_a_new_session_took() {
+        let setup = json!({"sizes": [64]});
+        let rows = [
+            json!({"tunnel": "ssh", "couple": "aes-256-gcm", "accel": "accel", "status": "ok",
+                   "hostile": {"served": true, "traffic": {"tcp_opened_and_dropped": 3, "tcp_stalled_after_banner": 2, "tcp_garbage": 1},
+                               "transfer": {"mb_per_s": 120.0}, "new_login_s": 0.5, "new_login_attempts": 3}}),
+            json!({"tunnel": "wireguard", "couple": "chacha20-poly1305", "accel": "-", "status": "ok",
+                   "hostile": {"served": true, "traffic": {"garbage_datagrams": 10, "half_handshakes": 4},
+                               "ping_loss": 0.0, "transfer": {"mb_per_s": 300.0}, "new_handshake_s": 0.25}}),
+            json!({"tunnel": "ipsec", "couple": "aes-128-gcm", "accel": "soft", "status": "ok",
+                   "hostile": {"served": false, "why": "no new handshake", "traffic": {}, "transfer": {}}}),
+        ];
+        let apps = items(&setup, &rows);
+        let (h, r) = hostile_rows(&apps);
+        assert_eq!(h.last(), Some(&"new session"));
+        assert_eq!(r.len(), 3);
+        assert_eq!(r[0][9], "login 0.50 s, 3 tries");
+        assert_eq!(r[0][4], "6 connections (3 dropped, 2 stalled, 1 garbage)");
+        assert_eq!(r[1][9], "handshake 0.25 s");
+        assert_eq!(r[1][4], "10 junk datagrams, 4 half handshakes");
+        assert_eq!(r[2][3], "NO: no new handshake");
+        assert_eq!(r[2][9], "-");
     }
 }
