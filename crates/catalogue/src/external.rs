@@ -30,13 +30,28 @@ pub const SUPPORTED: &str = "supported are NIST CAVP hash .rsp files (Len/Msg/MD
 /// A vector file that cannot be used.
 #[derive(Debug, Error)]
 pub enum ExternalError {
-    #[error("cannot read vector file {path}: {source}")]
+    #[error("cannot read vector file {}: {source}", one_line(&.path.display().to_string()))]
     Io { path: PathBuf, source: std::io::Error },
-    #[error("malformed vector file {path}: {detail}")]
+    #[error("malformed vector file {}: {}", one_line(&.path.display().to_string()), one_line(.detail))]
     Malformed { path: PathBuf, detail: String },
     /// A well-formed file of a kind we cannot run, or a file we do not recognise.
-    #[error("{0}")]
+    #[error("{}", one_line(.0))]
     Unsupported(String),
+}
+
+/// A message on one line: text from the file (a Wycheproof `schema`, a `result` string)
+/// and the path may hold line breaks and other control characters, which are shown
+/// escaped (`\n`), so that a hostile file cannot add lines to the CLI's one-line error.
+fn one_line(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The formats [`load`] recognises.
@@ -1256,6 +1271,28 @@ mod tests {
             assert!(e.contains(name) && e.contains(want), "{name}: {e}");
             assert!(!e.contains('\n'), "{e}");
         }
+    }
+
+    #[test]
+    fn errors_stay_on_one_line_whatever_the_file_holds() {
+        // Found by fuzzing (`external_vectors`): a `schema` with a line break was quoted
+        // as it was into the error.
+        let d = tempfile::tempdir().unwrap();
+        let p = write(
+            d.path(),
+            "x.json",
+            r#"{"algorithm":"ML-KEM","schema":"mlkem_test\nFAKE LINE\r","testGroups":[]}"#,
+        );
+        let e = err(&p);
+        assert!(!e.contains('\n') && !e.contains('\r'), "{e}");
+        assert!(e.contains("mlkem_test\\nFAKE LINE\\r"), "{e}");
+        let p = write(
+            d.path(),
+            "y.json",
+            r#"{"algorithm":"X25519","schema":"xdh_comp_schema.json","testGroups":[{"curve":"curve25519","tests":[{"tcId":1,"public":"00","private":"00","shared":"00","result":"valid\n2"}]}]}"#,
+        );
+        let e = err(&p);
+        assert!(!e.contains('\n'), "{e}");
     }
 
     #[test]

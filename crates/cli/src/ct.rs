@@ -50,7 +50,9 @@ pub struct Finding {
     /// (another use memcheck insists be defined, of another size: e.g. the count of an
     /// AVX2 vector shift, a register operand, neither address nor branch), "decision" (the
     /// one branch of an `open` on its verification result, which the caller learns
-    /// anyway), "memory" (an invalid access: a bug, not a leak), "other".
+    /// anyway), "uninitialised" (a branch, index or value whose undefined bits come from
+    /// memory the code never wrote, not from the marked secret: see `origin`), "memory" (an
+    /// invalid access: a bug, not a leak), "other".
     pub kind: String,
     /// The innermost named function.
     pub function: String,
@@ -60,6 +62,11 @@ pub struct Finding {
     pub count: u64,
     /// Function names from the report's frame up to the audited operation.
     pub stack: Vec<String>,
+    /// For an "uninitialised" finding: where valgrind says the undefined value was created
+    /// (e.g. "a stack allocation in genpoly_gen (sk_gen.c:55)"), and what memcheck saw
+    /// (branch, index or value).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
     /// For a `public` or `rejection` finding: what the declaration says the value is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub declared: Option<String>,
@@ -85,6 +92,10 @@ pub struct Declared {
     /// How the value makes the operation's time vary (dudect cannot tell it from a leak).
     #[serde(default)]
     pub timing: Option<String>,
+    /// The kinds of memcheck report the entry covers ("branch", "index", "value"); all
+    /// three when empty.
+    #[serde(default)]
+    pub reports: Vec<String>,
 }
 
 #[derive(serde::Deserialize)]
@@ -100,9 +111,15 @@ pub fn declarations() -> Result<Vec<Declared>, String> {
     let f: DeclaredFile =
         serde_json::from_str(DECLASSIFIED).map_err(|e| format!("reference/ct-declassified.json is malformed: {e}"))?;
     for e in &f.entries {
-        if !matches!(e.kind.as_str(), "public" | "rejection") || e.functions.is_empty() || e.source.is_empty() {
+        if !matches!(e.kind.as_str(), "public" | "rejection")
+            || e.functions.is_empty()
+            || e.source.is_empty()
+            || e.reports
+                .iter()
+                .any(|r| !matches!(r.as_str(), "branch" | "index" | "value"))
+        {
             return Err(format!(
-                "reference/ct-declassified.json: an entry for {} needs kind public or rejection, functions and a source",
+                "reference/ct-declassified.json: an entry for {} needs kind public or rejection, functions, a source, and reports among branch, index and value",
                 e.algorithms.join(", ")
             ));
         }
@@ -123,6 +140,9 @@ fn declare(decls: &[Declared], algorithm: &str, op: &str, findings: &mut [Findin
         .filter(|f| matches!(f.kind.as_str(), "branch" | "index" | "value"))
     {
         let hit = applies(decls, algorithm, op).find(|e| {
+            if !e.reports.is_empty() && !e.reports.contains(&f.kind) {
+                return false;
+            }
             let names: Vec<&str> = if e.innermost {
                 vec![f.function.as_str()]
             } else {
@@ -193,6 +213,29 @@ pub fn findings(errors: &[MemcheckError]) -> (Vec<(String, Finding)>, usize) {
             k if k.starts_with("Invalid") => "memory",
             _ => "other",
         };
+        // Undefined bits that valgrind traces to memory never written (a stack or heap
+        // allocation), not to the secrets the harness marked (a client request). Such a
+        // report says nothing about the secret, and hides whatever the secret does at the
+        // same place: memcheck keeps one origin per value.
+        let origin = e
+            .origin
+            .as_ref()
+            .filter(|o| matches!(kind, "branch" | "index" | "value") && !o.is_client_request())
+            .map(|o| {
+                let place = o
+                    .stack
+                    .iter()
+                    .find(|f| is_name(&f.function))
+                    .map(|f| match &f.location {
+                        Some(l) => format!(" in {} ({l})", f.function),
+                        None => format!(" in {}", f.function),
+                    })
+                    .unwrap_or_default();
+                let what = o.what.rsplit_once("created by ").map_or(o.what.as_str(), |(_, w)| w);
+                let article = if kind == "index" { "an" } else { "a" };
+                format!("{what}{place}; memcheck saw {article} {kind}")
+            });
+        let kind = if origin.is_some() { "uninitialised" } else { kind };
         let inner = &e.stack[..at];
         // The innermost named function, and the line of the report: the innermost frame's
         // line when it has one (an inlined helper inside that function), never a line of a
@@ -217,6 +260,7 @@ pub fn findings(errors: &[MemcheckError]) -> (Vec<(String, Finding)>, usize) {
                 location,
                 count: e.count,
                 stack,
+                origin,
                 declared: None,
                 declared_source: None,
             },
@@ -290,6 +334,9 @@ pub fn memcheck(
                 "--error-limit=no".into(),
                 "--num-callers=40".into(),
                 "--read-inline-info=yes".into(),
+                // Where each undefined value came from: the marked secret, or memory the
+                // code never wrote.
+                "--track-origins=yes".into(),
                 bin.display().to_string(),
                 "ct-memcheck".into(),
                 "--subject".into(),
@@ -423,6 +470,7 @@ pub fn verdict(memcheck: &Value, dudect: &[&Value], timing_declared: bool) -> &'
     let mc_leak = any(&["branch", "index"]);
     let mc_bug = any(&["memory"]);
     let mc_value = any(&["value", "other"]);
+    let mc_uninit = any(&["uninitialised"]);
     let declared = any(&["public", "rejection"]);
     let dd_any_leak = dudect.iter().any(|d| d["status"] == "leak");
     let dd_inconclusive = dd_any_leak && timing_declared;
@@ -436,6 +484,10 @@ pub fn verdict(memcheck: &Value, dudect: &[&Value], timing_declared: bool) -> &'
         (true, true) => "leak (both methods)",
         (true, false) => "leak (memcheck)",
         (false, true) => "timing difference (dudect)",
+        // memcheck is blind where memory never written mixes with the secret.
+        _ if mc_uninit && dd_inconclusive => "inconclusive (memcheck: memory never written; dudect: declared timing)",
+        _ if mc_uninit && dd_ok => "no leak found by dudect (memcheck: memory never written)",
+        _ if mc_uninit => "memcheck: memory never written",
         _ if mc_value && dd_ok => "no branch or address (memcheck: value reports)",
         _ if mc_value => "value reports only (memcheck)",
         _ if mc_ok && dd_ok && (declared || dd_inconclusive) => "no leak found (declared public values aside)",
@@ -515,6 +567,7 @@ mod tests {
             },
             stack,
             count: 2,
+            origin: None,
         };
         let errors = vec![
             // An inlined helper's line inside a named function.
@@ -563,9 +616,36 @@ mod tests {
                 frame("cryptoscope_ct_op_decaps", None),
             ],
             count: 99_400,
+            origin: None,
         };
         let (f, _) = findings(&[shift]);
         assert_eq!(f[0].1.kind, "value");
+        // With --track-origins: undefined bits from the marked secret stay a branch; from a
+        // stack allocation never written, they are "uninitialised", with the place.
+        let traced = |what: &str| MemcheckError {
+            kind: "UninitCondition".into(),
+            what: "Conditional jump or move depends on uninitialised value(s)".into(),
+            stack: vec![
+                frame("pk_gen", Some("pk_gen.c:304")),
+                frame("cryptoscope_ct_op_keypair", None),
+            ],
+            count: 3,
+            origin: Some(cryptoscope_measure::memcheck::Origin {
+                what: what.into(),
+                stack: vec![frame("???", None), frame("genpoly_gen", Some("sk_gen.c:55"))],
+            }),
+        };
+        let (f, _) = findings(&[
+            traced("Uninitialised value was created by a client request"),
+            traced("Uninitialised value was created by a stack allocation"),
+        ]);
+        assert_eq!(f[0].1.kind, "branch");
+        assert_eq!(f[0].1.origin, None);
+        assert_eq!(f[1].1.kind, "uninitialised");
+        assert_eq!(
+            f[1].1.origin.as_deref(),
+            Some("a stack allocation in genpoly_gen (sk_gen.c:55); memcheck saw a branch")
+        );
         assert_eq!(value_size("Use of uninitialised value of size 8"), Some(8));
         assert_eq!(
             value_size("Conditional jump or move depends on uninitialised value(s)"),
@@ -580,6 +660,7 @@ mod tests {
             location: None,
             count,
             stack: Vec::new(),
+            origin: None,
             declared: None,
             declared_source: None,
         }
@@ -592,6 +673,7 @@ mod tests {
             location: None,
             count: 7,
             stack: stack.iter().map(|s| s.to_string()).collect(),
+            origin: None,
             declared: None,
             declared_source: None,
         }
@@ -654,6 +736,16 @@ mod tests {
         assert_eq!((f[0].kind.as_str(), f[1].kind.as_str()), ("rejection", "branch"));
         assert!(declared_timing(&decls, "sntrup761", "keypair").is_some());
         assert!(declared_timing(&decls, "sntrup761", "encaps").is_none());
+        // `reports`: Classic McEliece's rejection tests in pk_gen are branches; a value in
+        // the same function (a shift by the secret pivot) is not covered.
+        let mut f = vec![
+            at("branch", &["PQCLEAN_MCELIECE348864F_CLEAN_pk_gen"]),
+            at("value", &["mov_columns", "PQCLEAN_MCELIECE348864F_CLEAN_pk_gen"]),
+            at("branch", &["mov_columns", "PQCLEAN_MCELIECE348864F_CLEAN_pk_gen"]),
+        ];
+        declare(&decls, "Classic-McEliece-348864f", "keypair", &mut f);
+        let kinds: Vec<&str> = f.iter().map(|x| x.kind.as_str()).collect();
+        assert_eq!(kinds, ["rejection", "value", "rejection"]);
     }
 
     #[test]
@@ -734,6 +826,20 @@ mod tests {
             "no branch or address (memcheck: value reports)"
         );
         assert_eq!(verdict(&value, &[&leak], false), "timing difference (dudect)");
+        let uninit = serde_json::json!({"status": "findings", "findings": [{"kind": "uninitialised"}]});
+        assert_eq!(
+            verdict(&uninit, &[&pass], false),
+            "no leak found by dudect (memcheck: memory never written)"
+        );
+        assert_eq!(verdict(&uninit, &[], false), "memcheck: memory never written");
+        // Neither method can speak when dudect's difference is a declared one.
+        assert_eq!(
+            verdict(&uninit, &[&leak], true),
+            "inconclusive (memcheck: memory never written; dudect: declared timing)"
+        );
+        let both =
+            serde_json::json!({"status": "findings", "findings": [{"kind": "uninitialised"}, {"kind": "index"}]});
+        assert_eq!(verdict(&both, &[&pass], false), "leak (memcheck)");
         let decided = serde_json::json!({"status": "clean", "findings": [{"kind": "decision"}]});
         assert_eq!(verdict(&decided, &[&pass], false), "no leak found");
     }

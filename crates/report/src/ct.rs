@@ -40,7 +40,16 @@ fn memcheck_cell(m: &Value) -> String {
             let f = m["findings"].as_array().cloned().unwrap_or_default();
             let count = |k: &str| f.iter().filter(|x| x["kind"] == k).count();
             let mut parts = Vec::new();
-            for k in ["branch", "index", "value", "memory", "other", "public", "rejection"] {
+            for k in [
+                "branch",
+                "index",
+                "value",
+                "uninitialised",
+                "memory",
+                "other",
+                "public",
+                "rejection",
+            ] {
                 let n = count(k);
                 if n > 0 {
                     parts.push(format!("{n} {k}"));
@@ -154,6 +163,10 @@ pub fn rows(apps: &[AppResult], all_findings: bool) -> (Vec<&'static str>, Vec<V
                 let what = match x["kind"].as_str().unwrap_or("?") {
                     "decision" => "accept/reject decision (a branch on the verification result)".to_string(),
                     "value" => "value (not an address or branch)".to_string(),
+                    "uninitialised" => format!(
+                        "memory never written, not the secret ({})",
+                        x["origin"].as_str().unwrap_or("origin unknown")
+                    ),
                     k => format!("secret-dependent {k}"),
                 };
                 notes.push(format!(
@@ -177,7 +190,7 @@ pub fn rows(apps: &[AppResult], all_findings: bool) -> (Vec<&'static str>, Vec<V
 /// What the columns mean.
 pub const LEGEND: &str = "memcheck: distinct secret-dependent branches and memory indices found by valgrind with the \
 secrets marked undefined (a \"branch\" is memcheck's \"conditional jump or move\": a conditional move on a secret, \
-constant-time on current x86, is reported too, so look at the code; a \"value\" is another operand memcheck wants defined, e.g. an AVX2 shift count: a register, not an address; in an AEAD open, branches reached once per call are its \"decision\": the verification result, public by definition, tested where it is made and on its way out; a byte-by-byte tag compare branches once per byte and stays a branch; \"public\" and \"rejection\" are what reference/ct-declassified.json declares with the specification's words: a public key, a public matrix seed's expansion, the test of a discarded candidate). dudect |t|: Welch's t between fixed and random secret inputs (the largest over the cropped \
+constant-time on current x86, is reported too, so look at the code; a \"value\" is another operand memcheck wants defined, e.g. an AVX2 shift count: a register, not an address; \"uninitialised\" is a branch, index or value whose undefined bits valgrind traces (--track-origins) to memory the implementation never wrote, not to the marked secret: a read of uninitialised memory, and a place where memcheck cannot see the secret, since it keeps one origin per value; in an AEAD open, branches reached once per call are its \"decision\": the verification result, public by definition, tested where it is made and on its way out; a byte-by-byte tag compare branches once per byte and stays a branch; \"public\" and \"rejection\" are what reference/ct-declassified.json declares with the specification's words: a public key, a public matrix seed's expansion, the test of a discarded candidate). dudect |t|: Welch's t between fixed and random secret inputs (the largest over the cropped \
 and second-order tests); above 4.5 it is measured again, and \"a / b\" means both runs agreed on a leak; \"declared\" means a declared public value makes the time vary, so dudect cannot tell a leak from it here (inconclusive, not counted).";
 
 /// The audit table and, under it, every finding with its function and source line.
