@@ -164,7 +164,7 @@ pub fn rows(apps: &[AppResult], all_findings: bool) -> (Vec<&'static str>, Vec<V
                     "decision" => "accept/reject decision (a branch on the verification result)".to_string(),
                     "value" => "value (not an address or branch)".to_string(),
                     "uninitialised" => format!(
-                        "memory never written, not the secret ({})",
+                        "traced to memory never written ({}; memcheck keeps one origin per value, so the secret may reach it too)",
                         x["origin"].as_str().unwrap_or("origin unknown")
                     ),
                     k => format!("secret-dependent {k}"),
@@ -190,7 +190,7 @@ pub fn rows(apps: &[AppResult], all_findings: bool) -> (Vec<&'static str>, Vec<V
 /// What the columns mean.
 pub const LEGEND: &str = "memcheck: distinct secret-dependent branches and memory indices found by valgrind with the \
 secrets marked undefined (a \"branch\" is memcheck's \"conditional jump or move\": a conditional move on a secret, \
-constant-time on current x86, is reported too, so look at the code; a \"value\" is another operand memcheck wants defined, e.g. an AVX2 shift count: a register, not an address; \"uninitialised\" is a branch, index or value whose undefined bits valgrind traces (--track-origins) to memory the implementation never wrote, not to the marked secret: a read of uninitialised memory, and a place where memcheck cannot see the secret, since it keeps one origin per value; in an AEAD open, branches reached once per call are its \"decision\": the verification result, public by definition, tested where it is made and on its way out; a byte-by-byte tag compare branches once per byte and stays a branch; \"public\" and \"rejection\" are what reference/ct-declassified.json declares with the specification's words: a public key, a public matrix seed's expansion, the test of a discarded candidate). dudect |t|: Welch's t between fixed and random secret inputs (the largest over the cropped \
+constant-time on current x86, is reported too, so look at the code; a \"value\" is another operand memcheck wants defined, e.g. an AVX2 shift count: a register, not an address; \"uninitialised\" is a branch, index or value whose undefined bits valgrind traces (--track-origins) to memory the implementation never wrote rather than to the marked secret: a read of uninitialised memory, and a place where memcheck cannot judge the secret, since it keeps one origin per value (dudect then decides); in an AEAD open, branches reached once per call are its \"decision\": the verification result, public by definition, tested where it is made and on its way out; a byte-by-byte tag compare branches once per byte and stays a branch; \"public\" and \"rejection\" are what reference/ct-declassified.json declares with the specification's words: a public key, a public matrix seed's expansion, the test of a discarded candidate). dudect |t|: Welch's t between fixed and random secret inputs (the largest over the cropped \
 and second-order tests); above 4.5 it is measured again, and \"a / b\" means both runs agreed on a leak; \"declared\" means a declared public value makes the time vary, so dudect cannot tell a leak from it here (inconclusive, not counted).";
 
 /// The audit table and, under it, every finding with its function and source line.
