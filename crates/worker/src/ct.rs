@@ -342,6 +342,23 @@ fn read_material(path: &std::path::Path, d: &cryptoscope_catalogue::Descriptor) 
     ))
 }
 
+/// A KEM's or key exchange's `keypair(pk, sk)`.
+type KeypairFn<'a> = dyn FnMut(&mut [u8], &mut [u8]) -> Result<(), cryptoscope_catalogue::OpError> + 'a;
+
+/// Key generation (KEM or key exchange) once, with the randomness it draws marked secret;
+/// the keys it writes are made defined again. Returns what was marked.
+fn keypair_with_secret_randomness(
+    d: &cryptoscope_catalogue::Descriptor,
+    keypair: &mut KeypairFn,
+) -> Result<String, String> {
+    let (mut pk, mut sk) = (vec![0u8; d.sizes.public_key], vec![0u8; d.sizes.secret_key]);
+    let (r, drawn) = with_secret_randomness(|| cryptoscope_ct_op_keypair(&mut || keypair(&mut pk, &mut sk)));
+    public(&pk);
+    public(&sk);
+    r?;
+    Ok(format!("the randomness key generation drew ({drawn} bytes)"))
+}
+
 /// Memcheck mode: runs each operation once with its secrets marked. The parent reads
 /// valgrind's XML; this returns what was marked, per operation. KEMs take their key pair
 /// and ciphertext from `material` when given.
@@ -353,16 +370,7 @@ pub fn memcheck(s: &Subject, ops: &[String], material: Option<&std::path::Path>)
     let mut done = Vec::new();
     for op in ops {
         let secret_what: String = match (s, op.as_str()) {
-            (Subject::Kem(k), "keypair") => {
-                let s = &d.sizes;
-                let (mut pk, mut sk) = (vec![0u8; s.public_key], vec![0u8; s.secret_key]);
-                let (r, drawn) =
-                    with_secret_randomness(|| cryptoscope_ct_op_keypair(&mut || k.keypair(&mut pk, &mut sk)));
-                public(&pk);
-                public(&sk);
-                r?;
-                format!("the randomness key generation drew ({drawn} bytes)")
-            }
+            (Subject::Kem(k), "keypair") => keypair_with_secret_randomness(d, &mut |pk, sk| k.keypair(pk, sk))?,
             (Subject::Kem(k), "encaps") => {
                 let pk = match material {
                     Some(p) => read_material(p, d)?.0,
@@ -376,16 +384,7 @@ pub fn memcheck(s: &Subject, ops: &[String], material: Option<&std::path::Path>)
                 r?;
                 format!("the randomness encapsulation drew ({drawn} bytes)")
             }
-            (Subject::Kex(k), "keypair") => {
-                let s = &d.sizes;
-                let (mut pk, mut sk) = (vec![0u8; s.public_key], vec![0u8; s.secret_key]);
-                let (r, drawn) =
-                    with_secret_randomness(|| cryptoscope_ct_op_keypair(&mut || k.keypair(&mut pk, &mut sk)));
-                public(&pk);
-                public(&sk);
-                r?;
-                format!("the randomness key generation drew ({drawn} bytes)")
-            }
+            (Subject::Kex(k), "keypair") => keypair_with_secret_randomness(d, &mut |pk, sk| k.keypair(pk, sk))?,
             (Subject::Kem(k), "decaps" | "decaps-rejected") => {
                 let (_pk, sk, ct) = match material {
                     Some(p) => read_material(p, d)?,
