@@ -148,8 +148,11 @@ fn the_cipher_suite_measures_each_function_and_marks_secret_tables() {
         assert!(measured(s, "keysched") > 0.0);
         assert!(measured(s, &format!("block:{block}")) > 0.0);
         assert!(measured(s, "ecb:4096") > 0.0 && measured(s, "ctr:4096") > 0.0);
+        // An inner function can cost less than the timer's overhead varies by: its corrected
+        // median may then be 0 on a busy machine (seen once in CI), never negative.
         for f in c["functions"].as_array().unwrap() {
-            assert!(measured(s, &format!("{}:{}", f.as_str().unwrap(), block * batch)) > 0.0);
+            let op = format!("{}:{}", f.as_str().unwrap(), block * batch);
+            assert!(measured(s, &op) >= 0.0, "{s} {op}");
         }
         // Tables indexed by secret data: the naive and table strategies, and only they.
         let strategy = r["implementation"].as_str().unwrap();
