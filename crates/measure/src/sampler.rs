@@ -201,11 +201,28 @@ mod tests {
 
     /// A synthetic subject that becomes twice as slow half-way: through the real sampler
     /// and the run's shift detector, the change is found where it happened, and every
-    /// sample carries its time.
+    /// sample carries its time. The machine is shared with the rest of the test suite, so
+    /// a neighbour can add a shift of its own (seen in CI: a slow patch just before the
+    /// middle, then a drop); the step is looked for among all the shifts found, and the
+    /// measurement is taken up to three times before the test fails.
     #[test]
     fn a_subject_that_slows_down_half_way_is_flagged_when_it_happened() {
-        let clock = Clock::new(ClockChoice::Tsc);
         let n = 400;
+        let mut tries = Vec::new();
+        for _ in 0..3 {
+            match slow_down_half_way(n) {
+                Ok(()) => return,
+                Err(e) => tries.push(e),
+            }
+        }
+        panic!(
+            "the step at sample {} was not found in 3 measurements: {tries:#?}",
+            n / 2
+        );
+    }
+
+    fn slow_down_half_way(n: usize) -> Result<(), String> {
+        let clock = Clock::new(ClockChoice::Tsc);
         let plan = Plan {
             min_samples: n,
             max_samples: n,
@@ -225,19 +242,20 @@ mod tests {
             Ok(())
         })
         .unwrap();
+        // What holds on any machine, however busy.
         assert_eq!(s.ns.len(), n);
         assert_eq!(s.t_ns.len(), n);
         assert!(s.t_ns.windows(2).all(|w| w[1] > w[0]), "sample times increase");
         assert!(s.started_unix_ms > 1.6e12, "a wall-clock start");
+        // What a neighbour can disturb.
         let shifts = crate::shifts::level_shifts(&s.ns, 0.10);
-        let half = shifts
+        let step = shifts
             .iter()
-            .find(|sh| (n / 2 - 20..=n / 2 + 20).contains(&sh.at))
-            .unwrap_or_else(|| panic!("no shift near sample {}: {shifts:?}", n / 2));
-        let ratio = half.after / half.before;
-        assert!((1.5..2.6).contains(&ratio), "{ratio}");
+            .find(|sh| (n / 2 - 20..=n / 2 + 20).contains(&sh.at) && (1.5..2.6).contains(&(sh.after / sh.before)))
+            .ok_or_else(|| format!("no rise of 1.5 to 2.6 times near sample {}: {shifts:?}", n / 2))?;
         // The slow half starts after the fast half's time.
-        assert!(s.t_ns[half.at] > s.t_ns[n / 2 - 21]);
+        assert!(s.t_ns[step.at] > s.t_ns[n / 2 - 21]);
+        Ok(())
     }
 
     #[test]
