@@ -50,6 +50,70 @@ fn audit_with(args: &[&str], samples: &str, budget: &str) -> Vec<Value> {
         .collect()
 }
 
+/// dudect alone, again, on one subject (`ALG/provider/impl`): its items.
+fn dudect_again(subject: &str, samples: &str, budget: &str) -> Vec<Value> {
+    let parts: Vec<&str> = subject.split('/').collect();
+    let [alg, provider, imp] = parts[..] else {
+        panic!("subject name {subject}")
+    };
+    audit_with(
+        &[
+            "--alg",
+            alg,
+            "--provider",
+            provider,
+            "--impl",
+            imp,
+            "--method",
+            "dudect",
+        ],
+        samples,
+        budget,
+    )
+}
+
+fn dudect_leaks(item: &Value, temps: &[&str]) -> Vec<bool> {
+    temps.iter().map(|t| item["dudect"][t]["status"] == "leak").collect()
+}
+
+/// On a shared 2-vCPU guest about one dudect test in 80 of code memcheck finds clean shows
+/// a confirmed |t| > 4.5 (BENCHMARKS.md, "Constant-time audit"), and a run here holds a
+/// dozen such tests. Where dudect must find no leak, a subject it flags in `first` is
+/// measured twice more, and the test fails only if every run flags it: a real leak shows
+/// every time (the calibrated ones at |t| 11 and more).
+fn assert_dudect_passes(first: &Value, subject: &str, op: &str, temps: &[&str], samples: &str, budget: &str) {
+    let mut seen = vec![first.clone()];
+    for _ in 0..2 {
+        if !dudect_leaks(seen.last().unwrap(), temps).contains(&true) {
+            return;
+        }
+        let again = dudect_again(subject, samples, budget);
+        seen.push(find(&again, subject, op).clone());
+    }
+    if dudect_leaks(seen.last().unwrap(), temps).contains(&true) {
+        let d: Vec<&Value> = seen.iter().map(|v| &v["dudect"]).collect();
+        panic!("dudect flags {subject} {op} ({temps:?}) in each of 3 runs: {d:#?}");
+    }
+}
+
+/// Where dudect must find a leak: a subject it does not flag in `first` is measured twice
+/// more, and the test fails only if no run flags it (a busy machine can drown a small
+/// difference in one run, as it did the early-exit tag compare's at 20,000 calls).
+fn assert_dudect_flags(first: &Value, subject: &str, op: &str, temps: &[&str], samples: &str, budget: &str) {
+    let mut seen = vec![first.clone()];
+    for _ in 0..2 {
+        if dudect_leaks(seen.last().unwrap(), temps).contains(&true) {
+            return;
+        }
+        let again = dudect_again(subject, samples, budget);
+        seen.push(find(&again, subject, op).clone());
+    }
+    if !dudect_leaks(seen.last().unwrap(), temps).contains(&true) {
+        let d: Vec<&Value> = seen.iter().map(|v| &v["dudect"]).collect();
+        panic!("dudect does not flag {subject} {op} ({temps:?}) in any of 3 runs: {d:#?}");
+    }
+}
+
 fn find<'a>(items: &'a [Value], subject: &str, op: &str) -> &'a Value {
     items
         .iter()
@@ -76,7 +140,14 @@ fn an_early_exit_compare_is_flagged_by_both_methods_and_its_fix_passes() {
     assert_eq!(leaky["verdict"], "leak (both methods)");
     let fixed = find(&items, "SHA-256/testbed/constant-compare", "hash");
     assert_eq!(fixed["memcheck"]["status"], "clean", "{fixed}");
-    assert_ne!(fixed["dudect"]["warm"]["status"], "leak", "{fixed}");
+    assert_dudect_passes(
+        fixed,
+        "SHA-256/testbed/constant-compare",
+        "hash",
+        &["warm"],
+        "20000",
+        "2",
+    );
     // A speed run of the same subjects shows the leak beside the numbers.
     let o = cryptoscope()
         .args([
@@ -101,6 +172,8 @@ fn an_early_exit_compare_is_flagged_by_both_methods_and_its_fix_passes() {
         out.contains("SHA-256/testbed/early-exit hash: leak (both methods)"),
         "{out}"
     );
+    // (The latest audit of each subject counts: a dudect run above that flagged the
+    // branch-free compare was followed by one that did not.)
     assert!(!out.contains("constant-compare hash: "), "{out}");
 }
 
@@ -134,14 +207,32 @@ fn an_early_exit_tag_compare_is_flagged_and_its_fix_passes() {
                 .all(|x| x["kind"] == "decision" && x["count"] == 1),
             "{op}: {fixed}"
         );
-        assert_ne!(fixed["dudect"]["warm"]["status"], "leak", "{op}: {fixed}");
-        assert_eq!(fixed["verdict"], "no leak found", "{op}: {fixed}");
+        assert_dudect_passes(
+            fixed,
+            "ChaCha20-Poly1305/testbed/constant-tag",
+            op,
+            &["warm"],
+            "100000",
+            "4",
+        );
+        if fixed["dudect"]["warm"]["status"] != "leak" {
+            assert_eq!(fixed["verdict"], "no leak found", "{op}: {fixed}");
+        }
     }
     // dudect's forged-tag test: the wrong last byte takes all 16 comparisons, a random tag
     // one; the early exit shows in the timing.
     let forged = find(&items, "ChaCha20-Poly1305/testbed/early-exit-tag", "open-forged");
-    assert_eq!(forged["dudect"]["warm"]["status"], "leak", "{forged}");
-    assert_eq!(forged["verdict"], "leak (both methods)");
+    assert_dudect_flags(
+        forged,
+        "ChaCha20-Poly1305/testbed/early-exit-tag",
+        "open-forged",
+        &["warm"],
+        "100000",
+        "4",
+    );
+    if forged["dudect"]["warm"]["status"] == "leak" {
+        assert_eq!(forged["verdict"], "leak (both methods)");
+    }
     // Sealing involves no comparison: both pass.
     for s in ["early-exit-tag", "constant-tag"] {
         let seal = find(&items, &format!("ChaCha20-Poly1305/testbed/{s}"), "seal");
@@ -174,17 +265,19 @@ fn table_strategies_are_flagged_and_bitsliced_ones_pass() {
     assert!(!findings(ks).is_empty(), "{ks}");
     // The dudect calibration: GIFT-64's table strategy shows in its timing.
     let g = find(&items, "GIFT-64/cryptoscope/table", "encrypt");
-    assert!(
-        g["dudect"]["warm"]["status"] == "leak" || g["dudect"]["cold"]["status"] == "leak",
-        "{g}"
+    assert_dudect_flags(
+        g,
+        "GIFT-64/cryptoscope/table",
+        "encrypt",
+        &["warm", "cold"],
+        "20000",
+        "2",
     );
     for s in ["GIFT-64/cryptoscope/bitsliced-avx2", "GIFT-64/cryptoscope/fixsliced"] {
         for op in ["key-schedule", "encrypt"] {
             let e = find(&items, s, op);
             assert_eq!(e["memcheck"]["status"], "clean", "{s} {op}: {e}");
-            for temp in ["warm", "cold"] {
-                assert_ne!(e["dudect"][temp]["status"], "leak", "{s} {op} {temp}: {e}");
-            }
+            assert_dudect_passes(e, s, op, &["warm", "cold"], "20000", "2");
         }
     }
     // Camellia in AES-NI: its encryption passes memcheck.
@@ -219,7 +312,7 @@ fn key_generation_and_encapsulation_are_audited_with_marked_randomness() {
     let enc = find(&items, "ML-KEM-768/pqclean/clean", "encaps");
     assert_eq!(enc["memcheck"]["status"], "clean", "{enc}");
     assert!(findings(enc).is_empty(), "{enc}");
-    assert_ne!(enc["dudect"]["warm"]["status"], "leak", "{enc}");
+    assert_dudect_passes(enc, "ML-KEM-768/pqclean/clean", "encaps", &["warm"], "20000", "2");
     // AWS-LC draws its own randomness: only decapsulation can be audited.
     let o = cryptoscope()
         .args([
