@@ -506,6 +506,8 @@ pub fn verdict(memcheck: &Value, dudect: &[&Value], timing_declared: bool) -> &'
         _ if mc_value => "value reports only (memcheck)",
         _ if mc_ok && dd_ok && (declared || dd_inconclusive) => "no leak found (declared public values aside)",
         _ if mc_ok && dd_ok => "no leak found",
+        // dudect alone, and its only difference is a declared one: it cannot speak.
+        _ if !mc_ok && dd_inconclusive => "inconclusive (dudect: declared timing)",
         _ if mc_ok || dd_ok => "no leak found (one method)",
         _ => "not audited",
     }
@@ -804,6 +806,11 @@ mod tests {
         );
         assert_eq!(verdict(&public, &[&leak], false), "timing difference (dudect)");
         assert_eq!(verdict(&branch, &[&leak], true), "leak (memcheck)");
+        // dudect alone (--method dudect): a declared difference leaves nothing to say.
+        let none = serde_json::Value::Null;
+        assert_eq!(verdict(&none, &[&leak], true), "inconclusive (dudect: declared timing)");
+        assert_eq!(verdict(&none, &[&pass], true), "no leak found (one method)");
+        assert_eq!(verdict(&none, &[&leak], false), "timing difference (dudect)");
     }
 
     #[test]
