@@ -777,25 +777,45 @@ fn transfer(
         .stderr(Stdio::null());
     let mut server = server.spawn().context("cannot start iperf3")?;
     std::thread::sleep(Duration::from_millis(300));
-    let (a0, b0) = r.map(|r| (cpu_of(&r.pids_a), cpu_of(&r.pids_b))).unwrap_or_default();
-    let mut cmd = n.wrap('a', Path::new("iperf3"));
-    cmd.args([
-        "--connect-timeout",
-        "15000",
-        "-c",
-        target,
-        "-p",
-        &port.to_string(),
-        "-n",
-        &bytes.to_string(),
-        "-J",
-        "-F",
-    ])
-    .arg(file);
-    if let Some(s) = source {
-        cmd.args(["-B", s]);
+    let client = || {
+        let mut cmd = n.wrap('a', Path::new("iperf3"));
+        cmd.args([
+            "--connect-timeout",
+            "15000",
+            "-c",
+            target,
+            "-p",
+            &port.to_string(),
+            "-n",
+            &bytes.to_string(),
+            "-J",
+            "-F",
+        ])
+        .arg(file);
+        if let Some(s) = source {
+            cmd.args(["-B", s]);
+        }
+        cmd.output().context("cannot run iperf3")
+    };
+    let (mut a0, mut b0) = r.map(|r| (cpu_of(&r.pids_a), cpu_of(&r.pids_b))).unwrap_or_default();
+    let mut out = client();
+    // A server not yet listening (a busy machine can take longer than the 300 ms to start
+    // it) refuses at once: asked again, up to five times in all. The one-off server still
+    // waits for its first client.
+    for _ in 0..4 {
+        let refused = out.as_ref().is_ok_and(|o| {
+            serde_json::from_slice::<Value>(&o.stdout)
+                .ok()
+                .and_then(|v| v["error"].as_str().map(|e| e.contains("Connection refused")))
+                .unwrap_or(false)
+        });
+        if !refused {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+        (a0, b0) = r.map(|r| (cpu_of(&r.pids_a), cpu_of(&r.pids_b))).unwrap_or_default();
+        out = client();
     }
-    let out = cmd.output().context("cannot run iperf3");
     let (a1, b1) = r.map(|r| (cpu_of(&r.pids_a), cpu_of(&r.pids_b))).unwrap_or_default();
     let _ = server.kill();
     let _ = server.wait();

@@ -237,12 +237,13 @@ fn namespaces_with_a_rate_limit_and_nothing_left_after_ctrl_c() {
     assert!(namespaces_left().is_empty(), "{:?}", namespaces_left());
 
     // Ctrl-C in the middle of a configuration: servers, clients and namespaces go, the
-    // first configuration's result is kept, exit status 1.
+    // first configuration's result is kept, exit status 1. The signal follows the second
+    // configuration's progress line (a fixed delay was outrun by a busy machine's setup).
+    use std::io::BufRead;
     use std::os::unix::process::CommandExt;
-    let child = std::process::Command::new(bin())
+    let mut child = std::process::Command::new(bin())
         .args([
             "tls",
-            "--quiet",
             "--netns",
             "--duration",
             "3",
@@ -260,11 +261,28 @@ fn namespaces_with_a_rate_limit_and_nothing_left_after_ctrl_c() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(5000));
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut seen = String::new();
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.starts_with("[2/3]") {
+                tx.send(()).ok();
+            }
+            seen.push_str(&line);
+            seen.push('\n');
+        }
+        seen
+    });
+    let second = rx.recv_timeout(std::time::Duration::from_secs(120));
+    // Half-way through the second configuration's 3 s.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
     unsafe { libc::killpg(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}\n{}", stdout_of(&out), stderr_of(&out));
-    assert!(stderr_of(&out).contains("interrupted"), "{}", stderr_of(&out));
+    let err = reader.join().unwrap();
+    assert!(second.is_ok(), "no second configuration within 120 s: {err}");
+    assert_eq!(out.status.code(), Some(1), "{}\n{err}", stdout_of(&out));
+    assert!(err.contains("interrupted"), "{err}");
     assert!(
         stdout_of(&out).contains("X25519"),
         "the finished configuration is reported: {}",
@@ -344,9 +362,12 @@ fn a_count_instead_of_a_duration() {
     assert!(out.status.success(), "{}\n{}", stdout_of(&out), stderr_of(&out));
     let r = &rows(&json)[0];
     let n = r["measurement"]["handshakes"].as_u64().unwrap();
-    // The window closes once 60 handshakes completed in it (checked every 2 ms, so a few
-    // more may land before it closes; one finishing at its opening may be left out).
-    assert!((55..=90).contains(&n), "{n}: {r}");
+    // The window closes once 60 handshakes completed in it (checked every 2 ms, so more
+    // may land before it closes; one finishing at its opening may be left out).
+    // The upper bound allows the 2 ms check to wake up about 100 ms late on a busy guest
+    // (up to 3,000 handshakes a second here, BENCHMARKS.md); a window of the default 10 s
+    // would hold tens of thousands.
+    assert!((55..=400).contains(&n), "{n}: {r}");
     assert!(
         stdout_of(&out).contains("60 handshakes measured"),
         "{}",

@@ -238,9 +238,10 @@ fn every_tunnel_keeps_serving_under_hostile_traffic() {
                 assert!(n(k) > 0, "{tunnel}: no {k}: {t}");
             }
             assert!(n("tcp_refused_or_failed") * 10 <= n("tcp_garbage"), "{t}");
-            // A new login got through while the stalled connections held their slots.
+            // A new login got through while the stalled connections held their slots
+            // (0.4-1.1 s here; up to five tries, so a busy guest may take much longer).
             let login = h["new_login_s"].as_f64().unwrap();
-            assert!(login > 0.0 && login < 20.0, "{h}");
+            assert!(login > 0.0 && login < 60.0, "{h}");
             assert!(h["ping"].is_null());
         } else {
             assert!(

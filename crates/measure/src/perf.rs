@@ -206,12 +206,19 @@ mod tests {
             .expect("task-clock is available on Linux");
         let a = c.read();
         let t = std::time::Instant::now();
-        while t.elapsed() < std::time::Duration::from_millis(20) {
-            std::hint::spin_loop();
+        // task-clock counts nanoseconds of this thread's CPU time. Spin until it shows 1 ms
+        // (on a loaded machine the thread may wait for its CPU), for at most 5 s of wall
+        // time: a counter that does not move fails.
+        let mut b = a;
+        while b - a < 1_000_000 && t.elapsed() < std::time::Duration::from_secs(5) {
+            for _ in 0..1000 {
+                std::hint::spin_loop();
+            }
+            b = c.read();
         }
-        let b = c.read();
-        // task-clock counts nanoseconds of this thread's CPU time; on a loaded machine the
-        // thread may not run the whole 20 ms, but it runs for more than 1 ms of it.
-        assert!(b - a >= 1_000_000, "{a} -> {b}");
+        let wall = t.elapsed().as_nanos() as u64;
+        assert!(b - a >= 1_000_000, "{a} -> {b} in {wall} ns");
+        // One thread's CPU time cannot exceed the wall time it spanned (plus the reads).
+        assert!(b - a <= wall + 1_000_000, "{a} -> {b} in {wall} ns");
     }
 }

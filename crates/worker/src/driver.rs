@@ -870,10 +870,15 @@ pub fn scale_subject(subject: &Subject, op: Operation, threads: usize, duration:
             ..
         } = prep.map_err(|e| format!("preparing inputs: {e}"))?;
         let mut n = 0u64;
+        // At least one call per thread, however late the thread starts (a busy machine
+        // may not schedule it inside a short window); the stop finishes the call in progress.
         let mut run = |f: &mut dyn FnMut() -> Result<(), cryptoscope_catalogue::OpError>| {
-            while !stop.load(Ordering::Relaxed) {
+            loop {
                 f().map_err(|e| e.to_string())?;
                 n += 1;
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
             }
             Ok::<(), String>(())
         };
