@@ -140,4 +140,11 @@ for name, plan in [
                      warmup=dict(secs=0, nanos=20000000), floor_samples=50)),
 ]:
     write("plan", name, json.dumps(plan, separators=(",", ":")))
+# secrets: command lines as `run --db ...` records them (first byte: which argument gets the
+# canary; then the arguments, NUL-separated), with every form of secret the scrubber knows.
+write("secrets", "command_line", b"\x03" + b"\0".join([
+    b"cryptoscope", b"run", b"--db", b"postgresql://bench:p@ss/w:rd@127.0.0.1:5432/postgres?password=x&sslmode=disable",
+    b"--api-token=abc", b"--key-file", b"k.pem", b"host=h password='a \\' b' dbname=d",
+]))
+write("secrets", "assignments", b"\x00PGPASSWORD=x GITHUB_TOKEN=y a=https://u:v@h b=postgres://w:z@k")
 print("seeds written under", SEEDS)

@@ -97,7 +97,7 @@ for t in "${targets[@]}"; do
   # Dictionary: the target's own words, plus JSON's for the JSON formats.
   dict="$work/dict"
   case $t in
-    hash_vectors | extremely_long | callgrind) cat "fuzz/dict/$t.dict" >"$dict" ;;
+    hash_vectors | extremely_long | callgrind | secrets) cat "fuzz/dict/$t.dict" >"$dict" ;;
     validate_dir) cat fuzz/dict/json.dict fuzz/dict/vector_json.dict >"$dict" ;;
     *) cat fuzz/dict/json.dict "fuzz/dict/$t.dict" >"$dict" ;;
   esac

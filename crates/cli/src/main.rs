@@ -33,7 +33,7 @@ use cryptoscope_measure::sampler::Plan;
 use cryptoscope_report::{table, GateStatus, ResultRow, RunFile, SCHEMA};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Visits per subject in `run` unless `--rounds` says otherwise: enough for `compare` to
@@ -1237,10 +1237,15 @@ struct CtArgs {
     db: DbArg,
 }
 
+/// `--db`'s one-line help (every command that stores or reads results).
+pub(crate) const DB_HELP: &str =
+    "Results database: a SQLite file, or a PostgreSQL server (postgresql://user@host/db, service=NAME) [default: $CRYPTOSCOPE_DB, else ~/.local/share/cryptoscope/results.db]";
+/// `--db`'s `--help` text.
+pub(crate) const DB_LONG_HELP: &str = "Results database: a SQLite file (created if missing), or a PostgreSQL server named as libpq names one — a URI (postgresql://user@host:port/dbname), a keyword/value string ('host=db.example dbname=results') or a service of pg_service.conf ('service=team'); what it leaves out comes from PGHOST, PGPORT, PGUSER, PGDATABASE, PGSERVICE and the other PG* variables. Give the password in PGPASSWORD or a password file (~/.pgpass, or PGPASSFILE; mode 0600), not on the command line: a password typed here is visible to other users in the process list (cryptoscope replaces it by *** in everything it records).\n\n[default: $CRYPTOSCOPE_DB, else ~/.local/share/cryptoscope/results.db]";
+
 #[derive(Args, Clone)]
 struct DbArg {
-    /// Results database (default: $CRYPTOSCOPE_DB or ~/.local/share/cryptoscope/results.db).
-    #[arg(long = "db", value_name = "PATH")]
+    #[arg(long = "db", value_name = "PATH|URL", help = DB_HELP, long_help = DB_LONG_HELP)]
     db: Option<String>,
 }
 
@@ -1476,7 +1481,7 @@ struct Resumed {
 /// with what it stored kept.
 fn cmd_resume(reference: &str, a: &RunArgs, quiet: bool) -> Result<i32> {
     let location = store_location(a.db.as_deref());
-    let mut store = cryptoscope_store::Store::open_any(&location).map_err(|e| usage(e.to_string()))?;
+    let mut store = open_db(&location)?;
     let id = store.resolve(reference).map_err(|e| usage(e.to_string()))?;
     let status = store
         .runs()
@@ -1490,12 +1495,12 @@ fn cmd_resume(reference: &str, a: &RunArgs, quiet: bool) -> Result<i32> {
         println!("Run {id} is complete: nothing to resume (`cryptoscope show {id}`).");
         return Ok(0);
     }
-    let mut orig = match Cli::try_parse_from(&prev.command) {
+    let mut orig = match Cli::try_parse_from(prev.command.iter()) {
         Ok(Cli { cmd: Cmd::Run(r), .. }) => r,
         _ => {
             return Err(usage(format!(
                 "run {id} was not made by `cryptoscope run` (command: {}), so it cannot be resumed",
-                prev.command.join(" ")
+                prev.command.display()
             )))
         }
     };
@@ -1595,8 +1600,7 @@ fn cmd_run_inner(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<i
     }
 
     let shard = a.shard.as_deref().map(parse_shard).transpose()?;
-    let mut store =
-        cryptoscope_store::Store::open_any(&store_location(a.db.as_deref())).map_err(|e| usage(e.to_string()))?;
+    let mut store = open_db(&store_location(a.db.as_deref()))?;
     let cat = Catalogue::discover()?;
     warn_missing(&cat);
     let mut picked = selection.pick(&cat)?;
@@ -1753,7 +1757,7 @@ fn cmd_run_inner(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<i
         started_at,
         finished_at: String::new(),
         tool_version: env!("CARGO_PKG_VERSION").into(),
-        command: std::env::args().collect(),
+        command: cryptoscope_report::RecordedCommand::of_this_process(),
         config: run::config_echo(
             &selection,
             &settings,
@@ -2126,20 +2130,38 @@ the report marks where. {}:",
     Ok(if failed.is_empty() { 0 } else { 1 })
 }
 
+/// Opens (creating if needed) the results database at `location`, a path or a PostgreSQL
+/// server, and tells the user on stderr what opening it changed or warned about.
+fn open_db(location: &str) -> Result<cryptoscope_store::Store> {
+    let store = cryptoscope_store::Store::open_any(location).map_err(|e| usage(e.to_string()))?;
+    for w in store.warnings() {
+        eprintln!("warning: {w}");
+    }
+    if let Some(m) = store.migrated() {
+        let scrubbed = match m.scrubbed_commands {
+            0 => "no stored command line held a password".to_string(),
+            1 => "the password in 1 stored command line is now ***".to_string(),
+            n => format!("the passwords in {n} stored command lines are now ***"),
+        };
+        eprintln!(
+            "note: results database {} upgraded from schema version {} to {}; {scrubbed}",
+            store.location(),
+            m.from,
+            m.to
+        );
+    }
+    Ok(store)
+}
+
 /// Opens an existing results database for reading (a missing file is an input error).
 fn open_store(db: &DbArg) -> Result<cryptoscope_store::Store> {
     let location = store_location(db.as_deref());
-    if cryptoscope_store::is_server_url(&location) {
-        return cryptoscope_store::Store::open_any(&location).map_err(|e| usage(e.to_string()));
-    }
-    let path = PathBuf::from(&location);
-    if !path.exists() {
+    if !cryptoscope_store::is_server(&location) && !Path::new(&location).exists() {
         return Err(usage(format!(
-            "no results database at {} (run `cryptoscope run` first, or pass --db)",
-            path.display()
+            "no results database at {location} (run `cryptoscope run` first, or pass --db)"
         )));
     }
-    cryptoscope_store::Store::open(&path).map_err(|e| usage(e.to_string()))
+    open_db(&location)
 }
 
 fn write_report(runs: &[RunFile], out: &std::path::Path) -> Result<()> {
@@ -2201,7 +2223,7 @@ fn finish_app_run(
         started_at,
         finished_at: util::now_utc().0,
         tool_version: env!("CARGO_PKG_VERSION").into(),
-        command: std::env::args().collect(),
+        command: cryptoscope_report::RecordedCommand::of_this_process(),
         config: cryptoscope_report::RunConfig {
             suites: vec![app.suite.into()],
             algorithms: app.algorithms,
@@ -2315,7 +2337,7 @@ fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
         started_at: started_at.clone(),
         finished_at: String::new(),
         tool_version: env!("CARGO_PKG_VERSION").into(),
-        command: std::env::args().collect(),
+        command: cryptoscope_report::RecordedCommand::of_this_process(),
         config: cryptoscope_report::RunConfig {
             suites: vec!["ct".into()],
             algorithms: picked
@@ -2548,7 +2570,7 @@ fn ct_attach_speed(store: &mut cryptoscope_store::Store, items: &mut [cryptoscop
 
 fn open_app_store(db: Option<&str>, json: Option<&PathBuf>) -> Result<(cryptoscope_store::Store, Option<PathBuf>)> {
     let json_out = json.map(|p| util::check_writable(p).map_err(usage)).transpose()?;
-    let store = cryptoscope_store::Store::open_any(&store_location(db)).map_err(|e| usage(e.to_string()))?;
+    let store = open_db(&store_location(db))?;
     Ok((store, json_out))
 }
 
@@ -2723,7 +2745,7 @@ fn cmd_show(run: &str, baseline: Option<&str>, db: &DbArg) -> Result<i32> {
             .unwrap_or_else(|| "n/a".into()),
         e.perf_core_cycles
     );
-    println!("command: {}", r.command.join(" "));
+    println!("command: {}", r.command.display());
     // Runs of application drivers (ct, tls, tunnel, tahoe) have no primitive results: no
     // empty speed table for them.
     if !r.results.is_empty() || r.applications.is_empty() {

@@ -61,8 +61,7 @@ pub struct TahoeArgs {
     /// Also write the driver's full output (every repeat, every process) as JSON.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    /// Results database (default: $CRYPTOSCOPE_DB or ~/.local/share/cryptoscope/results.db).
-    #[arg(long = "db", value_name = "PATH")]
+    #[arg(long = "db", value_name = "PATH|URL", help = crate::DB_HELP, long_help = crate::DB_LONG_HELP)]
     pub db: Option<String>,
 }
 

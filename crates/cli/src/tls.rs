@@ -95,8 +95,7 @@ pub struct TlsArgs {
     /// Also write every configuration's full measurements as JSON.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    /// Results database (default: ~/.local/share/cryptoscope/results.db; postgres://... for a team server).
-    #[arg(long, value_name = "PATH|URL")]
+    #[arg(long = "db", value_name = "PATH|URL", help = crate::DB_HELP, long_help = crate::DB_LONG_HELP)]
     pub db: Option<String>,
 }
 

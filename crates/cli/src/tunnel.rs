@@ -86,8 +86,7 @@ pub struct TunnelArgs {
     /// and encrypted with a shared key, as OpenVPN recommends).
     #[arg(long)]
     pub no_tls_crypt: bool,
-    /// Results database (default: ~/.local/share/cryptoscope/results.db; postgres://... for a team server).
-    #[arg(long, value_name = "PATH|URL")]
+    #[arg(long = "db", value_name = "PATH|URL", help = crate::DB_HELP, long_help = crate::DB_LONG_HELP)]
     pub db: Option<String>,
 }
 

@@ -12,16 +12,8 @@ mod pg;
 
 #[test]
 fn sharded_runs_into_postgresql_reassemble_into_one_report() {
-    let server = match pg::PgServer::start() {
-        Ok(s) => s,
-        Err(why) => {
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "PostgreSQL test cannot run on CI: {why}"
-            );
-            eprintln!("skipped: {why}");
-            return;
-        }
+    let Some(server) = pg::or_skip(pg::PgServer::start()) else {
+        return;
     };
     let tmp = tempfile::tempdir().unwrap();
     for k in 1..=2 {
@@ -103,4 +95,217 @@ fn sharded_runs_into_postgresql_reassemble_into_one_report() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).starts_with("error: cannot open results database postgresql://"));
+}
+
+/// A password typed in `--db` reaches the server and nothing else: not the terminal, the
+/// results file, the HTML report, the exports, `show`, or the database. PGPASSWORD, a
+/// password file and a pg_service.conf service reach the server without one being typed.
+/// A database that an earlier version left with a password in a stored command line comes
+/// out of the schema migration scrubbed.
+#[test]
+fn a_password_reaches_the_server_and_nothing_cryptoscope_writes() {
+    let password = "Pw-4b1e-kept-out-of-everything";
+    let Some(server) = pg::or_skip(pg::PgServer::start_with_password(password)) else {
+        return;
+    };
+    let port = server.port.to_string();
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    // No PG* variable of the machine's, and a home of our own: only what each step gives
+    // can reach the server.
+    let bare = || {
+        let mut c = cryptoscope();
+        for (k, _) in std::env::vars() {
+            if k.starts_with("PG") {
+                c.env_remove(k);
+            }
+        }
+        c.env("HOME", &home);
+        c
+    };
+    let text = |o: &std::process::Output| {
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    };
+    let no_password = |what: &str, s: &str| assert!(!s.contains(password), "{what} holds the password:\n{s}");
+    let dump = || {
+        let o = server.client("pg_dump").env("PGPASSWORD", password).output().unwrap();
+        assert!(o.status.success(), "pg_dump: {}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let typed = format!("postgresql://cryptoscope:{password}@127.0.0.1:{port}/postgres");
+    let masked = format!("postgresql://cryptoscope:***@127.0.0.1:{port}/postgres");
+
+    // Typed on the command line: recorded masked everywhere.
+    let json = tmp.path().join("typed.json");
+    let o = bare()
+        .args(["run", "--quick", "--alg", "X25519", "--db", &typed, "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    no_password("run's output", &text(&o));
+    let file = std::fs::read_to_string(&json).unwrap();
+    no_password("the results file", &file);
+    let run: serde_json::Value = serde_json::from_str(&file).unwrap();
+    assert!(
+        run["command"].as_array().unwrap().contains(&masked.clone().into()),
+        "{}",
+        run["command"]
+    );
+    let html = std::fs::read_to_string(json.with_extension("html")).unwrap();
+    no_password("the HTML report", &html);
+    assert!(html.contains(&masked), "the report shows the command line, masked");
+    let mut reads: Vec<Vec<&str>> = vec![vec!["show", "latest"], vec!["runs"]];
+    for f in ["json", "csv", "markdown", "github-benchmark"] {
+        reads.push(vec!["export", "latest", "--format", f]);
+    }
+    for args in &reads {
+        let o = bare().args(args).args(["--db", &typed]).output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", text(&o));
+        no_password(&args.join(" "), &text(&o));
+    }
+    let o = bare().args(["show", "latest", "--db", &typed]).output().unwrap();
+    assert!(text(&o).contains(&format!("--db {masked}")), "{}", text(&o));
+    let report = tmp.path().join("report.html");
+    let o = bare()
+        .args(["report", "latest", "--db", &typed, "--out"])
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    no_password("cryptoscope report", &std::fs::read_to_string(&report).unwrap());
+    let db = dump();
+    no_password("the database", &db);
+    assert!(db.contains(&masked), "the dump holds the masked command line");
+
+    // Every connection setting from the environment, the password from PGPASSWORD.
+    let o = bare()
+        .args(["run", "--quick", "--alg", "X25519", "--db", "postgresql://", "--json"])
+        .arg(tmp.path().join("pgpassword.json"))
+        .envs([
+            ("PGHOST", "127.0.0.1"),
+            ("PGPORT", &port),
+            ("PGUSER", "cryptoscope"),
+            ("PGDATABASE", "postgres"),
+            ("PGPASSWORD", password),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    no_password("run with PGPASSWORD", &text(&o));
+    // Nothing gives a password: one line that says where one goes, exit 2.
+    let o = bare().args(["runs", "--db", &server.url]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("asks for a password") && err.contains("PGPASSWORD") && err.contains("~/.pgpass"),
+        "{err}"
+    );
+    // A wrong one: the server's refusal, and where the password came from.
+    let o = bare()
+        .args(["runs", "--db", &server.url])
+        .env("PGPASSWORD", "wrong")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("password authentication failed") && err.contains("from PGPASSWORD"),
+        "{err}"
+    );
+
+    // ~/.pgpass, readable by its owner only.
+    use std::os::unix::fs::PermissionsExt;
+    let pgpass = home.join(".pgpass");
+    std::fs::write(
+        &pgpass,
+        format!("# host:port:db:user:password\n127.0.0.1:{port}:*:cryptoscope:{password}\n"),
+    )
+    .unwrap();
+    std::fs::set_permissions(&pgpass, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let o = bare()
+        .args(["run", "--quick", "--alg", "X25519", "--db", &server.url, "--json"])
+        .arg(tmp.path().join("pgpass.json"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    // Readable by others: ignored, as libpq ignores it, and said so.
+    std::fs::set_permissions(&pgpass, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let o = bare().args(["runs", "--db", &server.url]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("group or world access"), "{}", text(&o));
+    std::fs::remove_file(&pgpass).unwrap();
+    // PGPASSFILE, and a service that names the server.
+    let passfile = tmp.path().join("team.pgpass");
+    std::fs::write(&passfile, format!("127.0.0.1:*:postgres:cryptoscope:{password}\n")).unwrap();
+    std::fs::set_permissions(&passfile, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let services = tmp.path().join("pg_service.conf");
+    std::fs::write(
+        &services,
+        format!("[team]\nhost=127.0.0.1\nport={port}\nuser=cryptoscope\ndbname=postgres\n"),
+    )
+    .unwrap();
+    let o = bare()
+        .args(["runs", "--db", "service=team"])
+        .env("PGPASSFILE", &passfile)
+        .env("PGSERVICEFILE", &services)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        text(&o).contains(&format!("3 runs in postgresql://cryptoscope@127.0.0.1:{port}/postgres")),
+        "{}",
+        text(&o)
+    );
+
+    // A database as the version before scrubbing left it: schema 9, a command line stored
+    // with its password.
+    let old_command = serde_json::to_string(&["cryptoscope", "run", "--db", typed.as_str()]).unwrap();
+    let sql = format!(
+        "UPDATE runs SET command = '{old_command}' WHERE id = (SELECT MIN(id) FROM runs);
+         DELETE FROM cryptoscope_schema WHERE version = 10;"
+    );
+    let o = server
+        .client("psql")
+        .args(["-v", "ON_ERROR_STOP=1", "-c", &sql])
+        .env("PGPASSWORD", password)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "psql: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        dump().contains(password),
+        "the fixture holds the password before the migration"
+    );
+    let o = bare()
+        .args(["runs", "--db", &server.url])
+        .env("PGPASSWORD", password)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("upgraded from schema version 9 to 10; the password in 1 stored command line is now ***"),
+        "{}",
+        text(&o)
+    );
+    no_password("the migrated database", &dump());
+    let o = bare()
+        .args(["show", "latest", "--db", &server.url])
+        .env("PGPASSWORD", password)
+        .output()
+        .unwrap();
+    no_password("show after the migration", &text(&o));
+    // Migrated once: the next open says nothing.
+    let o = bare()
+        .args(["runs", "--db", &server.url])
+        .env("PGPASSWORD", password)
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("upgraded"), "{}", text(&o));
 }

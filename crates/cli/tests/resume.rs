@@ -76,16 +76,8 @@ fn killed_at_random_moments_and_resumed_loses_nothing() {
 
 #[test]
 fn the_same_with_postgresql() {
-    let server = match pg::PgServer::start() {
-        Ok(s) => s,
-        Err(why) => {
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "PostgreSQL test cannot run on CI: {why}"
-            );
-            eprintln!("skipped: {why}");
-            return;
-        }
+    let Some(server) = pg::or_skip(pg::PgServer::start()) else {
+        return;
     };
     let tmp = tempfile::tempdir().unwrap();
     kill_and_resume(&server.url, tmp.path());

@@ -297,7 +297,7 @@ mod tests {
             started_at: String::new(),
             finished_at: String::new(),
             tool_version: String::new(),
-            command: vec![],
+            command: Default::default(),
             config: RunConfig::default(),
             environment: Default::default(),
             results: rows

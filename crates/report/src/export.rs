@@ -195,7 +195,7 @@ mod tests {
             started_at: "2026-11-22T00:00:00Z".into(),
             finished_at: String::new(),
             tool_version: "0.1.0".into(),
-            command: vec![],
+            command: Default::default(),
             config: RunConfig::default(),
             environment: Default::default(),
             results: vec![ok, bad],

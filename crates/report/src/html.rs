@@ -174,7 +174,7 @@ fn env_table(run: &RunFile) -> String {
     let rows: Vec<(&str, String)> = vec![
         ("run", run.run_id.clone()),
         ("started", run.started_at.clone()),
-        ("command", run.command.join(" ")),
+        ("command", run.command.display()),
         ("host", e.hostname.clone().unwrap_or_default()),
         (
             "CPU",

@@ -12,6 +12,7 @@ pub mod ct;
 pub mod export;
 pub mod html;
 pub mod published;
+pub mod secrets;
 pub mod table;
 pub mod tahoe;
 pub mod tls;
@@ -22,6 +23,8 @@ use cryptoscope_measure::env::Environment;
 use cryptoscope_measure::sampler::StopReason;
 use cryptoscope_measure::CycleSource;
 use serde::{Deserialize, Serialize};
+
+pub use secrets::RecordedCommand;
 
 /// Provider display order (the catalogue's canonical order).
 pub const PROVIDER_ORDER: &[&str] = cryptoscope_catalogue::names::PROVIDERS;
@@ -351,7 +354,8 @@ pub struct RunFile {
     pub started_at: String,
     pub finished_at: String,
     pub tool_version: String,
-    pub command: Vec<String>,
+    /// The command line, with every secret masked ([`secrets`]).
+    pub command: RecordedCommand,
     pub config: RunConfig,
     pub environment: Environment,
     pub results: Vec<ResultRow>,

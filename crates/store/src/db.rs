@@ -78,7 +78,24 @@ fn pg_sql(sql: &str) -> String {
 }
 
 fn pg_err(e: postgres::Error) -> StoreError {
-    StoreError::Server(e.to_string())
+    StoreError::Server(pg_message(&e))
+}
+
+/// A PostgreSQL error in one line: the server's own message (`FATAL: password
+/// authentication failed for user "bench"`), or the client's error with its causes
+/// (`invalid configuration: password missing`).
+pub fn pg_message(e: &postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        return format!("{}: {}", db.severity(), db.message());
+    }
+    let mut msg = e.to_string();
+    let mut cause = std::error::Error::source(e);
+    while let Some(c) = cause {
+        msg.push_str(": ");
+        msg.push_str(&c.to_string());
+        cause = c.source();
+    }
+    msg
 }
 
 fn pg_params(

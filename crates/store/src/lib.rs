@@ -22,15 +22,22 @@
 //!   columns: schema version 4; `scaling`, JSON text, and the knee: version 5;
 //!   `counters`, JSON text, and `instructions`: version 7; `cipher`, JSON text, the block
 //!   cipher strategy's description: version 9)
+//! - version 10 changes no table: it replaces the passwords that earlier versions kept in
+//!   `runs.command` by `***` (see [`Migration`])
 //! - `samples(run_id, subject_id, operation, cycles, ns, visits, t)` — raw samples as
 //!   little-endian f64 arrays; `visits` (schema version 3) is the JSON array of visit
 //!   lengths of a run measured in rounds, NULL for one visit; `t` (version 6) the start
 //!   of each sample in seconds after the run started
 //!
-//! The store never measures and never prints.
+//! The store never measures and never prints; it never stores a secret (command lines are
+//! scrubbed, [`cryptoscope_report::secrets`]) and never shows a server's password.
 
 mod db;
+mod libpq;
 
+pub use libpq::is_server;
+
+use cryptoscope_report::secrets::{scrub_args, scrub_text};
 use cryptoscope_report::{AppResult, ResultRow, RunFile};
 use db::{Db, Param};
 use serde_json::{Map, Value};
@@ -38,7 +45,21 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// Current schema version.
-pub const SCHEMA_VERSION: i64 = 9;
+pub const SCHEMA_VERSION: i64 = 10;
+
+/// The migration that scrubs passwords from stored command lines.
+const SCRUB_VERSION: i64 = 10;
+
+/// What opening a database written by an earlier cryptoscope changed in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Migration {
+    /// The schema version found.
+    pub from: i64,
+    /// The schema version now.
+    pub to: i64,
+    /// Stored command lines from which a password or other secret was removed.
+    pub scrubbed_commands: usize,
+}
 
 /// A store operation failed.
 #[derive(Debug, Error)]
@@ -176,7 +197,11 @@ CREATE TABLE app_results (
     r#"
 ALTER TABLE results ADD COLUMN cipher TEXT;
 "#,
+    SCRUB_SQL,
 ];
+
+/// Version 10 is data only: [`scrub_stored_commands`] runs in the same transaction.
+const SCRUB_SQL: &str = "-- version 10: secrets in runs.command replaced by *** (Store::migrate)";
 
 /// The same schema for PostgreSQL (identity keys, BYTEA, DOUBLE PRECISION, an explicit
 /// insertion sequence); entry `i` brings version `i` to `i + 1`, like [`MIGRATIONS`].
@@ -251,6 +276,7 @@ CREATE TABLE app_results (
     r#"
 ALTER TABLE results ADD COLUMN cipher TEXT;
 "#,
+    SCRUB_SQL,
 ];
 
 /// Result columns stored as they are named in [`ResultRow`] (beyond the key columns).
@@ -372,49 +398,109 @@ fn one(rows: Vec<Vec<Param>>, what: &str) -> Result<Vec<Param>, StoreError> {
         .ok_or_else(|| StoreError::Decode(format!("{what}: no row")))
 }
 
-/// An open results database.
-pub struct Store {
-    db: Db,
-    /// A file path, or the PostgreSQL URL with any password removed.
-    location: String,
-    path: PathBuf,
-}
-
-/// Whether a `--db` value names a PostgreSQL server.
-pub fn is_server_url(s: &str) -> bool {
-    s.starts_with("postgres://") || s.starts_with("postgresql://")
-}
-
-fn redact(url: &str) -> String {
-    // postgresql://user:secret@host/db -> postgresql://user:***@host/db
-    match (url.find("://"), url.rfind('@')) {
-        (Some(a), Some(at)) if at > a => {
-            let cred = &url[a + 3..at];
-            match cred.split_once(':') {
-                Some((user, _)) => format!("{}{user}:***{}", &url[..a + 3], &url[at..]),
-                None => url.to_string(),
+/// Replaces the secrets in every stored command line (written by versions before
+/// [`SCRUB_VERSION`]) by `***`; returns how many command lines changed.
+fn scrub_stored_commands(db: &mut Db) -> Result<usize, StoreError> {
+    let mut changed = 0;
+    for row in db.query("SELECT id, command FROM runs", &[])? {
+        let (Some(id), Some(stored)) = (row[0].text(), row[1].text()) else {
+            continue;
+        };
+        // A command line is a JSON array of arguments; anything else is scrubbed as text.
+        let clean = match serde_json::from_str::<Vec<String>>(&stored) {
+            Ok(args) => {
+                let scrubbed = scrub_args(&args);
+                if scrubbed == args {
+                    continue;
+                }
+                serde_json::to_string(&scrubbed).map_err(|e| StoreError::Decode(e.to_string()))?
             }
+            Err(_) => scrub_text(&stored),
+        };
+        if clean != stored {
+            db.execute("UPDATE runs SET command = ?2 WHERE id = ?1", &[id.into(), clean.into()])?;
+            changed += 1;
         }
-        _ => url.to_string(),
+    }
+    Ok(changed)
+}
+
+/// A connection string that could not be resolved, for its error message: a URI with its
+/// password masked; a keyword string that holds a password not at all, since a malformed
+/// one (an unquoted value with a space) cannot be masked reliably.
+fn unresolved(spec: &str) -> String {
+    let masked = scrub_text(spec);
+    if masked == spec || spec.contains("://") {
+        masked
+    } else {
+        "the PostgreSQL connection string given (not repeated: it holds a password)".into()
     }
 }
 
+/// Why a connection failed, in words that say what to do about a missing or refused
+/// password (never the password itself).
+fn connect_failure(e: &postgres::Error, target: &libpq::Target) -> String {
+    let msg = db::pg_message(e);
+    let ignored = match target.warnings.is_empty() {
+        true => String::new(),
+        false => format!("; {}", target.warnings.join("; ")),
+    };
+    if msg.contains("password missing") {
+        let file = match &target.passfile {
+            _ if !target.warnings.is_empty() => target.warnings.join("; "),
+            Some(f) if f.exists() => format!("the password file {} has no line for it", f.display()),
+            Some(f) => format!("no password file at {}", f.display()),
+            None => "no password file".to_string(),
+        };
+        return format!(
+            "the server asks for a password and none was given: set PGPASSWORD, add a line \
+             host:port:database:user:password to ~/.pgpass (or the file PGPASSFILE names, mode 0600), \
+             or name a pg_service.conf service ({file})"
+        );
+    }
+    match &target.password_from {
+        Some(from) if msg.contains("password authentication failed") => {
+            format!("{msg} (the password came from {from})")
+        }
+        _ => format!("{msg}{ignored}"),
+    }
+}
+
+/// An open results database.
+pub struct Store {
+    db: Db,
+    /// A file path, or the PostgreSQL server as `postgresql://user@host:port/dbname`.
+    location: String,
+    path: PathBuf,
+    /// What opening it did to a database written by an earlier version.
+    migrated: Option<Migration>,
+    /// What libpq would have warned about while finding the server's credentials.
+    warnings: Vec<String>,
+}
+
 impl Store {
-    /// Opens a SQLite file or, for `postgres://` / `postgresql://` URLs, a PostgreSQL
-    /// server; creates and migrates the schema as needed.
+    /// Opens a SQLite file or a PostgreSQL server — a `postgres://` / `postgresql://` URI or
+    /// a libpq keyword/value string (`service=team`), completed from `pg_service.conf`, the
+    /// `PG*` variables and the password file as libpq does ([`is_server`]); creates and
+    /// migrates the schema as needed.
     pub fn open_any(location: &str) -> Result<Store, StoreError> {
-        if !is_server_url(location) {
+        if !is_server(location) {
             return Store::open(Path::new(location));
         }
-        let shown = redact(location);
-        let client = postgres::Client::connect(location, postgres::NoTls).map_err(|e| StoreError::Open {
-            path: PathBuf::from(&shown),
-            detail: e.to_string(),
+        let target = libpq::resolve(location, &libpq::Env::of_process()).map_err(|detail| StoreError::Open {
+            path: PathBuf::from(unresolved(location)),
+            detail,
+        })?;
+        let client = target.config.connect(postgres::NoTls).map_err(|e| StoreError::Open {
+            path: PathBuf::from(&target.shown),
+            detail: connect_failure(&e, &target),
         })?;
         let mut store = Store {
             db: Db::Pg(Box::new(client)),
-            location: shown.clone(),
-            path: PathBuf::from(shown),
+            location: target.shown.clone(),
+            path: PathBuf::from(&target.shown),
+            migrated: None,
+            warnings: target.warnings,
         };
         store.migrate()?;
         Ok(store)
@@ -453,10 +539,16 @@ impl Store {
         }
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(|e| err(e.to_string()))?;
+        // What is deleted or overwritten is zeroed in the file, not left in free space: a
+        // scrubbed password must not survive in the database's pages.
+        conn.pragma_update(None, "secure_delete", "ON")
+            .map_err(|e| err(e.to_string()))?;
         let mut store = Store {
             db: Db::Lite(conn),
             location: path.display().to_string(),
             path: path.to_path_buf(),
+            migrated: None,
+            warnings: Vec::new(),
         };
         store.migrate()?;
         Ok(store)
@@ -470,6 +562,17 @@ impl Store {
     /// Where this database lives, for messages.
     pub fn location(&self) -> &str {
         &self.location
+    }
+
+    /// What opening this database changed, if an earlier cryptoscope wrote it.
+    pub fn migrated(&self) -> Option<&Migration> {
+        self.migrated.as_ref()
+    }
+
+    /// Warnings about how the server was reached (a password file others can read, so
+    /// ignored), for the user.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// The schema version of the open database.
@@ -496,6 +599,7 @@ impl Store {
             });
         }
         let steps = if self.db.is_pg() { PG_MIGRATIONS } else { MIGRATIONS };
+        let mut scrubbed = 0;
         for (i, m) in steps.iter().enumerate().skip(v as usize) {
             let next = (i + 1) as i64;
             // Another process may be migrating the same new database at the same moment
@@ -513,11 +617,31 @@ impl Store {
                     return Ok(());
                 }
                 db.batch(m)?;
+                if next == SCRUB_VERSION {
+                    scrubbed = scrub_stored_commands(db)?;
+                }
                 match db {
                     Db::Lite(c) => Ok(c.pragma_update(None, "user_version", next)?),
                     Db::Pg(_) => db.execute("INSERT INTO cryptoscope_schema (version) VALUES (?1)", &[next.into()]),
                 }
             })?;
+        }
+        if scrubbed > 0 {
+            // The old values must not outlive the update: SQLite copies the WAL's pages
+            // (written with secure_delete) over the old ones and empties the WAL; PostgreSQL
+            // rewrites the table without its dead rows (only its owner may; others get the
+            // server's warning and the scrubbed live rows).
+            match &mut self.db {
+                Db::Lite(c) => c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?,
+                Db::Pg(_) => self.db.batch("VACUUM FULL runs")?,
+            }
+        }
+        if v > 0 && v < SCHEMA_VERSION {
+            self.migrated = Some(Migration {
+                from: v,
+                to: SCHEMA_VERSION,
+                scrubbed_commands: scrubbed,
+            });
         }
         Ok(())
     }

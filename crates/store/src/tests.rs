@@ -10,7 +10,7 @@ fn run(id: &str, started: &str) -> RunFile {
         started_at: started.into(),
         finished_at: String::new(),
         tool_version: "0.1.0".into(),
-        command: vec!["cryptoscope".into(), "run".into()],
+        command: cryptoscope_report::RecordedCommand::new(["cryptoscope", "run"]),
         config: RunConfig {
             suites: vec!["kem".into()],
             quick: true,
@@ -242,4 +242,112 @@ fn application_results_round_trip_in_order_and_replace_by_key() {
     assert_eq!(keys, ["blake3|1x8 MB|upload", "setup"]);
     assert_eq!(back.applications[1].data["nodes"], 6);
     assert_eq!(st.runs().unwrap()[0].suites, "tahoe");
+}
+
+#[test]
+fn the_version_10_migration_scrubs_passwords_from_stored_command_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v9.db");
+    let secret = "hunter2-in-a-v9-database";
+    let with_password = serde_json::to_string(&[
+        "cryptoscope",
+        "run",
+        "--db",
+        &format!("postgresql://bench:{secret}@127.0.0.1:5432/postgres"),
+        "--quick",
+    ])
+    .unwrap();
+    {
+        // A database as version 9 left it: its schema, and command lines stored as typed.
+        let c = Connection::open(&path).unwrap();
+        for m in &MIGRATIONS[..9] {
+            c.execute_batch(m).unwrap();
+        }
+        let env = serde_json::to_string(&run("x", "t").environment).unwrap();
+        let config = serde_json::to_string(&run("x", "t").config).unwrap();
+        c.execute(
+            "INSERT INTO environments (hostname, cpu_model, json) VALUES ('h', 'c', ?1)",
+            [&env],
+        )
+        .unwrap();
+        for (id, command) in [("leaky", with_password.as_str()), ("clean", r#"["cryptoscope","run"]"#)] {
+            c.execute(
+                "INSERT INTO runs (id, started_at, status, tool_version, command, config, environment_id, run_group)
+                 VALUES (?1, 't', 'complete', '0.1.0', ?2, ?3, 1, ?1)",
+                [id, command, config.as_str()],
+            )
+            .unwrap();
+        }
+        c.pragma_update(None, "user_version", 9).unwrap();
+    }
+    let holds_secret = |p: &Path| {
+        std::fs::read(p)
+            .map(|b| b.windows(secret.len()).any(|w| w == secret.as_bytes()))
+            .unwrap_or(false)
+    };
+    assert!(
+        holds_secret(&path),
+        "the fixture must hold the password before the migration"
+    );
+
+    let mut st = Store::open(&path).unwrap();
+    assert_eq!(
+        st.migrated(),
+        Some(&Migration {
+            from: 9,
+            to: SCHEMA_VERSION,
+            scrubbed_commands: 1
+        })
+    );
+    assert_eq!(
+        st.load_run("leaky").unwrap().command.display(),
+        "cryptoscope run --db postgresql://bench:***@127.0.0.1:5432/postgres --quick"
+    );
+    assert_eq!(st.load_run("clean").unwrap().command.display(), "cryptoscope run");
+    // The value stored, not only the value read back, and no copy left in the file's free
+    // pages or the write-ahead log.
+    let stored = st.db.query("SELECT command FROM runs WHERE id = 'leaky'", &[]).unwrap();
+    assert!(!stored[0][0].text().unwrap().contains(secret));
+    for p in [path.clone(), dir.path().join("v9.db-wal")] {
+        assert!(!holds_secret(&p), "{} still holds the password", p.display());
+    }
+    drop(st);
+    // Opened again: nothing left to migrate.
+    assert_eq!(Store::open(&path).unwrap().migrated(), None);
+}
+
+#[test]
+fn a_run_stored_now_keeps_no_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut st = Store::open(&dir.path().join("r.db")).unwrap();
+    let mut r = run("now", "2026-01-01T00:00:00Z");
+    r.command = cryptoscope_report::RecordedCommand::new(["cryptoscope", "run", "--db", "postgres://u:pw123@h/d"]);
+    st.begin_run(&r).unwrap();
+    let stored = st.db.query("SELECT command FROM runs", &[]).unwrap();
+    assert_eq!(
+        stored[0][0].text().unwrap(),
+        r#"["cryptoscope","run","--db","postgres://u:***@h/d"]"#
+    );
+    // A new database is not "migrated".
+    assert_eq!(st.migrated(), None);
+}
+
+#[test]
+fn a_connection_string_that_fails_is_named_without_its_password() {
+    let e = Store::open_any("host=127.0.0.1 password=two words")
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(!e.contains("two") && !e.contains("words"), "{e}");
+    assert!(e.contains("not repeated: it holds a password"), "{e}");
+    let e = Store::open_any("postgresql://u:pw0rd@h/d?sslcert=x")
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.starts_with("cannot open results database postgresql://u:***@h/d?sslcert=x: "),
+        "{e}"
+    );
+    let e = Store::open_any("host=h sslcert=x").err().unwrap().to_string();
+    assert!(e.starts_with("cannot open results database host=h sslcert=x: "), "{e}");
 }
