@@ -441,13 +441,11 @@ fn unresolved(spec: &str) -> String {
 /// password (never the password itself).
 fn connect_failure(e: &postgres::Error, target: &libpq::Target) -> String {
     let msg = db::pg_message(e);
-    let ignored = match target.warnings.is_empty() {
-        true => String::new(),
-        false => format!("; {}", target.warnings.join("; ")),
-    };
+    // The store is not returned, so its warnings (a password file ignored) go here.
+    let warned = target.warnings.join("; ");
     if msg.contains("password missing") {
         let file = match &target.passfile {
-            _ if !target.warnings.is_empty() => target.warnings.join("; "),
+            _ if !warned.is_empty() => warned,
             Some(f) if f.exists() => format!("the password file {} has no line for it", f.display()),
             Some(f) => format!("no password file at {}", f.display()),
             None => "no password file".to_string(),
@@ -462,7 +460,8 @@ fn connect_failure(e: &postgres::Error, target: &libpq::Target) -> String {
         Some(from) if msg.contains("password authentication failed") => {
             format!("{msg} (the password came from {from})")
         }
-        _ => format!("{msg}{ignored}"),
+        _ if warned.is_empty() => msg,
+        _ => format!("{msg}; {warned}"),
     }
 }
 

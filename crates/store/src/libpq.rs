@@ -216,11 +216,10 @@ pub fn resolve(spec: &str, env: &Env) -> Result<Target, String> {
             let hosts: Vec<&str> = get("host").or(get("hostaddr")).unwrap_or("").split(',').collect();
             let ports: Vec<&str> = get("port").unwrap_or("").split(',').collect();
             let (db, user) = (get("dbname").unwrap_or(""), get("user").unwrap_or(""));
-            let found = hosts.iter().enumerate().find_map(|(i, host)| {
-                let port = ports.get(i).or(ports.first()).copied().unwrap_or("");
-                let port = if port.is_empty() { "5432" } else { port };
-                password_from_file(&file, host, port, db, user, &mut warnings)
-            });
+            let found = hosts
+                .iter()
+                .enumerate()
+                .find_map(|(i, host)| password_from_file(&file, host, port_of(&ports, i), db, user, &mut warnings));
             if let Some(pw) = found {
                 opts.insert("password".into(), (pw, Origin::PassFile(file.clone())));
             }
@@ -229,7 +228,6 @@ pub fn resolve(spec: &str, env: &Env) -> Result<Target, String> {
     }
 
     let shown = shown(&opts);
-    let mut config = postgres::Config::new();
     let mut conninfo = Vec::new();
     for (k, (v, origin)) in &opts {
         let v = match k.as_str() {
@@ -262,12 +260,10 @@ pub fn resolve(spec: &str, env: &Env) -> Result<Target, String> {
     if !opts.contains_key("application_name") && !opts.contains_key("fallback_application_name") {
         conninfo.push("application_name=cryptoscope".into());
     }
-    if !conninfo.is_empty() {
-        config = conninfo
-            .join(" ")
-            .parse::<postgres::Config>()
-            .map_err(|e| format!("connection options: {e}"))?;
-    }
+    let mut config: postgres::Config = conninfo
+        .join(" ")
+        .parse()
+        .map_err(|e| format!("connection options: {e}"))?;
     let password_from = opts.get("password").map(|(pw, origin)| {
         config.password(pw.as_bytes());
         origin.to_string()
@@ -294,12 +290,7 @@ fn shown(opts: &BTreeMap<String, (String, Origin)>) -> String {
         .iter()
         .enumerate()
         .map(|(i, h)| {
-            let port = ports
-                .get(i)
-                .or(ports.first())
-                .copied()
-                .filter(|p| !p.is_empty())
-                .unwrap_or("5432");
+            let port = port_of(&ports, i);
             let h = if h.contains(':') && !h.starts_with('[') {
                 format!("[{h}]")
             } else {
@@ -309,6 +300,21 @@ fn shown(opts: &BTreeMap<String, (String, Origin)>) -> String {
         })
         .collect();
     format!("postgresql://{}@{}/{}", get("user"), hostports.join(","), get("dbname"))
+}
+
+/// The port of the `i`-th host: its own entry of a comma-separated list, else a single
+/// port for all, else libpq's 5432.
+fn port_of<'a>(ports: &[&'a str], i: usize) -> &'a str {
+    let p = if ports.len() == 1 {
+        ports[0]
+    } else {
+        ports.get(i).copied().unwrap_or("")
+    };
+    if p.is_empty() {
+        "5432"
+    } else {
+        p
+    }
 }
 
 /// The options a connection string names, with libpq's syntax rules.
