@@ -18,6 +18,9 @@ use std::time::{Duration, Instant};
 /// without numbers), after checking each row is whole.
 type Rows = BTreeMap<(String, String), Vec<f64>>;
 
+/// Subjects of the suite the test runs (`--suite hash`, every provider).
+const HASH_SUBJECTS: usize = 14;
+
 fn stored(db: &str) -> Option<(String, Rows)> {
     if !db.starts_with("postgres") {
         let conn = rusqlite::Connection::open(db).ok()?;
@@ -149,11 +152,22 @@ fn kill_and_resume(db: &str, tmp: &std::path::Path) {
         // The kill moment: one attempt in five at a random time in the first 1.5 s (before
         // the store exists, while gating); the others a random 0-120 ms after the m-th (1-3)
         // subject's results were stored (mid-measurement of the next one).
+        let m = 1 + (next() % 3) as usize;
         let (deadline, after_measured) = if next() % 5 == 0 {
             (Some(Duration::from_millis(100 + next() % 1_400)), None)
         } else {
-            (None, Some((1 + next() % 3, Duration::from_millis(next() % 120))))
+            (None, Some((m, Duration::from_millis(next() % 120))))
         };
+        // Whatever the machine's speed, the kill comes at the latest on the (m+1)-th subject
+        // stored, and while the run has room for it, two subjects before its end: each
+        // attempt but the last is killed, and 14 subjects give at least three kills (the
+        // random moment above decides only where inside that window).
+        let subjects_stored = seen
+            .keys()
+            .map(|(s, _)| s)
+            .collect::<std::collections::BTreeSet<_>>()
+            .len();
+        let latest = (m + 1).min(HASH_SUBJECTS.saturating_sub(subjects_stored + 2));
         let t0 = Instant::now();
         let mut measured = 0;
         let mut last = String::new();
@@ -173,6 +187,9 @@ fn kill_and_resume(db: &str, tmp: &std::path::Path) {
                             armed = Some(Instant::now() + delay);
                         }
                     }
+                    if latest > 0 && measured >= latest {
+                        armed = Some(Instant::now());
+                    }
                 }
             }
             if armed.is_some_and(|at| Instant::now() >= at) {
@@ -183,9 +200,11 @@ fn kill_and_resume(db: &str, tmp: &std::path::Path) {
         }
         if !finished {
             child.kill().unwrap(); // SIGKILL
-            kills += 1;
         }
         let status = child.wait().unwrap();
+        // A run that ended just before the signal counts as finished, not as a kill.
+        let finished = finished || status.success();
+        kills += usize::from(!finished);
         reader.join().unwrap();
         while let Ok(line) = rx.try_recv() {
             last = line;
@@ -226,7 +245,7 @@ fn kill_and_resume(db: &str, tmp: &std::path::Path) {
     let (_, rows) = stored(db).unwrap();
     assert_eq!(
         rows.len(),
-        14 * 2,
+        HASH_SUBJECTS * 2,
         "every hash subject, both lengths, once: {:?}",
         rows.keys()
     );
