@@ -1,7 +1,7 @@
 # Convenience targets; the README's two commands are scripts/setup.sh and scripts/test.sh.
 B := target/release/cryptoscope
 
-.PHONY: all build run quick test lint fmt bench-stability bench-crosscheck
+.PHONY: all build run quick test lint fmt fuzz bench-stability bench-crosscheck
 all: build
 build:
 	cargo build --release --workspace --locked
@@ -11,6 +11,9 @@ quick: build
 	$(B) run --quick
 test:
 	bash scripts/test.sh
+# Open-ended fuzzing (FUZZ_SECONDS per target, default 20); finds go into fuzz/regressions/.
+fuzz:
+	bash scripts/fuzz.sh
 lint:
 	cargo fmt --all -- --check
 	cargo clippy --release --workspace --all-targets -- -D warnings

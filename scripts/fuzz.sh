@@ -3,11 +3,15 @@
 # own, see docs/fuzzing.md), built by cargo-fuzz with the stable toolchain
 # (RUSTC_BOOTSTRAP=1 admits the -Z flags cargo-fuzz passes).
 #
-#   scripts/fuzz.sh [TARGET...]      every target (or those named), FUZZ_SECONDS each
+#   scripts/fuzz.sh [TARGET...]           every target (or those named), FUZZ_SECONDS each
+#   scripts/fuzz.sh --replay [TARGET...]  what CI runs: the inputs kept in the repository only
 #
 # For each target: replays fuzz/regressions/TARGET/* (inputs that once crashed it), then
 # fuzzes for FUZZ_SECONDS seconds (default 20) from fuzz/seeds/TARGET plus the working
-# corpus, one process, one job. Prints per target executions, coverage (cov/ft) and
+# corpus, one process, one job. A crash found is copied into fuzz/regressions/TARGET/
+# (commit it with the fix: from then on CI replays it). With --replay, nothing is fuzzed:
+# the regression inputs and the seeds are run once each, so the outcome depends only on
+# the repository (no corpus left by an earlier run, no time limit). Prints per target executions, coverage (cov/ft) and
 # seconds, one `FAILED` line per failing target with its reproducer, and a closing
 # `test result:` line. Exits non-zero if any target crashed, hung or ran out of memory.
 #
@@ -25,6 +29,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
+MODE=fuzz
+if [[ "${1:-}" == "--replay" ]]; then MODE=replay; shift; fi
 
 CARGO_FUZZ_VERSION=0.13.2
 SECONDS_PER=${FUZZ_SECONDS:-20}
@@ -33,6 +39,7 @@ TARGET_DIR=${FUZZ_TARGET_DIR:-${CARGO_TARGET_DIR:-$ROOT/fuzz/target}}
 CORPUS=${FUZZ_CORPUS:-$ROOT/fuzz/corpus}
 OUT=${FUZZ_OUT:-$ROOT/fuzz/artifacts}
 RSS_MB=${FUZZ_RSS_MB:-2048}
+if [[ $MODE == replay ]]; then SECONDS_PER=0; fi
 if [[ $SANITIZER == none ]]; then TIMEOUT=${FUZZ_TIMEOUT:-10}; else TIMEOUT=${FUZZ_TIMEOUT:-60}; fi
 mkdir -p "$TARGET_DIR" "$CORPUS" "$OUT"
 TARGET_DIR=$(cd "$TARGET_DIR" && pwd)
@@ -118,6 +125,22 @@ for t in "${targets[@]}"; do
     fi
   fi
 
+  # Replay only: the seeds too, each once, and nothing else.
+  if [[ $MODE == replay ]]; then
+    seeds=()
+    if [[ -d "fuzz/seeds/$t" ]]; then
+      mapfile -t seeds < <(find "fuzz/seeds/$t" -type f | sort)
+    fi
+    if [[ ${#seeds[@]} -gt 0 ]] && ! (cd "$work" && "$BIN/$t" "${flags[@]}" -runs=1 "${seeds[@]/#/$ROOT/}") >"$work/seeds.log" 2>&1; then
+      failures+=("FAILED fuzz $t: a seed input crashes it: $(cause "$work/seeds.log") (log: $work/seeds.log)")
+      failed=$((failed + 1))
+      continue
+    fi
+    printf 'fuzz %-15s ok: %d regression and %d seed inputs replayed\n' "$t" "${#regressions[@]}" "${#seeds[@]}"
+    passed=$((passed + 1))
+    continue
+  fi
+
   # 2. Fuzz: one job, one worker (libFuzzer then writes the job's log to fuzz-0.log in
   # the current directory, and repeats it on its own output when the job ends).
   start=$(date +%s%N)
@@ -140,6 +163,13 @@ for t in "${targets[@]}"; do
   else
     what=$(cause "$log")
     crash=$(ls -t "$work"/{crash,leak,timeout,oom,slow-unit}-* 2>/dev/null | head -1)
+    if [[ -n $crash ]]; then
+      # Into the repository's regression corpus: CI replays it from the next commit on.
+      mkdir -p "fuzz/regressions/$t"
+      kept="fuzz/regressions/$t/found-$(date +%Y%m%d)-$(sha1sum "$crash" | cut -c1-8)"
+      cp "$crash" "$kept"
+      crash="$kept"
+    fi
     failures+=("FAILED fuzz $t: ${what:-exit status $rc}; reproducer: ${crash:-none written} (replay: $BIN/$t ${crash:-FILE}; log: $log)")
     failed=$((failed + 1))
   fi

@@ -447,7 +447,13 @@ fn dudect_once(cat: &Catalogue, d: &Descriptor, op: &str, cold: bool, s: &Dudect
 /// One dudect test, confirmed: a first |t| above the threshold is measured again, and the
 /// operation counts as leaking only if the second measurement agrees.
 pub fn dudect(cat: &Catalogue, d: &Descriptor, op: &str, cold: bool, s: &DudectSettings) -> Value {
-    match dudect_once(cat, d, op, cold, s) {
+    confirmed(|| dudect_once(cat, d, op, cold, s))
+}
+
+/// The confirmation rule over the results `once` gives, one per call (a worker run each in
+/// [`dudect`]; canned results in the tests).
+fn confirmed(mut once: impl FnMut() -> Result<CtStat, String>) -> Value {
+    match once() {
         Err(e) if e.contains(cryptoscope_worker::ct::TOO_SLOW) => json!({
             "status": "not run",
             "reason": e[e.find(cryptoscope_worker::ct::TOO_SLOW).unwrap_or(0)..].trim(),
@@ -458,7 +464,7 @@ pub fn dudect(cat: &Catalogue, d: &Descriptor, op: &str, cold: bool, s: &DudectS
             "max_t": first.result.max_t,
             "runs": [first],
         }),
-        Ok(first) => match dudect_once(cat, d, op, cold, s) {
+        Ok(first) => match once() {
             Err(e) => json!({ "status": "failed", "error": format!("confirmation: {e}"), "runs": [first] }),
             Ok(second) => {
                 let status = if second.result.leak { "leak" } else { "unconfirmed" };
@@ -562,6 +568,72 @@ pub fn speed_operation(op: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A worker's dudect result with this |t| (leak above 4.5).
+    fn stat(max_t: f64) -> CtStat {
+        CtStat {
+            subject: "SHA-256/testbed/early-exit".into(),
+            operation: "hash".into(),
+            classes: "fixed against random".into(),
+            cold: false,
+            unit: "TSC ticks".into(),
+            seconds: 1.0,
+            result: cryptoscope_measure::ttest::TResult {
+                max_t,
+                test: "uncropped".into(),
+                n_fixed: 500,
+                n_random: 500,
+                samples: 1000,
+                mean_fixed: 100.0,
+                mean_random: 100.0,
+                leak: max_t > cryptoscope_measure::ttest::THRESHOLD,
+            },
+        }
+    }
+
+    /// Feeds `confirmed` these results in turn; returns its value and how many it used.
+    fn confirm(results: Vec<Result<CtStat, String>>) -> (Value, usize) {
+        let mut it = results.into_iter();
+        let mut used = 0;
+        let v = confirmed(|| {
+            used += 1;
+            it.next().expect("asked for one result too many")
+        });
+        (v, used)
+    }
+
+    #[test]
+    fn a_leak_counts_only_when_a_second_measurement_confirms_it() {
+        let (v, n) = confirm(vec![Ok(stat(2.0))]);
+        assert_eq!(
+            (v["status"].as_str(), n),
+            (Some("pass"), 1),
+            "a pass is not measured again"
+        );
+        let (v, n) = confirm(vec![Ok(stat(11.0)), Ok(stat(9.0))]);
+        assert_eq!((v["status"].as_str(), n), (Some("leak"), 2));
+        assert_eq!(v["max_t"], 9.0, "the smaller |t| of the two is reported");
+        assert_eq!(v["runs"].as_array().unwrap().len(), 2);
+        let (v, _) = confirm(vec![Ok(stat(5.0)), Ok(stat(1.0))]);
+        assert_eq!(v["status"], "unconfirmed", "one |t| over 4.5 alone is not a leak");
+        let (v, _) = confirm(vec![Ok(stat(5.0)), Err("crashed: SIGSEGV".into())]);
+        assert_eq!(v["status"], "failed");
+        assert_eq!(v["error"], "confirmation: crashed: SIGSEGV");
+        let (v, n) = confirm(vec![Err(format!(
+            "ct-dudect: {}: one call takes 3.1 s",
+            cryptoscope_worker::ct::TOO_SLOW
+        ))]);
+        assert_eq!((v["status"].as_str(), n), (Some("not run"), 1));
+        assert!(
+            v["reason"]
+                .as_str()
+                .unwrap()
+                .starts_with(cryptoscope_worker::ct::TOO_SLOW),
+            "{v}"
+        );
+        let (v, _) = confirm(vec![Err("timed out after 60 s".into())]);
+        assert_eq!(v["status"], "failed");
+    }
     use cryptoscope_measure::memcheck::Frame;
 
     fn frame(f: &str, loc: Option<&str>) -> Frame {

@@ -1913,7 +1913,8 @@ fn cmd_run_inner(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<i
         for d in &picked {
             let v = &verdicts[&d.id];
             let measured: Vec<ResultRow> = if v.status == GateStatus::Pass {
-                d.operations()
+                // The operations measured (a hash's --lengths, not its default lengths).
+                run::operations(d, settings.hash_ops.as_deref())
                     .iter()
                     .filter_map(|o| acc.remove(&(d.id.clone(), o.as_str().to_string())))
                     .collect()

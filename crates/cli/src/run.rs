@@ -143,6 +143,15 @@ pub fn merge_visit(acc: &mut ResultRow, visit: ResultRow) {
     fill_statistics(acc);
 }
 
+/// The operations a run measures of a subject: a hash's `--lengths` when given, else the
+/// descriptor's own.
+pub fn operations(d: &Descriptor, hash_ops: Option<&[Operation]>) -> Vec<Operation> {
+    match (hash_ops, d.family) {
+        (Some(v), cryptoscope_catalogue::Family::Hash) => v.to_vec(),
+        _ => d.operations().to_vec(),
+    }
+}
+
 /// Measures one gated subject; returns one row per operation (measured or not). `sink`
 /// sees every row as soon as it exists (the store commits it then), so an interruption
 /// loses at most the operation being measured.
@@ -153,10 +162,7 @@ pub fn measure(
     s: &MeasureSettings,
     sink: &mut dyn FnMut(&mut ResultRow),
 ) -> Result<Vec<ResultRow>> {
-    let mut ops: Vec<Operation> = match (&s.hash_ops, d.family) {
-        (Some(v), cryptoscope_catalogue::Family::Hash) => v.clone(),
-        _ => d.operations().to_vec(),
-    };
+    let mut ops = operations(d, s.hash_ops.as_deref());
     let skipped = match s.stored.get(&d.id) {
         Some(done) => {
             let before = ops.len();

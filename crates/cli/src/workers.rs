@@ -4,6 +4,15 @@
 //! the caller as they arrive, so results survive a later crash. A worker that dies by a
 //! signal is reported as "crashed: SIGSEGV"; one that outlives its deadline is killed
 //! and reported as "timed out after N s".
+//!
+//! This is the one transport between the CLI and its workers, and it can record and
+//! replay (docs/testing.md): with `CRYPTOSCOPE_RECORD=FILE` every call is also appended to
+//! FILE (JSON lines: the worker, its arguments, its events, how it ended); with
+//! `CRYPTOSCOPE_REPLAY=FILE` no worker is started and each call gets the next recorded
+//! exchange of the same worker, command and subject. Rounds, resuming, merging visits,
+//! the store, exports and the report are then tested on recorded samples, the same on
+//! any machine. `CRYPTOSCOPE_REPLAY_KILL_AT=N` makes a replaying process kill itself
+//! (SIGKILL) as its N-th `measure` call starts: a kill at an exact point of a run.
 
 use anyhow::{Context, Result};
 use cryptoscope_catalogue::names;
@@ -18,7 +27,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// How a worker call ended.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Outcome {
     /// Exit status 0 after a `done` event.
     Completed,
@@ -115,6 +125,29 @@ pub fn call(bin: &Path, args: &[String], timeout: Duration, on_event: &mut dyn F
 
 /// Like [`call`], with extra environment variables for the worker.
 pub fn call_env(
+    bin: &Path,
+    args: &[String],
+    env: &[(&str, &std::ffi::OsStr)],
+    timeout: Duration,
+    on_event: &mut dyn FnMut(Event),
+) -> Outcome {
+    if let Some(r) = replay::replaying() {
+        return r.call(bin, args, on_event);
+    }
+    if let Some(path) = replay::recording() {
+        let mut events = Vec::new();
+        let outcome = spawn(bin, args, env, timeout, &mut |ev| {
+            events.push(ev.clone());
+            on_event(ev)
+        });
+        replay::append(&path, bin, args, events, &outcome);
+        return outcome;
+    }
+    spawn(bin, args, env, timeout, on_event)
+}
+
+/// Starts the worker and reads its events (the transport itself).
+fn spawn(
     bin: &Path,
     args: &[String],
     env: &[(&str, &std::ffi::OsStr)],
@@ -237,6 +270,152 @@ pub fn call_env(
     }
 }
 
+/// Recording worker exchanges, and replaying them instead of starting workers.
+mod replay {
+    use super::Outcome;
+    use cryptoscope_worker::Event;
+    use serde::{Deserialize, Serialize};
+    use std::collections::{HashMap, VecDeque};
+    use std::io::Write;
+    use std::path::{Path, PathBuf};
+    use std::sync::{Mutex, OnceLock};
+
+    /// One call as recorded.
+    #[derive(Serialize, Deserialize)]
+    struct Exchange {
+        /// The worker's file name.
+        worker: String,
+        args: Vec<String>,
+        events: Vec<Event>,
+        outcome: Outcome,
+    }
+
+    /// What identifies a call across runs: the worker, its command and its subject (the
+    /// other arguments carry paths, plans and clock rates that differ between runs).
+    fn key(bin: &Path, args: &[String]) -> String {
+        let worker = bin
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let subject = args
+            .iter()
+            .position(|a| a == "--subject")
+            .and_then(|i| args.get(i + 1))
+            .map_or("", String::as_str);
+        format!("{worker} {} {subject}", args.first().map_or("", String::as_str))
+    }
+
+    pub struct Replay {
+        queues: Mutex<(HashMap<String, VecDeque<Exchange>>, usize)>,
+        kill_at: Option<usize>,
+        file: PathBuf,
+    }
+
+    /// The replay of this process, if `CRYPTOSCOPE_REPLAY` names one. A file that cannot
+    /// be read or parsed is a usage error at the first call: one line, exit status 2.
+    pub fn replaying() -> Option<&'static Replay> {
+        static R: OnceLock<Option<Replay>> = OnceLock::new();
+        R.get_or_init(|| {
+            let file = PathBuf::from(std::env::var_os("CRYPTOSCOPE_REPLAY")?);
+            let fail = |why: String| -> ! {
+                eprintln!("error: CRYPTOSCOPE_REPLAY={}: {why}", file.display());
+                std::process::exit(2)
+            };
+            let text = std::fs::read_to_string(&file).unwrap_or_else(|e| fail(e.to_string()));
+            let mut queues: HashMap<String, VecDeque<Exchange>> = HashMap::new();
+            for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+                let x: Exchange = serde_json::from_str(line).unwrap_or_else(|e| fail(format!("line {}: {e}", n + 1)));
+                queues
+                    .entry(key(Path::new(&x.worker), &x.args))
+                    .or_default()
+                    .push_back(x);
+            }
+            let kill_at = std::env::var("CRYPTOSCOPE_REPLAY_KILL_AT").ok().map(|v| {
+                v.parse()
+                    .unwrap_or_else(|_| fail(format!("CRYPTOSCOPE_REPLAY_KILL_AT={v}: not a number")))
+            });
+            Some(Replay {
+                queues: Mutex::new((queues, 0)),
+                kill_at,
+                file: file.clone(),
+            })
+        })
+        .as_ref()
+    }
+
+    impl Replay {
+        /// Hands `on_event` the next recorded exchange of this call. With `--ops`, only
+        /// the listed operations' results are handed on, as a worker asked for those alone
+        /// would (`run --resume`). No recorded exchange left: the call fails, saying so.
+        pub fn call(&self, bin: &Path, args: &[String], on_event: &mut dyn FnMut(Event)) -> Outcome {
+            let k = key(bin, args);
+            let x = {
+                let mut q = self.queues.lock().unwrap_or_else(|e| e.into_inner());
+                if args.first().is_some_and(|c| c == "measure") {
+                    q.1 += 1;
+                    if self.kill_at == Some(q.1) {
+                        // SAFETY: kill and getpid have no preconditions.
+                        unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
+                    }
+                }
+                q.0.get_mut(&k).and_then(VecDeque::pop_front)
+            };
+            let Some(x) = x else {
+                return Outcome::Failed(format!(
+                    "no recorded exchange for `{k}` left in {}",
+                    self.file.display()
+                ));
+            };
+            let ops: Option<Vec<&str>> = args
+                .iter()
+                .position(|a| a == "--ops")
+                .and_then(|i| args.get(i + 1))
+                .map(|l| l.split(',').collect());
+            for ev in x.events {
+                let op = match &ev {
+                    Event::Measured(m) => Some(m.operation.as_str().to_string()),
+                    Event::OpFailed { operation, .. } => Some(operation.as_str().to_string()),
+                    _ => None,
+                };
+                if let (Some(ops), Some(op)) = (&ops, op) {
+                    if !ops.contains(&op.as_str()) {
+                        continue;
+                    }
+                }
+                on_event(ev);
+            }
+            x.outcome
+        }
+    }
+
+    /// The file `CRYPTOSCOPE_RECORD` names, if any.
+    pub fn recording() -> Option<PathBuf> {
+        std::env::var_os("CRYPTOSCOPE_RECORD").map(PathBuf::from)
+    }
+
+    /// Appends one exchange to the recording (one line, in append mode).
+    pub fn append(path: &Path, bin: &Path, args: &[String], events: Vec<Event>, outcome: &Outcome) {
+        let x = Exchange {
+            worker: bin
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            args: args.to_vec(),
+            events,
+            outcome: outcome.clone(),
+        };
+        let line = serde_json::to_string(&x).expect("events serialise") + "\n";
+        let written = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(line.as_bytes()));
+        if let Err(e) = written {
+            eprintln!("warning: CRYPTOSCOPE_RECORD={}: {e}", path.display());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     //! The process mechanics with stand-in workers (shell scripts): a crash, a hang, a
@@ -248,15 +427,22 @@ mod tests {
         static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let k = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let p = std::env::temp_dir().join(format!("cs-fake-worker-{}-{k}.sh", std::process::id()));
-        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
-        std::fs::set_permissions(&p, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        std::fs::write(&p, format!("{body}\n")).unwrap();
         p
     }
 
+    /// Runs the stand-in as `sh SCRIPT`: executing a file just written fails with "text
+    /// file busy" when a parallel test forks while it is still open for writing.
     fn run(body: &str, timeout_ms: u64) -> (Outcome, usize) {
         let p = script(body);
         let mut n = 0;
-        let o = call(&p, &[], Duration::from_millis(timeout_ms), &mut |_| n += 1);
+        let args = [p.display().to_string()];
+        let o = call(
+            Path::new("/bin/sh"),
+            &args,
+            Duration::from_millis(timeout_ms),
+            &mut |_| n += 1,
+        );
         let _ = std::fs::remove_file(p);
         (o, n)
     }

@@ -3,32 +3,26 @@
 //! tables) must be flagged; the same compare without a branch and the bitsliced and
 //! fixsliced strategies must pass. Expected verdicts come from how the code is written
 //! (crates/providers/testbed, crates/ciphers), not from running it.
+//!
+//! These verdicts come from memcheck, which follows secret bits through the program and so
+//! decides the same on any machine under any load. dudect's verdicts depend on timing: its
+//! calibration (the same cases, modelled) is tested on controlled timings in
+//! crates/worker/src/ct.rs and its confirmation rule in crates/cli/src/ct.rs; here a live
+//! dudect run is checked for its plumbing only (docs/testing.md).
 
 mod common;
 
 use common::*;
 use serde_json::Value;
 
+/// `cryptoscope ct ARGS --json`: its items.
 fn audit(args: &[&str]) -> Vec<Value> {
-    audit_with(args, "20000", "2")
-}
-
-/// `audit` with dudect's sample count and time budget per test.
-fn audit_with(args: &[&str], samples: &str, budget: &str) -> Vec<Value> {
     let tmp = tempfile::tempdir().unwrap();
     let json = tmp.path().join("ct.json");
     let o = cryptoscope()
         .arg("ct")
         .args(args)
-        .args([
-            "--quick",
-            "--quiet",
-            "--samples",
-            samples,
-            "--time-budget",
-            budget,
-            "--json",
-        ])
+        .args(["--quick", "--quiet", "--json"])
         .arg(&json)
         .output()
         .unwrap();
@@ -50,53 +44,11 @@ fn audit_with(args: &[&str], samples: &str, budget: &str) -> Vec<Value> {
         .collect()
 }
 
-/// dudect alone, again, on one subject (`ALG/provider/impl`): its items.
-fn dudect_again(subject: &str, samples: &str, budget: &str) -> Vec<Value> {
-    let parts: Vec<&str> = subject.split('/').collect();
-    let [alg, provider, imp] = parts[..] else {
-        panic!("subject name {subject}")
-    };
-    audit_with(
-        &[
-            "--alg",
-            alg,
-            "--provider",
-            provider,
-            "--impl",
-            imp,
-            "--method",
-            "dudect",
-        ],
-        samples,
-        budget,
-    )
-}
-
-/// Whether dudect flags `item` in any of `temps` (warm, cold).
-fn dudect_flags(item: &Value, temps: &[&str]) -> bool {
-    temps.iter().any(|t| item["dudect"][t]["status"] == "leak")
-}
-
-/// Asserts that dudect flags (`leak`) or does not flag a subject's operation. On a shared
-/// 2-vCPU guest about one dudect test in 80 of code memcheck finds clean shows a confirmed
-/// |t| > 4.5 (BENCHMARKS.md, "Constant-time audit"), a run here holds a dozen such tests,
-/// and a busy machine can drown a small difference in one run (the early-exit tag compare's
-/// at 20,000 calls). So a result other than the expected one in `first` is measured twice
-/// more, and the test fails only if all three runs disagree with `leak`: a real leak shows
-/// every time (the calibrated ones at |t| 11 and more), and so does its absence.
-fn assert_dudect(leak: bool, first: &Value, subject: &str, op: &str, temps: &[&str], samples: &str, budget: &str) {
-    let mut seen = vec![first.clone()];
-    while dudect_flags(seen.last().unwrap(), temps) != leak {
-        if seen.len() == 3 {
-            let d: Vec<&Value> = seen.iter().map(|v| &v["dudect"]).collect();
-            panic!(
-                "dudect leak = {} for {subject} {op} ({temps:?}) in each of 3 runs: {d:#?}",
-                !leak
-            );
-        }
-        let again = dudect_again(subject, samples, budget);
-        seen.push(find(&again, subject, op).clone());
-    }
+/// The memcheck audit of a selection.
+fn memcheck(args: &[&str]) -> Vec<Value> {
+    let mut a = args.to_vec();
+    a.extend(["--method", "memcheck"]);
+    audit(&a)
 }
 
 fn find<'a>(items: &'a [Value], subject: &str, op: &str) -> &'a Value {
@@ -111,8 +63,8 @@ fn findings(v: &Value) -> Vec<Value> {
 }
 
 #[test]
-fn an_early_exit_compare_is_flagged_by_both_methods_and_its_fix_passes() {
-    let items = audit(&["--provider", "testbed", "--impl", "early-exit,constant-compare"]);
+fn an_early_exit_compare_is_flagged_and_its_fix_passes() {
+    let items = memcheck(&["--provider", "testbed", "--impl", "early-exit,constant-compare"]);
     let leaky = find(&items, "SHA-256/testbed/early-exit", "hash");
     let f = findings(leaky);
     assert!(
@@ -121,20 +73,13 @@ fn an_early_exit_compare_is_flagged_by_both_methods_and_its_fix_passes() {
         "{leaky}"
     );
     assert!(f[0]["location"].as_str().unwrap().starts_with("lib.rs:"), "{leaky}");
-    assert_eq!(leaky["dudect"]["warm"]["status"], "leak", "{leaky}");
-    assert_eq!(leaky["verdict"], "leak (both methods)");
+    assert_eq!(leaky["verdict"], "leak (memcheck)", "{leaky}");
     let fixed = find(&items, "SHA-256/testbed/constant-compare", "hash");
     assert_eq!(fixed["memcheck"]["status"], "clean", "{fixed}");
-    assert_dudect(
-        false,
-        fixed,
-        "SHA-256/testbed/constant-compare",
-        "hash",
-        &["warm"],
-        "20000",
-        "2",
-    );
-    // A speed run of the same subjects shows the leak beside the numbers.
+    assert!(findings(fixed).is_empty(), "{fixed}");
+    assert_eq!(fixed["verdict"], "no leak found (one method)", "{fixed}");
+    // A speed run of the same subjects shows the stored audit's verdict beside the numbers.
+    let tmp = tempfile::tempdir().unwrap();
     let o = cryptoscope()
         .args([
             "run",
@@ -150,29 +95,20 @@ fn an_early_exit_compare_is_flagged_by_both_methods_and_its_fix_passes() {
             "64",
             "--json",
         ])
-        .arg(std::env::temp_dir().join(format!("cs-ct-speed-{}.json", std::process::id())))
+        .arg(tmp.path().join("speed.json"))
         .output()
         .unwrap();
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
-        out.contains("SHA-256/testbed/early-exit hash: leak (both methods)"),
+        out.contains("SHA-256/testbed/early-exit hash: leak (memcheck)"),
         "{out}"
     );
-    // (The latest audit of each subject counts: a dudect run above that flagged the
-    // branch-free compare was followed by one that did not.)
     assert!(!out.contains("constant-compare hash: "), "{out}");
 }
 
 #[test]
 fn an_early_exit_tag_compare_is_flagged_and_its_fix_passes() {
-    // The early exit costs about 30 cycles of 5,500 per call (15 byte compares): at 20,000
-    // calls one dudect run gave |t| 46 and its confirmation 4.2 on a busy CI machine; at
-    // 100,000 calls and 4 s, |t| 130-265 in four runs.
-    let items = audit_with(
-        &["--provider", "testbed", "--impl", "early-exit-tag,constant-tag"],
-        "100000",
-        "4",
-    );
+    let items = memcheck(&["--provider", "testbed", "--impl", "early-exit-tag,constant-tag"]);
     for op in ["open", "open-forged"] {
         // The byte-by-byte compare of a 16-byte tag: one branch site, reached once per byte
         // (all 16 compared, with a valid tag and with one whose last byte is wrong).
@@ -183,7 +119,7 @@ fn an_early_exit_tag_compare_is_flagged_and_its_fix_passes() {
                 && x["count"] == 16),
             "{op}: {leaky}"
         );
-        assert!(leaky["verdict"].as_str().unwrap().starts_with("leak"), "{op}: {leaky}");
+        assert_eq!(leaky["verdict"], "leak (memcheck)", "{op}: {leaky}");
         // The constant-time compare: only the accept/reject decision, tested once.
         let fixed = find(&items, "ChaCha20-Poly1305/testbed/constant-tag", op);
         assert_eq!(fixed["memcheck"]["status"], "clean", "{op}: {fixed}");
@@ -193,33 +129,7 @@ fn an_early_exit_tag_compare_is_flagged_and_its_fix_passes() {
                 .all(|x| x["kind"] == "decision" && x["count"] == 1),
             "{op}: {fixed}"
         );
-        assert_dudect(
-            false,
-            fixed,
-            "ChaCha20-Poly1305/testbed/constant-tag",
-            op,
-            &["warm"],
-            "100000",
-            "4",
-        );
-        if fixed["dudect"]["warm"]["status"] != "leak" {
-            assert_eq!(fixed["verdict"], "no leak found", "{op}: {fixed}");
-        }
-    }
-    // dudect's forged-tag test: the wrong last byte takes all 16 comparisons, a random tag
-    // one; the early exit shows in the timing.
-    let forged = find(&items, "ChaCha20-Poly1305/testbed/early-exit-tag", "open-forged");
-    assert_dudect(
-        true,
-        forged,
-        "ChaCha20-Poly1305/testbed/early-exit-tag",
-        "open-forged",
-        &["warm"],
-        "100000",
-        "4",
-    );
-    if forged["dudect"]["warm"]["status"] == "leak" {
-        assert_eq!(forged["verdict"], "leak (both methods)");
+        assert_eq!(fixed["verdict"], "no leak found (one method)", "{op}: {fixed}");
     }
     // Sealing involves no comparison: both pass.
     for s in ["early-exit-tag", "constant-tag"] {
@@ -230,7 +140,7 @@ fn an_early_exit_tag_compare_is_flagged_and_its_fix_passes() {
 
 #[test]
 fn table_strategies_are_flagged_and_bitsliced_ones_pass() {
-    let items = audit(&[
+    let items = memcheck(&[
         "--alg",
         "GIFT-64,Camellia-128",
         "--provider",
@@ -246,27 +156,16 @@ fn table_strategies_are_flagged_and_bitsliced_ones_pass() {
                 .any(|x| x["kind"] == "index" || x["kind"] == "branch"),
             "{s}: {e}"
         );
-        assert!(e["verdict"].as_str().unwrap().starts_with("leak"), "{s}: {e}");
+        assert_eq!(e["verdict"], "leak (memcheck)", "{s}: {e}");
     }
     // Camellia's table key schedule indexes its S-box tables with key bytes too.
     let ks = find(&items, "Camellia-128/cryptoscope/table", "key-schedule");
     assert!(!findings(ks).is_empty(), "{ks}");
-    // The dudect calibration: GIFT-64's table strategy shows in its timing.
-    let g = find(&items, "GIFT-64/cryptoscope/table", "encrypt");
-    assert_dudect(
-        true,
-        g,
-        "GIFT-64/cryptoscope/table",
-        "encrypt",
-        &["warm", "cold"],
-        "20000",
-        "2",
-    );
     for s in ["GIFT-64/cryptoscope/bitsliced-avx2", "GIFT-64/cryptoscope/fixsliced"] {
         for op in ["key-schedule", "encrypt"] {
             let e = find(&items, s, op);
             assert_eq!(e["memcheck"]["status"], "clean", "{s} {op}: {e}");
-            assert_dudect(false, e, s, op, &["warm", "cold"], "20000", "2");
+            assert!(findings(e).is_empty(), "{s} {op}: {e}");
         }
     }
     // Camellia in AES-NI: its encryption passes memcheck.
@@ -276,7 +175,7 @@ fn table_strategies_are_flagged_and_bitsliced_ones_pass() {
 
 #[test]
 fn key_generation_and_encapsulation_are_audited_with_marked_randomness() {
-    let items = audit(&["--alg", "ML-KEM-768", "--provider", "pqclean", "--impl", "clean"]);
+    let items = memcheck(&["--alg", "ML-KEM-768", "--provider", "pqclean", "--impl", "clean"]);
     // Key generation: every report is in the rejection sampling of the public matrix from
     // ρ, which FIPS 203 publishes in the encapsulation key (reference/ct-declassified.json).
     let kp = find(&items, "ML-KEM-768/pqclean/clean", "keypair");
@@ -296,20 +195,10 @@ fn key_generation_and_encapsulation_are_audited_with_marked_randomness() {
         kp["memcheck"]["secret"].as_str().unwrap().contains("randomness"),
         "{kp}"
     );
-    assert_eq!(kp["verdict"], "no leak found (declared public values aside)", "{kp}");
     // Encapsulation: the matrix comes from the public key, the rest is constant-time.
     let enc = find(&items, "ML-KEM-768/pqclean/clean", "encaps");
     assert_eq!(enc["memcheck"]["status"], "clean", "{enc}");
     assert!(findings(enc).is_empty(), "{enc}");
-    assert_dudect(
-        false,
-        enc,
-        "ML-KEM-768/pqclean/clean",
-        "encaps",
-        &["warm"],
-        "20000",
-        "2",
-    );
     // AWS-LC draws its own randomness: only decapsulation can be audited.
     let o = cryptoscope()
         .args([
@@ -331,6 +220,60 @@ fn key_generation_and_encapsulation_are_audited_with_marked_randomness() {
         out.contains("decaps") && !out.contains(" keypair ") && !out.contains(" encaps "),
         "{out}"
     );
+}
+
+/// Live dudect, plumbing only: every test runs, its samples arrive in both classes with
+/// their labels and a finite statistic, warm and (for a block cipher) cold. Which status
+/// it reaches is the machine's business, so any of dudect's statuses is accepted.
+#[test]
+fn dudect_runs_deliver_labelled_statistics() {
+    let items = audit(&[
+        "--alg",
+        "SHA-256,GIFT-64",
+        "--provider",
+        "testbed,cryptoscope",
+        "--impl",
+        "early-exit,constant-compare,table",
+        "--method",
+        "dudect",
+        "--samples",
+        "2000",
+        "--time-budget",
+        "1",
+    ]);
+    let want = [
+        ("SHA-256/testbed/early-exit", "hash", &["warm"][..]),
+        ("SHA-256/testbed/constant-compare", "hash", &["warm"]),
+        ("GIFT-64/cryptoscope/table", "encrypt", &["warm", "cold"]),
+    ];
+    for (subject, op, temps) in want {
+        let item = find(&items, subject, op);
+        assert_eq!(item["memcheck"]["status"], "not run", "{item}");
+        for t in temps {
+            let d = &item["dudect"][t];
+            let status = d["status"].as_str().unwrap_or_default();
+            assert!(["pass", "leak", "unconfirmed"].contains(&status), "{subject} {t}: {d}");
+            let runs = d["runs"].as_array().unwrap();
+            assert_eq!(runs.len(), if status == "pass" { 1 } else { 2 }, "{d}");
+            for r in runs {
+                assert_eq!(r["subject"], subject);
+                assert_eq!(r["operation"], op);
+                assert_eq!(r["cold"], *t == "cold");
+                assert!(["TSC ticks", "ns"].contains(&r["unit"].as_str().unwrap()), "{r}");
+                assert!(!r["classes"].as_str().unwrap().is_empty());
+                let res = &r["result"];
+                // At least 200 calls whatever the budget (the worker's floor), both classes.
+                assert!(res["samples"].as_u64().unwrap() >= 200, "{res}");
+                assert!(
+                    res["n_fixed"].as_u64().unwrap() > 0 && res["n_random"].as_u64().unwrap() > 0,
+                    "{res}"
+                );
+                assert!(res["max_t"].as_f64().unwrap().is_finite(), "{res}");
+                assert!(res["mean_fixed"].as_f64().unwrap() > 0.0, "{res}");
+            }
+        }
+        assert!(!item["verdict"].as_str().unwrap().is_empty());
+    }
 }
 
 #[test]

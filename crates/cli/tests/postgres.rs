@@ -12,6 +12,7 @@ mod pg;
 
 #[test]
 fn sharded_runs_into_postgresql_reassemble_into_one_report() {
+    let _serial = serial(); // binds ports, starts daemons or creates namespaces
     let Some(server) = pg::or_skip(pg::PgServer::start()) else {
         return;
     };
@@ -104,6 +105,7 @@ fn sharded_runs_into_postgresql_reassemble_into_one_report() {
 /// out of the schema migration scrubbed.
 #[test]
 fn a_password_reaches_the_server_and_nothing_cryptoscope_writes() {
+    let _serial = serial(); // binds ports, starts daemons or creates namespaces
     let password = "Pw-4b1e-kept-out-of-everything";
     let Some(server) = pg::or_skip(pg::PgServer::start_with_password(password)) else {
         return;

@@ -39,11 +39,7 @@ fn headless(browser: &str, profile: &Path) -> Command {
 #[test]
 fn report_renders_in_a_browser_with_every_chart() {
     let Some(browser) = chromium() else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "chromium is missing on CI: scripts/setup.sh installs it"
-        );
-        eprintln!("skipped: no chromium on this machine (scripts/setup.sh installs Debian's package)");
+        cryptoscope_testkit::needs_setup("chromium");
         return;
     };
     let tmp = tempfile::tempdir().unwrap();

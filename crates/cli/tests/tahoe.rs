@@ -13,6 +13,7 @@ static ENVIRONMENT: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 #[test]
 fn the_quick_study_runs_end_to_end_and_the_swap_takes() {
+    let _serial = serial(); // binds ports, starts daemons or creates namespaces
     let _one = ENVIRONMENT.lock().unwrap_or_else(|e| e.into_inner());
     let d = tempfile::tempdir().unwrap();
     let db = d.path().join("r.db");
@@ -104,6 +105,7 @@ fn the_quick_study_runs_end_to_end_and_the_swap_takes() {
 
 #[test]
 fn an_unknown_hash_or_bad_vector_is_a_usage_error() {
+    let _serial = serial(); // binds ports, starts daemons or creates namespaces
     let _one = ENVIRONMENT.lock().unwrap_or_else(|e| e.into_inner());
     let d = tempfile::tempdir().unwrap();
     let db = d.path().join("r.db");

@@ -31,6 +31,7 @@
 use crate::protocol::{CtAudited, CtStat};
 use cryptoscope_catalogue::rng::{install_kat, kat_prng, KatPrng};
 use cryptoscope_catalogue::{Family, KatPrngKind, Randomness, Subject};
+use cryptoscope_measure::sampler::Timer;
 use cryptoscope_measure::ttest::Leakage;
 use std::time::{Duration, Instant};
 
@@ -756,7 +757,35 @@ pub fn dudect(s: &Subject, op: &str, plan: &DudectPlan, clock: &cryptoscope_meas
     };
     let mut seed = [0u8; 8];
     cryptoscope_catalogue::rng::fill(&mut seed);
-    let mut rng = ClassRng(u64::from_le_bytes(seed) | 1);
+    let (result, seconds) = measure_classes(&classes, &mut call, plan, clock, u64::from_le_bytes(seed))?;
+    Ok(CtStat {
+        subject: d.id.clone(),
+        operation: op.to_string(),
+        classes: what,
+        cold: plan.cold,
+        unit: if clock.tsc_hz().is_some() {
+            "TSC ticks".into()
+        } else {
+            "ns".into()
+        },
+        seconds,
+        result,
+    })
+}
+
+/// The measured part of a dudect test: each call's class drawn at random (from `seed`),
+/// its input copied into the working buffer, the call timed with `timer`, and every
+/// (class, time) given to the analysis. Generic over the timer so that the calibration
+/// cases are tested on timings the test controls (tests below); the time budget and the
+/// "too slow" rule read the real clock. Returns the result and the seconds spent.
+fn measure_classes<T: Timer>(
+    classes: &Classes,
+    call: &mut Call,
+    plan: &DudectPlan,
+    timer: &T,
+    seed: u64,
+) -> Result<(cryptoscope_measure::ttest::TResult, f64), String> {
+    let mut rng = ClassRng(seed | 1);
     let mut evict = if plan.cold { vec![0u8; 8 << 20] } else { Vec::new() };
     let mut leak = Leakage::new();
     let mut work = classes.fixed[0].clone();
@@ -792,25 +821,169 @@ pub fn dudect(s: &Subject, op: &str, plan: &DudectPlan, clock: &cryptoscope_meas
             }
             std::hint::black_box(&evict);
         }
-        let a = clock.start();
+        let a = timer.start();
         let r = call(&mut work);
-        let b = clock.stop();
+        let b = timer.stop();
         r?;
-        let (_, ticks) = clock.elapsed(a, b);
+        let (_, ticks) = timer.elapsed(a, b);
         leak.push(class, ticks as f64);
         i += 1;
     }
-    Ok(CtStat {
-        subject: d.id.clone(),
-        operation: op.to_string(),
-        classes: what,
-        cold: plan.cold,
-        unit: if clock.tsc_hz().is_some() {
-            "TSC ticks".into()
-        } else {
-            "ns".into()
-        },
-        seconds: started.elapsed().as_secs_f64(),
-        result: leak.result(),
-    })
+    Ok((leak.result(), started.elapsed().as_secs_f64()))
+}
+
+#[cfg(test)]
+mod tests {
+    //! dudect's calibration cases on timings the test controls. A model of each case
+    //! (what the code does with its input, from how it is written) sets the cost of every
+    //! call; a scripted timer hands that cost, with seeded noise and a preempted call's
+    //! heavy tail, to the worker's real measuring loop and analysis. The verdicts below
+    //! are the calibration the live audit (crates/cli/tests/ct.rs) used to assert on a
+    //! shared machine's timing: now they hold on any machine under any load.
+    use super::*;
+    use cryptoscope_testkit::Samples;
+    use std::cell::{Cell, RefCell};
+    use std::rc::Rc;
+
+    /// The cost of the last call, read by the timer when the region ends.
+    #[derive(Clone)]
+    struct Cost(Rc<Cell<f64>>);
+
+    struct Script(Cost);
+
+    impl Timer for Script {
+        type Stamp = u64;
+        fn start(&self) -> u64 {
+            0
+        }
+        fn stop(&self) -> u64 {
+            self.0 .0.get().max(0.0).round() as u64
+        }
+        fn elapsed(&self, a: u64, b: u64) -> (u64, u64) {
+            (b - a, b - a)
+        }
+        fn overhead_cycles(&self) -> f64 {
+            0.0
+        }
+        fn overhead_ticks(&self) -> f64 {
+            0.0
+        }
+        fn ticks_to_ns(&self, t: f64) -> f64 {
+            t
+        }
+    }
+
+    const PLAN: DudectPlan = DudectPlan {
+        samples: 20_000,
+        budget: Duration::from_secs(3600),
+        cold: false,
+    };
+
+    /// Runs the worker's loop over `classes` with a call whose cost is `model(input)` plus
+    /// noise (sd 40 ticks) and, one call in fifty, a preemption of 3,000 ticks on average.
+    fn run(
+        classes: Classes,
+        seed: u64,
+        model: impl Fn(&[u8], u64) -> f64 + 'static,
+    ) -> cryptoscope_measure::ttest::TResult {
+        let cost = Cost(Rc::new(Cell::new(0.0)));
+        let noise = Rc::new(RefCell::new(Samples::new(seed)));
+        let (c, calls) = (cost.clone(), Rc::new(Cell::new(0u64)));
+        let mut call: Call = Box::new(move |input: &mut [u8]| {
+            let k = calls.get();
+            calls.set(k + 1);
+            let extra = noise.borrow_mut().timing(0.0, 40.0, 0.02, 3000.0);
+            c.0.set(model(input, k) + extra);
+            Ok(())
+        });
+        let (r, _) = measure_classes(&classes, &mut call, &PLAN, &Script(cost), seed).unwrap();
+        assert_eq!(r.samples, PLAN.samples, "every planned call measured");
+        r
+    }
+
+    /// Pseudo-random 16-byte inputs for the random class.
+    fn pool(seed: u64) -> Vec<Vec<u8>> {
+        let mut g = Samples::new(seed);
+        (0..64)
+            .map(|_| (0..16).map(|_| (g.uniform() * 256.0) as u8).collect())
+            .collect()
+    }
+
+    /// The testbed's tag compare (crates/providers/testbed): bytes compared until the
+    /// first difference against the valid tag, about 2 ticks each, on a 5,500-tick open.
+    fn early_exit(valid: &[u8], input: &[u8]) -> f64 {
+        let same = valid.iter().zip(input).take_while(|(a, b)| a == b).count();
+        5500.0 + 2.0 * (same + 1).min(valid.len()) as f64
+    }
+
+    #[test]
+    fn an_early_exit_compare_is_flagged_and_the_constant_one_is_not() {
+        for seed in 1..=5 {
+            let valid: Vec<u8> = (0..16).collect();
+            // dudect's forged-tag classes: the last byte flipped (all 16 compared) against
+            // random tags (one compare, mostly).
+            let mut fixed = valid.clone();
+            fixed[15] ^= 0x80;
+            let v = valid.clone();
+            let leaky = run(Classes::new(fixed.clone(), pool(seed)), seed, move |t, _| {
+                early_exit(&v, t)
+            });
+            assert!(leaky.leak, "seed {seed}: the early exit missed: {leaky:?}");
+            assert!(leaky.mean_fixed > leaky.mean_random, "seed {seed}: {leaky:?}");
+            let constant = run(Classes::new(fixed, pool(seed)), seed, |_, _| 5500.0 + 32.0);
+            assert!(
+                !constant.leak,
+                "seed {seed}: a constant-time compare flagged: {constant:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_secret_indexed_table_is_flagged_and_a_bitsliced_cipher_is_not() {
+        // A table strategy's time grows with the distinct cache lines its input touches
+        // (16 entries per line, cold): one fixed all-zero block (one line) against random
+        // blocks (up to 16 lines).
+        for seed in 1..=5 {
+            let table = |b: &[u8], _: u64| {
+                let mut lines: Vec<u8> = b.iter().map(|x| x >> 4).collect();
+                lines.sort_unstable();
+                lines.dedup();
+                900.0 + 60.0 * lines.len() as f64
+            };
+            let t = run(Classes::new(vec![0u8; 16], pool(seed)), seed, table);
+            assert!(t.leak, "seed {seed}: {t:?}");
+            let b = run(Classes::new(vec![0u8; 16], pool(seed)), seed, |_, _| 1400.0);
+            assert!(!b.leak, "seed {seed}: {b:?}");
+        }
+    }
+
+    #[test]
+    fn a_neighbour_slowing_the_machine_is_not_a_leak() {
+        // The classes are interleaved at random, so a stretch of slow calls (a neighbour,
+        // frequency scaling) lands on both: a constant-time operation stays clean.
+        for seed in 1..=5 {
+            let r = run(Classes::new(vec![0u8; 16], pool(seed)), seed, |_, k| {
+                if (5_000..9_000).contains(&k) {
+                    3000.0
+                } else {
+                    2000.0 + (k as f64) * 0.01 // and a slow drift
+                }
+            });
+            assert!(!r.leak, "seed {seed}: {r:?}");
+        }
+    }
+
+    #[test]
+    fn a_difference_in_spread_alone_is_found() {
+        // Same mean, but the fixed input's time varies ten times as much (a data-dependent
+        // number of rounds around the same average): the second-order test sees it.
+        for seed in 1..=5 {
+            let g = RefCell::new(Samples::new(seed ^ 0xabc));
+            let r = run(Classes::new(vec![0u8; 16], pool(seed)), seed, move |x, _| {
+                let sd = if x == [0u8; 16] { 400.0 } else { 40.0 };
+                3000.0 + sd * g.borrow_mut().normal()
+            });
+            assert!(r.leak, "seed {seed}: {r:?}");
+        }
+    }
 }

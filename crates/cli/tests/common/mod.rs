@@ -39,11 +39,19 @@ pub fn cryptoscope() -> assert_cmd::Command {
         "CRYPTOSCOPE_BUILDS",
         std::env::temp_dir().join(format!("cryptoscope-test-no-builds-{}", std::process::id())),
     );
-    c.env(
-        "CRYPTOSCOPE_DB",
-        std::env::temp_dir().join(format!("cryptoscope-test-{}.db", std::process::id())),
-    );
+    // One database per test (libtest names each test's thread after it): tests of one
+    // file run in parallel and must not see each other's runs and audits.
+    c.env("CRYPTOSCOPE_DB", test_db());
     c
+}
+
+/// The default results database of the running test (see [`cryptoscope`]).
+pub fn test_db() -> PathBuf {
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("main")
+        .replace(|c: char| !c.is_ascii_alphanumeric(), "_");
+    std::env::temp_dir().join(format!("cryptoscope-test-{}-{test}.db", std::process::id()))
 }
 
 /// Runs a worker and returns its JSON events and exit status.
@@ -117,4 +125,11 @@ pub fn verify_with_vectors(dir: &std::path::Path, args: &[&str]) -> std::process
         .arg(dir)
         .output()
         .unwrap()
+}
+
+/// Held by a test that binds ports, starts daemons or creates network namespaces: such
+/// tests of one file run one at a time, while the file's other tests run in parallel.
+pub fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
