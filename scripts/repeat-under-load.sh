@@ -6,12 +6,14 @@
 #   stress-ng --cpu 2 --timeout 0 & bash scripts/repeat-under-load.sh 20; kill %1
 #
 # The slower end-to-end files (live dudect, cipher and hash suites) run N_SLOW times
-# (default: N).
+# (default: N); the Ctrl-C tests of the TLS and tunnel drivers (root, namespaces and
+# daemons; about a minute each) N_E2E times (default 3).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export CRYPTOSCOPE_VECTORS="$PWD/vectors"
 n=${1:-20}
 n_slow=${N_SLOW:-$n}
+n_e2e=${N_E2E:-3}
 fast=(
   "-p cryptoscope-measure --lib sampler::"
   "-p cryptoscope-worker --lib ct::tests"
@@ -25,6 +27,10 @@ slow=(
   "-p cryptoscope --test ct"
   "-p cryptoscope --test cipher"
   "-p cryptoscope --test hash"
+)
+e2e=(
+  "-p cryptoscope --test tls namespaces_with_a_rate_limit_and_nothing_left_after_ctrl_c"
+  "-p cryptoscope --test tunnel soft_and_accelerated_and_ctrl_c_leaves_nothing"
 )
 # Built once, before the clock starts.
 cargo test --release --workspace --no-run --locked >/dev/null 2>&1 || { echo "build failed" >&2; exit 2; }
@@ -43,5 +49,6 @@ run() { # times, args...
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 for t in "${fast[@]}"; do run "$n" "$t"; done
 for t in "${slow[@]}"; do run "$n_slow" "$t"; done
+for t in "${e2e[@]}"; do run "$n_e2e" "$t"; done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 exit $failed

@@ -12,11 +12,7 @@ use common::*;
 #[path = "common/pg.rs"]
 mod pg;
 use serde_json::Value;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// (subject, operation) -> raw nanosecond samples.
-type Rows = BTreeMap<(String, String), Vec<f64>>;
 
 fn cassette() -> PathBuf {
     PathBuf::from(concat!(
@@ -35,8 +31,8 @@ fn exchanges(path: &Path) -> Vec<Value> {
 }
 
 /// (subject, operation) -> the recorded nanosecond samples of every visit, in order.
-fn recorded(path: &Path) -> BTreeMap<(String, String), Vec<f64>> {
-    let mut m: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
+fn recorded(path: &Path) -> Rows {
+    let mut m = Rows::new();
     for x in exchanges(path) {
         for e in x["events"].as_array().unwrap() {
             if e["type"] == "measured" {
@@ -95,35 +91,6 @@ fn replay(tmp: &Path, cassette: &Path, args: &[&str], db: &str, kill_at: Option<
         c.env("CRYPTOSCOPE_REPLAY_KILL_AT", k.to_string());
     }
     c.output().unwrap()
-}
-
-/// The stored run's rows (`export latest`): (subject, operation) -> raw ns samples, after
-/// checking each row is whole and stored once. None when no run is stored yet.
-fn stored(db: &str) -> Option<(String, Rows)> {
-    let o = cryptoscope()
-        .args(["export", "latest", "--format", "json", "--db", db])
-        .output()
-        .unwrap();
-    if !o.status.success() {
-        assert!(String::from_utf8_lossy(&o.stderr).contains("no run"), "{o:?}");
-        return None;
-    }
-    let run: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let mut rows = BTreeMap::new();
-    for r in run["results"].as_array().unwrap() {
-        let ns: Vec<f64> = r["raw_ns"]
-            .as_array()
-            .map(|a| a.iter().map(|x| x.as_f64().unwrap()).collect())
-            .unwrap_or_default();
-        assert_eq!(r["gate"], "pass", "{r}");
-        assert_eq!(r["samples"].as_u64().unwrap() as usize, ns.len(), "{r}");
-        let k = (
-            r["subject"].as_str().unwrap().to_string(),
-            r["operation"].as_str().unwrap().to_string(),
-        );
-        assert!(rows.insert(k, ns).is_none(), "a result stored twice: {r}");
-    }
-    Some((run["run_id"].as_str().unwrap().to_string(), rows))
 }
 
 #[test]
@@ -281,7 +248,7 @@ fn kill_and_resume(db: &str, tmp: &Path) {
         stored(&other).unwrap().1
     };
     let resume: &[&str] = &["run", "--resume", "latest", "--quiet"];
-    let mut seen: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
+    let mut seen = Rows::new();
     let mut run_id: Option<String> = None;
     // 12 measure calls in the whole run (6 subjects, 2 rounds): killed at the 3rd (round
     // one: nothing stored), the 9th (three subjects stored), then on the resumes at their

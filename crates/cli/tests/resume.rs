@@ -8,65 +8,10 @@ mod common;
 use common::*;
 
 use serde_json::Value;
-use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
-
-/// The run's rows, by (subject, operation): the raw nanosecond samples (empty for rows
-/// without numbers), after checking each row is whole.
-type Rows = BTreeMap<(String, String), Vec<f64>>;
 
 /// Subjects of the suite the test runs (`--suite hash`, every provider).
 const HASH_SUBJECTS: usize = 14;
-
-fn stored(db: &str) -> Option<(String, Rows)> {
-    if !db.starts_with("postgres") {
-        let conn = rusqlite::Connection::open(db).ok()?;
-        let ok: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
-        assert_eq!(ok, "ok", "the database is corrupt");
-    }
-    let o = cryptoscope()
-        .args(["export", "latest", "--format", "json", "--db", db])
-        .output()
-        .unwrap();
-    if !o.status.success() {
-        // Killed before the run was recorded at all.
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert!(err.contains("no run"), "{err}");
-        return None;
-    }
-    let run: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let mut rows = BTreeMap::new();
-    for r in run["results"].as_array().unwrap() {
-        let ns: Vec<f64> = r["raw_ns"]
-            .as_array()
-            .map(|a| a.iter().map(|x| x.as_f64().unwrap()).collect())
-            .unwrap_or_default();
-        if let Some(m) = r["median_ns"].as_f64() {
-            // A whole row: its samples are all there and its statistics are theirs.
-            assert_eq!(r["samples"].as_u64().unwrap() as usize, ns.len(), "{r}");
-            let mut s = ns.clone();
-            s.sort_by(f64::total_cmp);
-            let n = s.len();
-            let median = if n % 2 == 1 {
-                s[n / 2]
-            } else {
-                (s[n / 2 - 1] + s[n / 2]) / 2.0
-            };
-            assert!(
-                (median - m).abs() <= 1e-6 * m.abs().max(1.0),
-                "median {m} vs samples' {median}: {r}"
-            );
-        } else {
-            assert_ne!(r["gate"], "pass", "a passing row without a number: {r}");
-        }
-        let key = (
-            r["subject"].as_str().unwrap().to_string(),
-            r["operation"].as_str().unwrap().to_string(),
-        );
-        assert!(rows.insert(key, ns).is_none(), "a result stored twice: {r}");
-    }
-    Some((run["run_id"].as_str().unwrap().to_string(), rows))
-}
 
 /// End to end with real workers: the run is killed (SIGKILL) as soon as it says it stored
 /// its first subject, then resumed to the end. Where exactly the kill lands depends on the

@@ -16,5 +16,5 @@ pub mod stats;
 pub mod ttest;
 
 pub use clock::{Clock, CycleSource};
-pub use sampler::{sample, Plan, SampleSet, StopReason};
+pub use sampler::{sample, Plan, SampleSet, ScriptedTimer, StopReason, Timer};
 pub use stats::{summarize, Summary};

@@ -146,6 +146,54 @@ impl Timer for Clock {
     }
 }
 
+/// A [`Timer`] for tests: each measured region lasts what `next` returns (ticks, rounded;
+/// one tick = one cycle = 1 ns), with no overhead. With it, the sampler's rules and the
+/// dudect loop are tested on durations the test chooses (docs/testing.md).
+pub struct ScriptedTimer {
+    next: std::cell::RefCell<Box<dyn FnMut() -> f64>>,
+}
+
+impl ScriptedTimer {
+    /// Regions last `next()` each, called once per region as it ends.
+    pub fn new(next: impl FnMut() -> f64 + 'static) -> ScriptedTimer {
+        ScriptedTimer {
+            next: std::cell::RefCell::new(Box::new(next)),
+        }
+    }
+
+    /// Regions last `durations[0]`, `durations[1]`, ... in turn (cycling).
+    pub fn from_durations(durations: Vec<f64>) -> ScriptedTimer {
+        let mut k = 0;
+        ScriptedTimer::new(move || {
+            let d = durations[k % durations.len()];
+            k += 1;
+            d
+        })
+    }
+}
+
+impl Timer for ScriptedTimer {
+    type Stamp = u64;
+    fn start(&self) -> u64 {
+        0
+    }
+    fn stop(&self) -> u64 {
+        (self.next.borrow_mut())().max(0.0).round() as u64
+    }
+    fn elapsed(&self, a: u64, b: u64) -> (u64, u64) {
+        (b - a, b - a)
+    }
+    fn overhead_cycles(&self) -> f64 {
+        0.0
+    }
+    fn overhead_ticks(&self) -> f64 {
+        0.0
+    }
+    fn ticks_to_ns(&self, ticks: f64) -> f64 {
+        ticks
+    }
+}
+
 /// Runs `op` under `plan`, timing each call with `clock`.
 ///
 /// An error from `op` stops sampling and is returned: an operation that fails is never
@@ -216,54 +264,13 @@ pub fn sample<T: Timer, E>(clock: &T, plan: &Plan, mut op: impl FnMut() -> Resul
 
 #[cfg(test)]
 mod tests {
-    //! The stopping rules and the drift verdict on scripted samples: a [`Script`] timer
+    //! The stopping rules and the drift verdict on scripted samples: a [`ScriptedTimer`]
     //! hands the sampler the durations the test chose (seeded noise, heavy tails, a level
     //! shift), so every assertion here holds on any machine under any load. One test times
     //! a real operation, for the plumbing only.
     use super::*;
     use crate::clock::ClockChoice;
     use cryptoscope_testkit::Samples;
-    use std::cell::Cell;
-
-    /// A timer whose k-th measured region lasts `durations[k]` ticks (one tick = one cycle
-    /// = 1 ns), with no overhead.
-    struct Script {
-        durations: Vec<f64>,
-        next: Cell<usize>,
-    }
-
-    impl Script {
-        fn new(durations: Vec<f64>) -> Script {
-            Script {
-                durations,
-                next: Cell::new(0),
-            }
-        }
-    }
-
-    impl Timer for Script {
-        type Stamp = u64;
-        fn start(&self) -> u64 {
-            0
-        }
-        fn stop(&self) -> u64 {
-            let k = self.next.get();
-            self.next.set(k + 1);
-            self.durations[k % self.durations.len()].round() as u64
-        }
-        fn elapsed(&self, a: u64, b: u64) -> (u64, u64) {
-            (b - a, b - a)
-        }
-        fn overhead_cycles(&self) -> f64 {
-            0.0
-        }
-        fn overhead_ticks(&self) -> f64 {
-            0.0
-        }
-        fn ticks_to_ns(&self, ticks: f64) -> f64 {
-            ticks
-        }
-    }
 
     fn plan(min: usize, max: usize, rel: f64) -> Plan {
         Plan {
@@ -277,7 +284,7 @@ mod tests {
     }
 
     fn scripted(durations: Vec<f64>, p: &Plan) -> SampleSet {
-        sample::<_, ()>(&Script::new(durations), p, || Ok(())).unwrap()
+        sample::<_, ()>(&ScriptedTimer::from_durations(durations), p, || Ok(())).unwrap()
     }
 
     #[test]
@@ -420,14 +427,18 @@ mod tests {
     #[test]
     fn an_error_is_returned_not_measured() {
         let mut calls = 0;
-        let r = sample(&Script::new(vec![1.0]), &Plan::quick(Duration::from_secs(1)), || {
-            calls += 1;
-            if calls > 5 {
-                Err("boom")
-            } else {
-                Ok(())
-            }
-        });
+        let r = sample(
+            &ScriptedTimer::from_durations(vec![1.0]),
+            &Plan::quick(Duration::from_secs(1)),
+            || {
+                calls += 1;
+                if calls > 5 {
+                    Err("boom")
+                } else {
+                    Ok(())
+                }
+            },
+        );
         assert_eq!(r.unwrap_err(), "boom");
     }
 }

@@ -509,6 +509,8 @@ pub struct DudectPlan {
     /// Evict the caches (write an 8 MiB buffer) before every call, so that the number of
     /// distinct table lines an input touches shows in its time.
     pub cold: bool,
+    /// Write every call's class and time here (`CLASS TIME` lines): a test fixture.
+    pub record: Option<std::path::PathBuf>,
 }
 
 /// A small xorshift generator for the class sequence (its statistics are all that matter).
@@ -789,6 +791,12 @@ fn measure_classes<T: Timer>(
     let mut evict = if plan.cold { vec![0u8; 8 << 20] } else { Vec::new() };
     let mut leak = Leakage::new();
     let mut work = classes.fixed[0].clone();
+    // Room for the recording, made before timing starts (the loop must not allocate).
+    let mut recorded: Vec<(u8, u64)> = Vec::with_capacity(if plan.record.is_some() {
+        plan.samples.min(10_000_000) as usize
+    } else {
+        0
+    });
     // Warm-up: one call of each class (first-call effects are not a class difference).
     // The faster of the two is the call's cost: one call stalled by a neighbour on a
     // shared machine does not make a fast operation too slow to test.
@@ -827,9 +835,17 @@ fn measure_classes<T: Timer>(
         r?;
         let (_, ticks) = timer.elapsed(a, b);
         leak.push(class, ticks as f64);
+        if plan.record.is_some() && recorded.len() < recorded.capacity() {
+            recorded.push((class as u8, ticks));
+        }
         i += 1;
     }
-    Ok((leak.result(), started.elapsed().as_secs_f64()))
+    let seconds = started.elapsed().as_secs_f64();
+    if let Some(path) = &plan.record {
+        let text: String = recorded.iter().map(|(c, t)| format!("{c} {t}\n")).collect();
+        std::fs::write(path, text).map_err(|e| format!("--record {}: {e}", path.display()))?;
+    }
+    Ok((leak.result(), seconds))
 }
 
 #[cfg(test)]
@@ -841,42 +857,16 @@ mod tests {
     //! are the calibration the live audit (crates/cli/tests/ct.rs) used to assert on a
     //! shared machine's timing: now they hold on any machine under any load.
     use super::*;
+    use cryptoscope_measure::ScriptedTimer;
     use cryptoscope_testkit::Samples;
     use std::cell::{Cell, RefCell};
     use std::rc::Rc;
-
-    /// The cost of the last call, read by the timer when the region ends.
-    #[derive(Clone)]
-    struct Cost(Rc<Cell<f64>>);
-
-    struct Script(Cost);
-
-    impl Timer for Script {
-        type Stamp = u64;
-        fn start(&self) -> u64 {
-            0
-        }
-        fn stop(&self) -> u64 {
-            self.0 .0.get().max(0.0).round() as u64
-        }
-        fn elapsed(&self, a: u64, b: u64) -> (u64, u64) {
-            (b - a, b - a)
-        }
-        fn overhead_cycles(&self) -> f64 {
-            0.0
-        }
-        fn overhead_ticks(&self) -> f64 {
-            0.0
-        }
-        fn ticks_to_ns(&self, t: f64) -> f64 {
-            t
-        }
-    }
 
     const PLAN: DudectPlan = DudectPlan {
         samples: 20_000,
         budget: Duration::from_secs(3600),
         cold: false,
+        record: None,
     };
 
     /// Runs the worker's loop over `classes` with a call whose cost is `model(input)` plus
@@ -886,17 +876,19 @@ mod tests {
         seed: u64,
         model: impl Fn(&[u8], u64) -> f64 + 'static,
     ) -> cryptoscope_measure::ttest::TResult {
-        let cost = Cost(Rc::new(Cell::new(0.0)));
+        // The call sets its cost; the timer reads it as the region ends.
+        let cost = Rc::new(Cell::new(0.0));
         let noise = Rc::new(RefCell::new(Samples::new(seed)));
         let (c, calls) = (cost.clone(), Rc::new(Cell::new(0u64)));
         let mut call: Call = Box::new(move |input: &mut [u8]| {
             let k = calls.get();
             calls.set(k + 1);
             let extra = noise.borrow_mut().timing(0.0, 40.0, 0.02, 3000.0);
-            c.0.set(model(input, k) + extra);
+            c.set(model(input, k) + extra);
             Ok(())
         });
-        let (r, _) = measure_classes(&classes, &mut call, &PLAN, &Script(cost), seed).unwrap();
+        let timer = ScriptedTimer::new(move || cost.get());
+        let (r, _) = measure_classes(&classes, &mut call, &PLAN, &timer, seed).unwrap();
         assert_eq!(r.samples, PLAN.samples, "every planned call measured");
         r
     }
@@ -954,6 +946,44 @@ mod tests {
             assert!(t.leak, "seed {seed}: {t:?}");
             let b = run(Classes::new(vec![0u8; 16], pool(seed)), seed, |_, _| 1400.0);
             assert!(!b.leak, "seed {seed}: {b:?}");
+        }
+    }
+
+    /// A recording of `ct-dudect --record` (fixtures/dudect/README.md): (class, time).
+    fn recording(name: &str) -> Vec<(usize, f64)> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/dudect")
+            .join(name);
+        std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+            .lines()
+            .map(|l| {
+                let (c, t) = l.split_once(' ').expect("CLASS TIME");
+                (c.parse().unwrap(), t.parse().unwrap())
+            })
+            .collect()
+    }
+
+    /// The calibration pairs as timed once on a real machine: the analysis flags the
+    /// early-exit compare and the table strategy, and not their constant-time fixes. (What
+    /// each must give comes from how the code is written; the recording only fixes the
+    /// samples, so the verdict no longer depends on the machine the test runs on.)
+    #[test]
+    fn recorded_timings_of_the_calibration_pairs() {
+        for (file, leak) in [
+            ("early-exit-hash.txt", true),
+            ("constant-compare-hash.txt", false),
+            ("gift64-table-encrypt-cold.txt", true),
+            ("gift64-fixsliced-encrypt-cold.txt", false),
+        ] {
+            let samples = recording(file);
+            assert_eq!(samples.len(), 10_000, "{file}");
+            let mut l = Leakage::new();
+            for (class, t) in samples {
+                l.push(class, t);
+            }
+            let r = l.result();
+            assert_eq!(r.leak, leak, "{file}: {r:?}");
         }
     }
 

@@ -190,6 +190,10 @@ enum Cmd {
         cold: bool,
         #[arg(long)]
         tsc_hz: Option<f64>,
+        /// Also write every call's class (0 fixed, 1 random) and time, one `CLASS TIME`
+        /// line per call, to FILE: a recording for a test fixture (docs/testing.md).
+        #[arg(long, value_name = "FILE")]
+        record: Option<PathBuf>,
     },
     /// Measure the operations of one subject.
     Measure {
@@ -418,6 +422,7 @@ pub fn worker_main(subjects: fn() -> Vec<Subject>) -> ! {
             budget,
             cold,
             tsc_hz,
+            record,
         } => {
             if samples < 2_000 || !(budget > 0.0 && budget.is_finite()) {
                 fail("--samples must be at least 2000 and --budget positive".into());
@@ -427,6 +432,7 @@ pub fn worker_main(subjects: fn() -> Vec<Subject>) -> ! {
                 samples,
                 budget: std::time::Duration::from_secs_f64(budget),
                 cold,
+                record,
             };
             match ct::dudect(find(&subject), &op, &plan, &clock) {
                 Ok(r) => emit(&Event::CtStat(r)),
