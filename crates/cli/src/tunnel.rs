@@ -141,9 +141,54 @@ fn cpu_of(pids: &[u32]) -> f64 {
     pids.iter().filter_map(|p| crate::netns::process_cpu(*p)).sum()
 }
 
+/// Started processes, stopped (SIGTERM, then SIGKILL after 3 s) and reaped when dropped:
+/// whatever way a set-up ends (ready, interrupted, timed out, a daemon died), nothing it
+/// started outlives it.
+#[derive(Default)]
+struct Procs(Vec<Child>);
+
+impl Procs {
+    fn stop(&mut self) {
+        for c in self.0.iter_mut() {
+            unsafe { libc::kill(c.id() as i32, libc::SIGTERM) };
+        }
+        let t = Instant::now();
+        for c in self.0.iter_mut() {
+            while t.elapsed() < Duration::from_secs(3) {
+                if let Ok(Some(_)) = c.try_wait() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        self.0.clear();
+    }
+}
+
+impl Drop for Procs {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+impl std::ops::Deref for Procs {
+    type Target = Vec<Child>;
+    fn deref(&self) -> &Vec<Child> {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Procs {
+    fn deref_mut(&mut self) -> &mut Vec<Child> {
+        &mut self.0
+    }
+}
+
 /// The processes of a tunnel endpoint, killed and reaped on drop.
 struct Running {
-    children: Vec<Child>,
+    children: Procs,
     /// Processes whose CPU is endpoint A's / B's (found after start-up).
     pids_a: Vec<u32>,
     pids_b: Vec<u32>,
@@ -179,20 +224,7 @@ enum Renew {
 
 impl Drop for Running {
     fn drop(&mut self) {
-        for c in self.children.iter_mut() {
-            unsafe { libc::kill(c.id() as i32, libc::SIGTERM) };
-        }
-        let t = Instant::now();
-        for c in self.children.iter_mut() {
-            while t.elapsed() < Duration::from_secs(3) {
-                if let Ok(Some(_)) = c.try_wait() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            let _ = c.kill();
-            let _ = c.wait();
-        }
+        self.children.stop();
         for p in &self.cleanup {
             let _ = std::fs::remove_file(p);
         }
@@ -314,7 +346,7 @@ fn openvpn(
         };
         common.extend(["--cipher".into(), c.into(), "--auth".into(), h.into()]);
     }
-    let mut children = Vec::new();
+    let mut children = Procs::default();
     let mut logs = Vec::new();
     for (side, local, remote, me, peer) in [
         ('a', ADDR_A, ADDR_B, INNER_A, INNER_B),
@@ -395,7 +427,7 @@ fn wireguard(n: &Netns, dir: &Path) -> Result<Running> {
         let out = ch.wait_with_output()?;
         keys.push((key, String::from_utf8_lossy(&out.stdout).trim().to_string()));
     }
-    let mut children = Vec::new();
+    let mut children = Procs::default();
     let mut cleanup = Vec::new();
     let mut logs = Vec::new();
     for (i, (side, me, peer, peer_addr)) in [('a', INNER_A, INNER_B, ADDR_B), ('b', INNER_B, INNER_A, ADDR_A)]
@@ -483,7 +515,7 @@ fn ipsec(n: &Netns, dir: &Path, couple: &str, soft: bool) -> Result<Running> {
         "chacha20-poly1305" => "chacha20poly1305",
         _ => "aes256-sha256",
     };
-    let mut children = Vec::new();
+    let mut children = Procs::default();
     let mut logs = Vec::new();
     let psk = hex_secret();
     for (side, local, remote, me, peer) in [
@@ -649,7 +681,7 @@ fn ssh(n: &Netns, dir: &Path, couple: &str, soft: bool) -> Result<Running> {
             "Port 22022\nListenAddress {ADDR_B}\nHostKey {d}/host\nPidFile {d}/sshd.pid\nUsePAM no\nStrictModes no\nPermitRootLogin yes\nAuthorizedKeysFile {d}/authorized_keys\nPasswordAuthentication no\nKbdInteractiveAuthentication no\nCiphers aes256-cbc,aes256-gcm@openssh.com,chacha20-poly1305@openssh.com\nMACs hmac-sha2-256\nAllowTcpForwarding yes\n"
         ),
     )?;
-    let mut children = Vec::new();
+    let mut children = Procs::default();
     let mut logs = Vec::new();
     let mut sshd = n.wrap('b', Path::new("/usr/sbin/sshd"));
     sshd.args(["-D", "-e", "-f"]).arg(dir.join("sshd_config"));
