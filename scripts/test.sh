@@ -17,10 +17,12 @@ export CRYPTOSCOPE_VECTORS="$PWD/vectors"
 # A test that cannot run records itself here (crates/testkit): counted as skipped, not passed.
 skips=$(mktemp)
 export CRYPTOSCOPE_TEST_SKIPS="$skips"
+# The fuzz replay's scratch (empty corpus, logs): nothing from an earlier run, gone after.
+fuzz_tmp=$(mktemp -d)
 
 bash scripts/setup.sh --no-run
 log=$(mktemp)
-trap 'rm -f "$log" "$skips"; rm -f "${TMPDIR:-/tmp}"/cryptoscope-test-*.db*' EXIT
+trap 'rm -rf "$log" "$skips" "$fuzz_tmp"; rm -f "${TMPDIR:-/tmp}"/cryptoscope-test-*.db*' EXIT
 set +e
 # In parallel within each test binary (libtest's default: one thread per CPU); the tests
 # that bind ports, start daemons or create namespaces hold a lock of their file
@@ -54,7 +56,7 @@ cat "$log.py" >> "$log"; rm -f "$log.py"
 # Nothing here depends on a corpus an earlier run left behind. Open-ended fuzzing is
 # `make fuzz` (scripts/fuzz.sh), whose finds go into fuzz/regressions/.
 printf '\033[1m==> %s\033[0m\n' "fuzz targets: the repository's regression and seed inputs (scripts/fuzz.sh --replay)" >&2
-FUZZ_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/fuzz" FUZZ_CORPUS="$(mktemp -d)" FUZZ_OUT="$(mktemp -d)" \
+FUZZ_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/fuzz" FUZZ_CORPUS="$fuzz_tmp/corpus" FUZZ_OUT="$fuzz_tmp/out" \
   bash scripts/fuzz.sh --replay 2>&1 | tee -a "$log"
 fz=${PIPESTATUS[0]}
 [[ $status -eq 0 ]] && status=$fz

@@ -568,6 +568,7 @@ pub fn speed_operation(op: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cryptoscope_measure::memcheck::Frame;
 
     /// A worker's dudect result with this |t| (leak above 4.5).
     fn stat(max_t: f64) -> CtStat {
@@ -634,7 +635,6 @@ mod tests {
         let (v, _) = confirm(vec![Err("timed out after 60 s".into())]);
         assert_eq!(v["status"], "failed");
     }
-    use cryptoscope_measure::memcheck::Frame;
 
     fn frame(f: &str, loc: Option<&str>) -> Frame {
         Frame {
