@@ -4,7 +4,7 @@
 #![no_main]
 
 use cryptoscope_report::published::{matches, parse, table};
-use cryptoscope_report::ResultRow;
+use cryptoscope_model::ResultRow;
 use libfuzzer_sys::fuzz_target;
 
 /// A measured row of ours: everything empty but the identity and the medians.

@@ -7,7 +7,8 @@
 use cryptoscope_measure::shifts::level_shifts;
 use cryptoscope_measure::stats::summarize;
 use cryptoscope_report::compare::{compare, render, Statistic};
-use cryptoscope_report::{export, html, table, RunFile};
+use cryptoscope_model::RunFile;
+use cryptoscope_report::{export, html, table};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

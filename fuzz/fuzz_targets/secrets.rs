@@ -3,7 +3,7 @@
 //! (after a space, so the argument's own text cannot make it part of a word of its own).
 #![no_main]
 
-use cryptoscope_report::secrets::{scrub_args, MASK};
+use cryptoscope_model::secrets::{scrub_args, MASK};
 use libfuzzer_sys::fuzz_target;
 
 const CANARY: &str = "Canary-Pw-7f3e";

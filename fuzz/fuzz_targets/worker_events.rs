@@ -2,7 +2,7 @@
 //! (crates/cli/src/workers.rs: blank lines skipped, one `Event` per line, an unreadable line
 //! reported with its first 120 characters), then what the CLI does with each event: rows
 //! from measurements with statistics and level shifts recomputed from the raw samples
-//! (crates/cli/src/run.rs), scaling points and the knee (scale.rs), gate reports, subject
+//! (crates/cli/src/engine/measure.rs), scaling points and the knee (scale.rs), gate reports, subject
 //! descriptors.
 #![no_main]
 
@@ -10,7 +10,8 @@ use cryptoscope_catalogue::descriptor::{Randomness, Sizes};
 use cryptoscope_catalogue::Descriptor;
 use cryptoscope_measure::shifts::level_shifts;
 use cryptoscope_measure::stats::summarize;
-use cryptoscope_report::{finish_scaling, html, table, GateStatus, ResultRow, ScalePoint};
+use cryptoscope_model::{finish_scaling, GateStatus, ResultRow, ScalePoint};
+use cryptoscope_report::{html, table};
 use cryptoscope_worker::Event;
 use libfuzzer_sys::fuzz_target;
 

@@ -1,11 +1,11 @@
 //! The catalogue: what can be measured and how we know it is correct.
 //!
-//! - [`descriptor`]: a subject (algorithm × provider × implementation) is a descriptor —
-//!   canonical name, provider and version, build, claimed security level, byte length of
-//!   every buffer — plus operations (liboqs's `OQS_KEM` shape).
+//! - [`descriptor`] and [`names`] (from `cryptoscope_model`, re-exported): a subject
+//!   (algorithm × provider × implementation) is a descriptor — canonical name, provider and
+//!   version, build, claimed security level, byte length of every buffer — plus operations
+//!   (liboqs's `OQS_KEM` shape); canonical names, suites, "did you mean".
 //! - [`traits`]: the small traits providers implement (`Kem`, `Kex`), bundled per provider
 //!   (rustls's `CryptoProvider` shape); block ciphers and AEADs too.
-//! - [`names`]: canonical algorithm and provider names, suites, "did you mean".
 //! - [`rng`]: the process-global randomness every harness-randomised provider draws from,
 //!   switchable to a NIST KAT PRNG.
 //! - [`gate`]: the correctness gate. A subject is measured only after it passes.
@@ -16,14 +16,13 @@
 
 pub mod aead_gate;
 pub mod cipher_gate;
-pub mod descriptor;
 pub mod external;
 pub mod gate;
-pub mod names;
 pub mod rng;
 pub mod traits;
 pub mod vectors;
 
+pub use cryptoscope_model::{descriptor, names};
 pub use descriptor::{
     AeadInfo, Availability, CipherInfo, Descriptor, Family, KatPrngKind, KatRef, Operation, Randomness, Sizes,
 };

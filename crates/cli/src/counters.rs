@@ -5,7 +5,7 @@
 use anyhow::{Context, Result};
 use cryptoscope_catalogue::descriptor::Descriptor;
 use cryptoscope_measure::perf::EVENTS;
-use cryptoscope_report::{CounterFigure, GateStatus, ResultRow};
+use cryptoscope_model::{CounterFigure, GateStatus, ResultRow};
 use cryptoscope_worker::Event;
 use std::collections::BTreeMap;
 use std::time::Duration;

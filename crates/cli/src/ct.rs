@@ -14,7 +14,7 @@
 
 use cryptoscope_catalogue::descriptor::{Descriptor, Family};
 use cryptoscope_measure::memcheck::{self, MemcheckError};
-use cryptoscope_report::AppResult;
+use cryptoscope_model::AppResult;
 use cryptoscope_worker::{CtAudited, CtStat, Event};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -25,22 +25,6 @@ use crate::workers::{self, Outcome};
 
 /// The driver name of stored items.
 pub const DRIVER: &str = "ct";
-
-/// Operations audited for a subject (the worker's list; kept here for the table's order):
-/// key generation and encapsulation only where the harness supplies the randomness, the
-/// secret input they are audited with.
-pub fn operations(d: &Descriptor) -> &'static [&'static str] {
-    let harness = d.randomness == cryptoscope_catalogue::Randomness::Harness;
-    match d.family {
-        Family::Kem if harness => &["keypair", "encaps", "decaps", "decaps-rejected"],
-        Family::Kem => &["decaps", "decaps-rejected"],
-        Family::Kex if harness => &["keypair", "exchange"],
-        Family::Kex => &["exchange"],
-        Family::Hash => &["hash"],
-        Family::Cipher => &["key-schedule", "encrypt"],
-        Family::Aead => &["seal", "open", "open-forged"],
-    }
-}
 
 /// A constant-time finding: one distinct memcheck report inside an audited operation.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -340,7 +324,7 @@ pub fn memcheck(
         outside: 0,
     };
     let result = (|| -> Result<(), String> {
-        for op in operations(d) {
+        for op in d.ct_operations() {
             let mut args = vec![
                 "--tool=memcheck".to_string(),
                 "--xml=yes".into(),

@@ -9,7 +9,7 @@
 
 use cryptoscope_catalogue::descriptor::{Availability, Descriptor, Family, Randomness};
 use cryptoscope_catalogue::gate::GateReport;
-use cryptoscope_report::GateStatus;
+use cryptoscope_model::GateStatus;
 use cryptoscope_worker::Event;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -3,9 +3,13 @@
 //! stack, apart from timing; and the code size of an implementation where its functions
 //! can be told apart in the worker binary.
 
+use crate::args::*;
+use crate::ui::*;
+use crate::*;
+
 use anyhow::{Context, Result};
 use cryptoscope_catalogue::descriptor::Descriptor;
-use cryptoscope_report::{GateStatus, ResultRow};
+use cryptoscope_model::{GateStatus, ResultRow};
 use cryptoscope_worker::{Event, OpMemory};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -207,6 +211,36 @@ pub fn code_prefix(d: &Descriptor) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// `memory` is `run` with only the memory pass.
+pub(crate) fn cmd_memory(m: &MemoryArgs, quiet: bool) -> Result<i32> {
+    if m.calls == 0 {
+        return Err(usage("--calls must be at least 1"));
+    }
+    let a = RunArgs {
+        resume: None,
+        sel: m.sel.clone(),
+        gate: m.gate.clone(),
+        quick: m.quick,
+        samples: None,
+        time_budget: None,
+        lengths: None,
+        rounds: 1,
+        cpu: None,
+        json: m.json.clone(),
+        db: m.db.clone(),
+        shard: None,
+        group: None,
+        baseline: None,
+        memory: true,
+        counters: None,
+        instructions: false,
+        memory_only: true,
+        memory_calls: m.calls,
+        scale: None,
+    };
+    cmd_run(&a, quiet)
 }
 
 #[cfg(test)]

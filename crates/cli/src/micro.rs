@@ -3,6 +3,11 @@
 //! every provider whose symbols can be seen); cycles per call come from the timing probes
 //! compiled into our own builds (`crate::probes`), read around real operations.
 
+use crate::args::*;
+use crate::catalog::Catalogue;
+use crate::ui::*;
+use crate::*;
+
 use anyhow::{Context, Result};
 use cryptoscope_catalogue::descriptor::Descriptor;
 use cryptoscope_catalogue::Operation;
@@ -206,4 +211,254 @@ pub fn write_json(path: &Path, rows: &[MicroRow], notes: &[String], unit: &str) 
     });
     std::fs::write(path, serde_json::to_string_pretty(&doc)? + "\n")
         .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// What `micro` found over its subjects.
+#[derive(Default)]
+struct Found {
+    rows: Vec<micro::MicroRow>,
+    notes: Vec<String>,
+    failures: Vec<String>,
+    /// The probes' time unit ("TSC" or nanoseconds).
+    unit: String,
+    /// The probe's own cost per call, subtracted.
+    probe_cost: Option<f64>,
+    /// Subjects without probes (not our builds).
+    unprobed: Vec<String>,
+}
+
+/// One operation of a subject under callgrind: its monitored functions' rows, or why not.
+#[allow(clippy::too_many_arguments)]
+fn counted(
+    worker: &std::path::Path,
+    d: &cryptoscope_catalogue::Descriptor,
+    op: cryptoscope_catalogue::Operation,
+    settings: &profile::Settings,
+    tool: &str,
+    pb: &mut Progress,
+    rows: &mut Vec<micro::MicroRow>,
+    notes: &mut Vec<String>,
+    failures: &mut Vec<String>,
+) -> Result<()> {
+    let label = format!("callgrind {} {}", d.id, op.as_str());
+    pb.message(&label);
+    match profile::run_callgrind(worker, d, op, settings) {
+        Ok(p) => {
+            let prof = profile::summarise(d, op, tool, &p, settings);
+            pb.step(&label, &format!("{} monitored", prof.monitored.len()));
+            rows.extend(micro::from_profile(&prof));
+        }
+        Err(e) if e.to_string().contains(profile::UNDECODABLE) => {
+            pb.step(&label, "not countable here");
+            notes.push(e.to_string());
+        }
+        Err(e) if e.is::<profile::SubjectFailed>() => {
+            pb.step(&label, "failed");
+            failures.push(e.to_string());
+        }
+        Err(e) => return Err(e),
+    }
+    Ok(())
+}
+
+/// The table of monitored functions, with what its columns are, and the notes.
+fn print_found(a: &MicroArgs, found: &mut Found, tool: &str) {
+    let Found {
+        rows,
+        notes,
+        unit,
+        probe_cost,
+        unprobed,
+        ..
+    } = found;
+    micro::sort(rows);
+    let alg = a.sel.alg.join(", ");
+    if rows.is_empty() {
+        println!(
+            "No monitored function ({}) was seen in {alg}.",
+            cryptoscope_catalogue::names::MONITORED_FUNCTIONS.join(", ")
+        );
+    } else {
+        let (t, partial) = micro::render(rows);
+        print!("{t}");
+        if !a.no_instructions {
+            println!(
+                "calls/op, instr/call (inclusive) and instr share: {tool} callgrind, exact, {} counted call(s) per operation after {} warm-up, fixed-seed randomness.",
+                a.profiled_calls, a.warmup
+            );
+        }
+        let clock = cryptoscope_measure::Clock::new(cryptoscope_measure::clock::ClockChoice::Tsc);
+        let hz = clock
+            .tsc_hz()
+            .map(|h| format!(" at {:.3} GHz", h / 1e9))
+            .unwrap_or_default();
+        if let Some(cost) = probe_cost {
+            let what = if unit == "TSC" {
+                format!("TSC reference cycles{hz}")
+            } else {
+                "nanoseconds".into()
+            };
+            println!(
+                "cycles/call and cycle share: timing probes in our builds, {what}, median of {} operations, the probe's own {cost:.0} subtracted per call.",
+                a.calls
+            );
+        }
+        if partial {
+            println!("* the wrapper saw fewer calls than callgrind: calls made from inside the function's own source file do not go through it.");
+        }
+    }
+    if !unprobed.is_empty() {
+        println!(
+            "No cycles for {}: only our own builds carry probes (cryptoscope build --alg {alg}, or add).",
+            unprobed.join(", ")
+        );
+    }
+    for n in notes.iter() {
+        println!("note: {n}");
+    }
+}
+
+pub(crate) fn cmd_micro(a: &MicroArgs, quiet: bool) -> Result<i32> {
+    if a.sel.alg.is_empty() {
+        return Err(usage("micro needs --alg NAME (e.g. --alg NTRU-HRSS-701)"));
+    }
+    let selection = a.sel.selection()?;
+    let ops = crate::profile::parse_ops(&a.op)?;
+    if a.calls == 0 || a.profiled_calls == 0 {
+        return Err(usage("--calls and --profiled-calls must be at least 1"));
+    }
+    if !(a.gate.timeout > 0.0 && a.gate.timeout.is_finite()) {
+        return Err(usage("--timeout must be a positive number of seconds"));
+    }
+    let json = a
+        .json
+        .as_ref()
+        .map(|p| util::check_writable(p).map_err(usage))
+        .transpose()?;
+    let tool = if a.no_instructions {
+        String::new()
+    } else {
+        profile::valgrind_version()?
+    };
+    // Build subjects load their probed libraries in every worker this command starts
+    // (so the gate checks the code that is timed); callgrind counts the plain library.
+    std::env::set_var(cryptoscope_worker::builds::PROBES_ENV, "1");
+    let vectors = util::vectors_dir(a.gate.vectors.as_deref())?;
+    let cat = Catalogue::discover()?;
+    warn_missing(&cat);
+    let picked = selection.pick(&cat)?;
+    let wanted = |d: &cryptoscope_catalogue::Descriptor| -> Vec<cryptoscope_catalogue::Operation> {
+        d.operations()
+            .iter()
+            .copied()
+            .filter(|o| ops.as_ref().is_none_or(|v| v.contains(o)))
+            .collect()
+    };
+    if picked.iter().all(|d| wanted(d).is_empty()) {
+        return Err(usage("no selected subject has the requested operation"));
+    }
+    let depth = gate_settings_depth(&a.gate, true);
+    let timeout = Duration::from_secs_f64(a.gate.timeout);
+    let gsettings = gating::GateSettings {
+        vectors: &vectors,
+        depth: &depth,
+        timeout,
+    };
+    let settings = profile::Settings {
+        calls: a.profiled_calls,
+        warmup: a.warmup,
+        timeout,
+        min_share: 0.0,
+        depth: 0,
+        top: 0,
+    };
+    let steps: usize = picked
+        .iter()
+        .map(|d| 1 + if a.no_instructions { 0 } else { wanted(d).len() } + usize::from(d.provider == "build"))
+        .sum();
+    let mut pb = Progress::new(steps as u64, quiet);
+    let verdicts = gating::gate_all(&cat, &picked, &gsettings, &mut |d, v| {
+        pb.step(&format!("gate {}", d.id), v.status.as_str())
+    });
+    let mut found = Found {
+        unit: "TSC".into(),
+        ..Found::default()
+    };
+    let Found {
+        rows,
+        notes,
+        failures,
+        unit,
+        probe_cost,
+        unprobed,
+    } = &mut found;
+    for d in &picked {
+        let v = &verdicts[&d.id];
+        if v.status != GateStatus::Pass {
+            if v.status.is_failure() {
+                failures.push(format!(
+                    "{}: not measured, gate {}: {}",
+                    d.id,
+                    v.status.as_str(),
+                    v.detail
+                ));
+            } else {
+                eprintln!("note: {}: not measured ({}: {})", d.id, v.status.as_str(), v.detail);
+            }
+            continue;
+        }
+        let worker = cat.worker(&d.provider).context("worker vanished")?;
+        let d_ops = wanted(d);
+        if !a.no_instructions {
+            for op in &d_ops {
+                counted(worker, d, *op, &settings, &tool, &mut pb, rows, notes, failures)?;
+            }
+        }
+        match micro::manifest(d) {
+            Some(m) if !d_ops.is_empty() => {
+                for n in &m.probe_notes {
+                    notes.push(format!("{}: {n}", d.id));
+                }
+                if m.probes.is_empty() {
+                    pb.step(&format!("probes {}", d.id), "none");
+                    continue;
+                }
+                let label = format!("probes {}", d.id);
+                pb.message(&label);
+                match micro::probe(worker, d, &d_ops, a.calls, timeout) {
+                    Ok(list) => {
+                        pb.step(&label, &format!("{} operations", list.len()));
+                        for p in &list {
+                            *unit = p.unit.clone();
+                            *probe_cost = Some(p.overhead);
+                            micro::add_probes(rows, p);
+                        }
+                    }
+                    Err(e) => {
+                        pb.step(&label, "failed");
+                        failures.push(e);
+                    }
+                }
+            }
+            Some(_) => {}
+            None => unprobed.push(d.id.clone()),
+        }
+    }
+    pb.finish();
+    print_found(a, &mut found, &tool);
+    let Found {
+        rows,
+        notes,
+        failures,
+        unit,
+        ..
+    } = &found;
+    if let Some(path) = json {
+        micro::write_json(&path, rows, notes, unit).map_err(|e| usage(e.to_string()))?;
+        eprintln!("Wrote {}", path.display());
+    }
+    for f in failures.iter() {
+        eprintln!("error: {f}");
+    }
+    Ok(if failures.is_empty() { 0 } else { 1 })
 }

@@ -6,6 +6,11 @@
 //! call tree, a function table, the functions Seed 001 monitored, and the hottest
 //! function's source lines.
 
+use crate::args::*;
+use crate::catalog::Catalogue;
+use crate::ui::*;
+use crate::*;
+
 use anyhow::{Context, Result};
 use cryptoscope_catalogue::descriptor::Descriptor;
 use cryptoscope_catalogue::Operation;
@@ -490,6 +495,129 @@ pub fn render(p: &OpProfile) -> String {
         }
     }
     out
+}
+
+pub(crate) fn parse_ops(ops: &[String]) -> Result<Option<Vec<cryptoscope_catalogue::Operation>>> {
+    if ops.is_empty() {
+        return Ok(None);
+    }
+    ops.iter()
+        .flat_map(|o| o.split(','))
+        .map(|o| {
+            cryptoscope_catalogue::Operation::parse(o.trim())
+                .ok_or_else(|| usage(format!("unknown operation `{o}` (keypair, encaps, decaps, exchange)")))
+        })
+        .collect::<Result<Vec<_>>>()
+        .map(Some)
+}
+
+pub(crate) fn cmd_profile(a: &ProfileArgs, quiet: bool) -> Result<i32> {
+    let selection = a.sel.selection()?;
+    let ops = parse_ops(&a.op)?;
+    if a.calls == 0 {
+        return Err(usage("--calls must be at least 1"));
+    }
+    if !(a.min_share >= 0.0 && a.min_share <= 100.0) {
+        return Err(usage("--min-share must be a percentage from 0 to 100"));
+    }
+    if !(a.gate.timeout > 0.0 && a.gate.timeout.is_finite()) {
+        return Err(usage("--timeout must be a positive number of seconds"));
+    }
+    let json = a
+        .json
+        .as_ref()
+        .map(|p| util::check_writable(p).map_err(usage))
+        .transpose()?;
+    let tool = profile::valgrind_version()?;
+    let vectors = util::vectors_dir(a.gate.vectors.as_deref())?;
+    let cat = Catalogue::discover()?;
+    warn_missing(&cat);
+    let picked = selection.pick(&cat)?;
+    if let Some(ops) = &ops {
+        if !picked.iter().any(|d| ops.iter().any(|o| d.operations().contains(o))) {
+            return Err(usage("no selected subject has the requested operation"));
+        }
+    }
+    let depth = gate_settings_depth(&a.gate, true);
+    let gsettings = gating::GateSettings {
+        vectors: &vectors,
+        depth: &depth,
+        timeout: Duration::from_secs_f64(a.gate.timeout),
+    };
+    let settings = profile::Settings {
+        calls: a.calls,
+        warmup: a.warmup,
+        timeout: Duration::from_secs_f64(a.gate.timeout),
+        min_share: a.min_share / 100.0,
+        depth: a.depth,
+        top: a.top,
+    };
+    let todo: usize = picked
+        .iter()
+        .map(|d| {
+            d.operations()
+                .iter()
+                .filter(|o| ops.as_ref().is_none_or(|v| v.contains(o)))
+                .count()
+        })
+        .sum();
+    let mut pb = Progress::new((picked.len() + todo) as u64, quiet);
+    let verdicts = gating::gate_all(&cat, &picked, &gsettings, &mut |d, v| {
+        pb.step(&format!("gate {}", d.id), v.status.as_str())
+    });
+    let mut profiles = Vec::new();
+    let mut failures = Vec::new();
+    for d in &picked {
+        let v = &verdicts[&d.id];
+        if v.status != GateStatus::Pass {
+            if v.status.is_failure() {
+                failures.push(format!(
+                    "{}: not profiled, gate {}: {}",
+                    d.id,
+                    v.status.as_str(),
+                    v.detail
+                ));
+            } else {
+                eprintln!("note: {}: not profiled ({}: {})", d.id, v.status.as_str(), v.detail);
+            }
+            continue;
+        }
+        let worker = cat.worker(&d.provider).context("worker vanished")?;
+        for op in d
+            .operations()
+            .iter()
+            .filter(|o| ops.as_ref().is_none_or(|v| v.contains(o)))
+        {
+            pb.message(&format!("profile {} {}", d.id, op.as_str()));
+            match profile::run_callgrind(worker, d, *op, &settings) {
+                Ok(p) => {
+                    let prof = profile::summarise(d, *op, &tool, &p, &settings);
+                    pb.step(
+                        &format!("profile {} {}", d.id, op.as_str()),
+                        &format!("{} instructions", table::group(prof.instructions_per_op.round())),
+                    );
+                    pb.bar.suspend(|| println!("{}", profile::render(&prof)));
+                    profiles.push(prof);
+                }
+                Err(e) if e.is::<profile::SubjectFailed>() => {
+                    pb.step(&format!("profile {} {}", d.id, op.as_str()), "failed");
+                    failures.push(e.to_string());
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    pb.finish();
+    if let Some(path) = json {
+        let doc = serde_json::json!({ "schema": "cryptoscope.profile/1", "profiles": profiles });
+        std::fs::write(&path, serde_json::to_string_pretty(&doc)? + "\n")
+            .map_err(|e| usage(format!("cannot write {}: {e}", path.display())))?;
+        eprintln!("Wrote {}", path.display());
+    }
+    for f in &failures {
+        eprintln!("error: {f}");
+    }
+    Ok(if failures.is_empty() { 0 } else { 1 })
 }
 
 #[cfg(test)]

@@ -1,10 +1,14 @@
 //! `cryptoscope scale`: throughput of each operation on 1, 2, 4, … threads, every thread
 //! with its own keys and buffers, in the subject's worker process.
 
+use crate::args::*;
+use crate::ui::*;
+use crate::*;
+
 use anyhow::{Context, Result};
 use cryptoscope_catalogue::descriptor::Descriptor;
 use cryptoscope_catalogue::Operation;
-use cryptoscope_report::{finish_scaling, GateStatus, ResultRow, ScalePoint};
+use cryptoscope_model::{finish_scaling, GateStatus, ResultRow, ScalePoint};
 use cryptoscope_worker::Event;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -194,6 +198,59 @@ eff.: throughput / (threads x one-thread throughput). min/max thr: the least eve
         }
     ));
     s
+}
+
+/// `scale` is `run` with only the throughput pass.
+pub(crate) fn cmd_scale(sa: &ScaleArgs, quiet: bool) -> Result<i32> {
+    let logical = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let threads = match &sa.threads {
+        Some(t) => scale::parse_threads(t).map_err(usage)?,
+        None => scale::default_threads(logical),
+    };
+    let duration = sa.duration.unwrap_or(if sa.quick { 0.5 } else { 2.0 });
+    if !(duration > 0.0 && duration.is_finite() && duration <= 3600.0) {
+        return Err(usage("--duration must be a positive number of seconds (at most 3600)"));
+    }
+    let ops = if sa.op.is_empty() {
+        None
+    } else {
+        Some(
+            sa.op
+                .iter()
+                .map(|o| {
+                    cryptoscope_catalogue::Operation::parse(o)
+                        .ok_or_else(|| usage(format!("unknown operation `{o}` (keypair, encaps, decaps, exchange)")))
+                })
+                .collect::<Result<Vec<_>>>()?,
+        )
+    };
+    let a = RunArgs {
+        resume: None,
+        sel: sa.sel.clone(),
+        gate: sa.gate.clone(),
+        quick: sa.quick,
+        samples: None,
+        time_budget: None,
+        lengths: None,
+        rounds: 1,
+        cpu: None,
+        json: sa.json.clone(),
+        db: sa.db.clone(),
+        shard: None,
+        group: None,
+        baseline: None,
+        memory: false,
+        counters: None,
+        instructions: false,
+        memory_only: false,
+        memory_calls: 3,
+        scale: Some(scale::Settings {
+            threads,
+            duration: Duration::from_secs_f64(duration),
+            ops,
+        }),
+    };
+    cmd_run(&a, quiet)
 }
 
 #[cfg(test)]

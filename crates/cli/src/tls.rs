@@ -535,7 +535,7 @@ fn plan(a: &TlsArgs, dir: &Path, quiet: bool) -> Result<(Vec<Config>, Vec<Value>
             });
             resolved.retain(|(name, _, info)| match info["subject"].as_str() {
                 Some(id) => match verdicts.get(id) {
-                    Some(v) if v.status == cryptoscope_report::GateStatus::Pass => true,
+                    Some(v) if v.status == cryptoscope_model::GateStatus::Pass => true,
                     v => {
                         gate_failed.push(format!(
                             "{name} ({id}): gate {}",

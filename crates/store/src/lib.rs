@@ -30,16 +30,18 @@
 //!   of each sample in seconds after the run started
 //!
 //! The store never measures and never prints; it never stores a secret (command lines are
-//! scrubbed, [`cryptoscope_report::secrets`]) and never shows a server's password.
+//! scrubbed, [`cryptoscope_model::secrets`]) and never shows a server's password.
 
 mod db;
 mod libpq;
+mod schema;
 
 pub use libpq::is_server;
 
-use cryptoscope_report::secrets::{scrub_args, scrub_text};
-use cryptoscope_report::{AppResult, ResultRow, RunFile};
+use cryptoscope_model::secrets::{scrub_args, scrub_text};
+use cryptoscope_model::{AppResult, ResultRow, RunFile};
 use db::{Db, Param};
+use schema::{render, Dialect, MIGRATIONS};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -86,198 +88,6 @@ pub enum StoreError {
     #[error("`{0}` matches several runs: {1}")]
     Ambiguous(String, String),
 }
-
-/// Forward migrations; entry `i` brings a database from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[
-    r#"
-CREATE TABLE environments (
-    id INTEGER PRIMARY KEY,
-    hostname TEXT,
-    cpu_model TEXT,
-    json TEXT NOT NULL UNIQUE
-);
-CREATE TABLE builds (
-    id INTEGER PRIMARY KEY,
-    description TEXT NOT NULL UNIQUE
-);
-CREATE TABLE subjects (
-    id INTEGER PRIMARY KEY,
-    subject TEXT NOT NULL,
-    algorithm TEXT NOT NULL,
-    family TEXT NOT NULL,
-    provider TEXT NOT NULL,
-    provider_version TEXT NOT NULL,
-    implementation TEXT NOT NULL,
-    algorithm_version TEXT NOT NULL,
-    build_id INTEGER NOT NULL REFERENCES builds(id),
-    nist_level INTEGER,
-    classical_bits INTEGER,
-    public_key INTEGER NOT NULL,
-    secret_key INTEGER NOT NULL,
-    ciphertext INTEGER NOT NULL,
-    shared_secret INTEGER NOT NULL,
-    UNIQUE (subject, provider_version, algorithm_version, build_id)
-);
-CREATE TABLE runs (
-    id TEXT PRIMARY KEY,
-    started_at TEXT NOT NULL,
-    finished_at TEXT,
-    status TEXT NOT NULL,
-    tool_version TEXT NOT NULL,
-    command TEXT NOT NULL,
-    config TEXT NOT NULL,
-    environment_id INTEGER NOT NULL REFERENCES environments(id)
-);
-CREATE TABLE results (
-    run_id TEXT NOT NULL REFERENCES runs(id),
-    subject_id INTEGER NOT NULL REFERENCES subjects(id),
-    operation TEXT NOT NULL,
-    gate TEXT NOT NULL,
-    gate_detail TEXT NOT NULL,
-    samples INTEGER NOT NULL,
-    stop_reason TEXT,
-    median_cycles REAL, median_ns REAL,
-    ci95_low_cycles REAL, ci95_high_cycles REAL, ci95_low_ns REAL, ci95_high_ns REAL,
-    mean_cycles REAL, mean_ns REAL, stddev_cycles REAL,
-    min_cycles REAL, max_cycles REAL, p5_cycles REAL, p95_cycles REAL, p99_cycles REAL, mad_cycles REAL,
-    outliers INTEGER, severe_outliers INTEGER,
-    cycle_source TEXT, overhead_cycles REAL, overhead_ns REAL, tsc_hz REAL, cpu INTEGER,
-    PRIMARY KEY (run_id, subject_id, operation)
-);
-CREATE TABLE samples (
-    run_id TEXT NOT NULL,
-    subject_id INTEGER NOT NULL,
-    operation TEXT NOT NULL,
-    cycles BLOB NOT NULL,
-    ns BLOB NOT NULL,
-    PRIMARY KEY (run_id, subject_id, operation)
-);
-CREATE INDEX results_by_subject ON results(subject_id, operation);
-"#,
-    r#"
-ALTER TABLE runs ADD COLUMN run_group TEXT;
-UPDATE runs SET run_group = id WHERE run_group IS NULL;
-CREATE INDEX runs_by_group ON runs(run_group);
-"#,
-    r#"
-ALTER TABLE samples ADD COLUMN visits TEXT;
-"#,
-    r#"
-ALTER TABLE results ADD COLUMN memory_calls INTEGER;
-ALTER TABLE results ADD COLUMN stack_bytes INTEGER;
-ALTER TABLE results ADD COLUMN heap_allocations INTEGER;
-ALTER TABLE results ADD COLUMN heap_frees INTEGER;
-ALTER TABLE results ADD COLUMN heap_bytes INTEGER;
-ALTER TABLE results ADD COLUMN heap_peak_bytes INTEGER;
-ALTER TABLE results ADD COLUMN heap_retained_bytes INTEGER;
-ALTER TABLE results ADD COLUMN code_bytes INTEGER;
-ALTER TABLE results ADD COLUMN code_bytes_method TEXT;
-"#,
-    r#"
-ALTER TABLE results ADD COLUMN scaling TEXT;
-ALTER TABLE results ADD COLUMN scale_knee_threads INTEGER;
-"#,
-    r#"
-ALTER TABLE samples ADD COLUMN t BLOB;
-"#,
-    r#"
-ALTER TABLE results ADD COLUMN counters TEXT;
-ALTER TABLE results ADD COLUMN instructions REAL;
-"#,
-    r#"
-CREATE TABLE app_results (
-    run_id TEXT NOT NULL REFERENCES runs(id),
-    seq INTEGER NOT NULL,
-    driver TEXT NOT NULL,
-    item TEXT NOT NULL,
-    json TEXT NOT NULL,
-    PRIMARY KEY (run_id, driver, item)
-);
-"#,
-    r#"
-ALTER TABLE results ADD COLUMN cipher TEXT;
-"#,
-    SCRUB_SQL,
-];
-
-/// Version 10 is data only: [`scrub_stored_commands`] runs in the same transaction.
-const SCRUB_SQL: &str = "-- version 10: secrets in runs.command replaced by *** (Store::migrate)";
-
-/// The same schema for PostgreSQL (identity keys, BYTEA, DOUBLE PRECISION, an explicit
-/// insertion sequence); entry `i` brings version `i` to `i + 1`, like [`MIGRATIONS`].
-const PG_MIGRATIONS: &[&str] = &[
-    r#"
-CREATE TABLE environments (id BIGSERIAL PRIMARY KEY, hostname TEXT, cpu_model TEXT, json TEXT NOT NULL UNIQUE);
-CREATE TABLE builds (id BIGSERIAL PRIMARY KEY, description TEXT NOT NULL UNIQUE);
-CREATE TABLE subjects (
-    id BIGSERIAL PRIMARY KEY, subject TEXT NOT NULL, algorithm TEXT NOT NULL, family TEXT NOT NULL,
-    provider TEXT NOT NULL, provider_version TEXT NOT NULL, implementation TEXT NOT NULL,
-    algorithm_version TEXT NOT NULL, build_id BIGINT NOT NULL REFERENCES builds(id), nist_level BIGINT,
-    classical_bits BIGINT, public_key BIGINT NOT NULL, secret_key BIGINT NOT NULL, ciphertext BIGINT NOT NULL,
-    shared_secret BIGINT NOT NULL, UNIQUE (subject, provider_version, algorithm_version, build_id));
-CREATE TABLE runs (
-    id TEXT PRIMARY KEY, started_at TEXT NOT NULL, finished_at TEXT, status TEXT NOT NULL, tool_version TEXT NOT NULL,
-    command TEXT NOT NULL, config TEXT NOT NULL, environment_id BIGINT NOT NULL REFERENCES environments(id));
-CREATE TABLE results (
-    seq BIGSERIAL, run_id TEXT NOT NULL REFERENCES runs(id), subject_id BIGINT NOT NULL REFERENCES subjects(id),
-    operation TEXT NOT NULL, gate TEXT NOT NULL, gate_detail TEXT NOT NULL, samples BIGINT NOT NULL, stop_reason TEXT,
-    median_cycles DOUBLE PRECISION, median_ns DOUBLE PRECISION, ci95_low_cycles DOUBLE PRECISION,
-    ci95_high_cycles DOUBLE PRECISION, ci95_low_ns DOUBLE PRECISION, ci95_high_ns DOUBLE PRECISION,
-    mean_cycles DOUBLE PRECISION, mean_ns DOUBLE PRECISION, stddev_cycles DOUBLE PRECISION, min_cycles DOUBLE PRECISION,
-    max_cycles DOUBLE PRECISION, p5_cycles DOUBLE PRECISION, p95_cycles DOUBLE PRECISION, p99_cycles DOUBLE PRECISION,
-    mad_cycles DOUBLE PRECISION, outliers BIGINT, severe_outliers BIGINT, cycle_source TEXT,
-    overhead_cycles DOUBLE PRECISION, overhead_ns DOUBLE PRECISION, tsc_hz DOUBLE PRECISION, cpu BIGINT,
-    PRIMARY KEY (run_id, subject_id, operation));
-CREATE TABLE samples (
-    run_id TEXT NOT NULL, subject_id BIGINT NOT NULL, operation TEXT NOT NULL, cycles BYTEA NOT NULL, ns BYTEA NOT NULL,
-    PRIMARY KEY (run_id, subject_id, operation));
-CREATE INDEX results_by_subject ON results(subject_id, operation);
-"#,
-    r#"
-ALTER TABLE runs ADD COLUMN run_group TEXT;
-UPDATE runs SET run_group = id WHERE run_group IS NULL;
-CREATE INDEX runs_by_group ON runs(run_group);
-"#,
-    r#"
-ALTER TABLE samples ADD COLUMN visits TEXT;
-"#,
-    r#"
-ALTER TABLE results ADD COLUMN memory_calls BIGINT;
-ALTER TABLE results ADD COLUMN stack_bytes BIGINT;
-ALTER TABLE results ADD COLUMN heap_allocations BIGINT;
-ALTER TABLE results ADD COLUMN heap_frees BIGINT;
-ALTER TABLE results ADD COLUMN heap_bytes BIGINT;
-ALTER TABLE results ADD COLUMN heap_peak_bytes BIGINT;
-ALTER TABLE results ADD COLUMN heap_retained_bytes BIGINT;
-ALTER TABLE results ADD COLUMN code_bytes BIGINT;
-ALTER TABLE results ADD COLUMN code_bytes_method TEXT;
-"#,
-    r#"
-ALTER TABLE results ADD COLUMN scaling TEXT;
-ALTER TABLE results ADD COLUMN scale_knee_threads BIGINT;
-"#,
-    r#"
-ALTER TABLE samples ADD COLUMN t BYTEA;
-"#,
-    r#"
-ALTER TABLE results ADD COLUMN counters TEXT;
-ALTER TABLE results ADD COLUMN instructions DOUBLE PRECISION;
-"#,
-    r#"
-CREATE TABLE app_results (
-    run_id TEXT NOT NULL REFERENCES runs(id),
-    seq BIGINT NOT NULL,
-    driver TEXT NOT NULL,
-    item TEXT NOT NULL,
-    json TEXT NOT NULL,
-    PRIMARY KEY (run_id, driver, item)
-);
-"#,
-    r#"
-ALTER TABLE results ADD COLUMN cipher TEXT;
-"#,
-    SCRUB_SQL,
-];
 
 /// Result columns stored as they are named in [`ResultRow`] (beyond the key columns).
 const RESULT_COLUMNS: &[&str] = &[
@@ -597,10 +407,15 @@ impl Store {
                 found: v,
             });
         }
-        let steps = if self.db.is_pg() { PG_MIGRATIONS } else { MIGRATIONS };
+        let dialect = if self.db.is_pg() {
+            Dialect::Postgres
+        } else {
+            Dialect::Sqlite
+        };
         let mut scrubbed = 0;
-        for (i, m) in steps.iter().enumerate().skip(v as usize) {
+        for (i, m) in MIGRATIONS.iter().enumerate().skip(v as usize) {
             let next = (i + 1) as i64;
+            let sql = render(m, dialect);
             // Another process may be migrating the same new database at the same moment
             // (shards, parallel tests): inside the write transaction, look again.
             self.db.transaction(|db| {
@@ -615,7 +430,7 @@ impl Store {
                 if now >= next {
                     return Ok(());
                 }
-                db.batch(m)?;
+                db.batch(&sql)?;
                 if next == SCRUB_VERSION {
                     scrubbed = scrub_stored_commands(db)?;
                 }
@@ -785,7 +600,6 @@ impl Store {
         })
     }
 
-    /// Marks a run complete.
     /// Stores one item of an application driver's results (replacing an item of the same
     /// driver and key), in one transaction; items load back in the order first stored.
     pub fn add_app_result(&mut self, run_id: &str, item: &AppResult) -> Result<(), StoreError> {
@@ -808,6 +622,7 @@ impl Store {
         })
     }
 
+    /// Marks a run complete.
     pub fn finish_run(&mut self, run_id: &str, finished_at: &str) -> Result<(), StoreError> {
         self.db.execute(
             "UPDATE runs SET status = 'complete', finished_at = ?2 WHERE id = ?1",
@@ -1008,7 +823,7 @@ impl Store {
             });
         }
         Ok(RunFile {
-            schema: cryptoscope_report::SCHEMA.into(),
+            schema: cryptoscope_model::SCHEMA.into(),
             run_id: id,
             started_at: head[0].text().unwrap_or_default(),
             finished_at: head[1].text().unwrap_or_default(),

@@ -1,16 +1,16 @@
 use super::*;
 use cryptoscope_catalogue::descriptor::{Descriptor, Randomness, Sizes};
-use cryptoscope_report::{GateStatus, RunConfig};
+use cryptoscope_model::{GateStatus, RunConfig};
 use rusqlite::Connection;
 
 fn run(id: &str, started: &str) -> RunFile {
     RunFile {
-        schema: cryptoscope_report::SCHEMA.into(),
+        schema: cryptoscope_model::SCHEMA.into(),
         run_id: id.into(),
         started_at: started.into(),
         finished_at: String::new(),
         tool_version: "0.1.0".into(),
-        command: cryptoscope_report::RecordedCommand::new(["cryptoscope", "run"]),
+        command: cryptoscope_model::RecordedCommand::new(["cryptoscope", "run"]),
         config: RunConfig {
             suites: vec!["kem".into()],
             quick: true,
@@ -68,21 +68,21 @@ fn a_run_round_trips_with_raw_samples() {
     visited.code_bytes = Some(40_960);
     visited.code_bytes_method = Some("text of PQCLEAN_MLKEM768_CLEAN_*".into());
     let mut pts = vec![
-        cryptoscope_report::ScalePoint::new(1, vec![10], &[1.0]),
-        cryptoscope_report::ScalePoint::new(2, vec![9, 12], &[1.0, 1.25]),
+        cryptoscope_model::ScalePoint::new(1, vec![10], &[1.0]),
+        cryptoscope_model::ScalePoint::new(2, vec![9, 12], &[1.0, 1.25]),
     ];
-    visited.scale_knee_threads = cryptoscope_report::finish_scaling(&mut pts);
+    visited.scale_knee_threads = cryptoscope_model::finish_scaling(&mut pts);
     visited.scaling = Some(pts);
     visited.instructions = Some(333_913.0);
     visited.counters = Some(vec![
-        cryptoscope_report::CounterFigure {
+        cryptoscope_model::CounterFigure {
             event: "task-clock".into(),
             status: "ok".into(),
             median: Some(64_277.0),
             mean: Some(70_000.5),
             calls: 101,
         },
-        cryptoscope_report::CounterFigure {
+        cryptoscope_model::CounterFigure {
             event: "cycles".into(),
             status: "not supported: No such file or directory (os error 2)".into(),
             median: None,
@@ -196,7 +196,7 @@ fn a_version_1_database_migrates_to_groups() {
     let path = dir.path().join("v1.db");
     {
         let c = Connection::open(&path).unwrap();
-        c.execute_batch(MIGRATIONS[0]).unwrap();
+        c.execute_batch(&render(MIGRATIONS[0], Dialect::Sqlite)).unwrap();
         c.execute(
             "INSERT INTO environments (hostname, cpu_model, json) VALUES ('h', 'c', '{}')",
             [],
@@ -261,7 +261,7 @@ fn the_version_10_migration_scrubs_passwords_from_stored_command_lines() {
         // A database as version 9 left it: its schema, and command lines stored as typed.
         let c = Connection::open(&path).unwrap();
         for m in &MIGRATIONS[..9] {
-            c.execute_batch(m).unwrap();
+            c.execute_batch(&render(m, Dialect::Sqlite)).unwrap();
         }
         let env = serde_json::to_string(&run("x", "t").environment).unwrap();
         let config = serde_json::to_string(&run("x", "t").config).unwrap();
@@ -321,7 +321,7 @@ fn a_run_stored_now_keeps_no_secret() {
     let dir = tempfile::tempdir().unwrap();
     let mut st = Store::open(&dir.path().join("r.db")).unwrap();
     let mut r = run("now", "2026-01-01T00:00:00Z");
-    r.command = cryptoscope_report::RecordedCommand::new(["cryptoscope", "run", "--db", "postgres://u:pw123@h/d"]);
+    r.command = cryptoscope_model::RecordedCommand::new(["cryptoscope", "run", "--db", "postgres://u:pw123@h/d"]);
     st.begin_run(&r).unwrap();
     let stored = st.db.query("SELECT command FROM runs", &[]).unwrap();
     assert_eq!(

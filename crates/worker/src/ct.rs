@@ -30,7 +30,7 @@
 
 use crate::protocol::{CtAudited, CtStat};
 use cryptoscope_catalogue::rng::{install_kat, kat_prng, KatPrng};
-use cryptoscope_catalogue::{Family, KatPrngKind, Randomness, Subject};
+use cryptoscope_catalogue::{KatPrngKind, Subject};
 use cryptoscope_measure::sampler::Timer;
 use cryptoscope_measure::ttest::Leakage;
 use std::time::{Duration, Instant};
@@ -64,22 +64,6 @@ pub fn on_valgrind() -> bool {
 pub fn available() -> bool {
     // SAFETY: returns a constant.
     unsafe { cryptoscope_ct_available() != 0 }
-}
-
-/// The audited operations of a subject: those whose secret input the harness can mark.
-/// Key generation and encapsulation need the harness's randomness.
-pub fn operations(s: &Subject) -> &'static [&'static str] {
-    let d = s.descriptor();
-    let harness = d.randomness == Randomness::Harness;
-    match d.family {
-        Family::Kem if harness => &["keypair", "encaps", "decaps", "decaps-rejected"],
-        Family::Kem => &["decaps", "decaps-rejected"],
-        Family::Kex if harness => &["keypair", "exchange"],
-        Family::Kex => &["exchange"],
-        Family::Hash => &["hash"],
-        Family::Cipher => &["key-schedule", "encrypt"],
-        Family::Aead => &["seal", "open", "open-forged"],
-    }
 }
 
 /// The byte ranges of a secret key that are secret. ML-KEM's decapsulation key (FIPS 203

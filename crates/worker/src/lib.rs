@@ -408,7 +408,7 @@ pub fn worker_main(subjects: fn() -> Vec<Subject>) -> ! {
             let s = find(&subject);
             let ops: Vec<String> = match ops {
                 Some(o) => o.split(',').map(|x| x.trim().to_string()).collect(),
-                None => ct::operations(s).iter().map(|x| x.to_string()).collect(),
+                None => s.descriptor().ct_operations().iter().map(|x| x.to_string()).collect(),
             };
             match ct::memcheck(s, &ops, material.as_deref()) {
                 Ok(done) => done.into_iter().for_each(|a| emit(&Event::CtAudited(a))),

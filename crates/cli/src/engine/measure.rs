@@ -6,7 +6,7 @@ use cryptoscope_catalogue::descriptor::Descriptor;
 use cryptoscope_catalogue::Operation;
 use cryptoscope_measure::sampler::Plan;
 use cryptoscope_measure::summarize;
-use cryptoscope_report::{GateStatus, ResultRow, RunConfig};
+use cryptoscope_model::{GateStatus, ResultRow, RunConfig};
 use cryptoscope_worker::{Event, OpMeasurement};
 use std::time::Duration;
 

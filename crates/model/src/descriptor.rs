@@ -238,23 +238,23 @@ impl Sizes {
     }
 
     /// Checks the buffers of `keypair` against these sizes.
-    pub fn check_keypair(&self, pk: &[u8], sk: &[u8]) -> Result<(), crate::OpError> {
-        use crate::traits::check_len;
+    pub fn check_keypair(&self, pk: &[u8], sk: &[u8]) -> Result<(), crate::error::OpError> {
+        use crate::error::check_len;
         check_len("keypair", "pk", pk.len(), self.public_key)?;
         check_len("keypair", "sk", sk.len(), self.secret_key)
     }
 
     /// Checks the buffers of `encaps` against these sizes.
-    pub fn check_encaps(&self, ct: &[u8], ss: &[u8], pk: &[u8]) -> Result<(), crate::OpError> {
-        use crate::traits::check_len;
+    pub fn check_encaps(&self, ct: &[u8], ss: &[u8], pk: &[u8]) -> Result<(), crate::error::OpError> {
+        use crate::error::check_len;
         check_len("encaps", "ct", ct.len(), self.ciphertext)?;
         check_len("encaps", "ss", ss.len(), self.shared_secret)?;
         check_len("encaps", "pk", pk.len(), self.public_key)
     }
 
     /// Checks the buffers of `decaps` against these sizes.
-    pub fn check_decaps(&self, ss: &[u8], ct: &[u8]) -> Result<(), crate::OpError> {
-        use crate::traits::check_len;
+    pub fn check_decaps(&self, ss: &[u8], ct: &[u8]) -> Result<(), crate::error::OpError> {
+        use crate::error::check_len;
         check_len("decaps", "ss", ss.len(), self.shared_secret)?;
         check_len("decaps", "ct", ct.len(), self.ciphertext)
     }
@@ -273,7 +273,7 @@ pub enum Availability {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Randomness {
-    /// Drawn through the harness ([`crate::rng::fill`]): KATs can be reproduced.
+    /// Drawn through the harness (`cryptoscope_catalogue::rng::fill`): KATs can be reproduced.
     Harness,
     /// The library's own generator, not replaceable: the gate cross-checks against a
     /// verified implementation instead.
@@ -381,6 +381,23 @@ pub struct CipherInfo {
 }
 
 impl Descriptor {
+    /// The operations the constant-time audit (`cryptoscope ct`) covers: those whose secret
+    /// input the harness can mark. Key generation and encapsulation only where the harness
+    /// supplies the randomness, the secret input they are audited with; `decaps-rejected`
+    /// decapsulates a ciphertext that fails its check, `open-forged` opens a forged tag.
+    pub fn ct_operations(&self) -> &'static [&'static str] {
+        let harness = self.randomness == Randomness::Harness;
+        match self.family {
+            Family::Kem if harness => &["keypair", "encaps", "decaps", "decaps-rejected"],
+            Family::Kem => &["decaps", "decaps-rejected"],
+            Family::Kex if harness => &["keypair", "exchange"],
+            Family::Kex => &["exchange"],
+            Family::Hash => &["hash"],
+            Family::Cipher => &["key-schedule", "encrypt"],
+            Family::Aead => &["seal", "open", "open-forged"],
+        }
+    }
+
     pub fn make_id(algorithm: &str, provider: &str, implementation: &str) -> String {
         format!("{algorithm}/{provider}/{implementation}")
     }

@@ -1,0 +1,201 @@
+//! The application drivers' commands (`tahoe`, `tls`, `tunnel`): each runs its driver and
+//! stores and prints its items through one ending.
+
+use crate::args::*;
+use crate::ui::*;
+use crate::*;
+use anyhow::Result;
+use cryptoscope_model::{RunFile, SCHEMA};
+use std::path::PathBuf;
+
+/// What an application driver (tahoe, tls, tunnel) hands over to be stored.
+pub(crate) struct AppRun {
+    pub(crate) suite: &'static str,
+    pub(crate) algorithms: Vec<String>,
+    pub(crate) quick: bool,
+    pub(crate) rounds: usize,
+    /// Extra library versions for the environment record.
+    pub(crate) libraries: Vec<(String, String)>,
+    pub(crate) items: Vec<cryptoscope_model::AppResult>,
+}
+
+/// Stores an application run (one transaction per item, like `run`), then prints what
+/// `print` renders from the items, writes `json` if asked, and says where the run went.
+/// Returns `code`, or 2 when the results could not be stored.
+pub(crate) fn finish_app_run(
+    store: &mut cryptoscope_store::Store,
+    run_id: &str,
+    started_at: String,
+    app: AppRun,
+    print: &dyn Fn(&[cryptoscope_model::AppResult]),
+    json: Option<(PathBuf, serde_json::Value)>,
+    code: i32,
+) -> Result<i32> {
+    let clock = Clock::new(ClockChoice::Auto);
+    let mut env = cryptoscope_measure::env::capture(clock.tsc_hz(), clock.perf_status());
+    env.libraries.extend(app.libraries);
+    let run_file = RunFile {
+        schema: SCHEMA.into(),
+        run_id: run_id.to_string(),
+        started_at,
+        finished_at: util::now_utc().0,
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        command: cryptoscope_model::RecordedCommand::of_this_process(),
+        config: cryptoscope_model::RunConfig {
+            suites: vec![app.suite.into()],
+            algorithms: app.algorithms,
+            quick: app.quick,
+            rounds: app.rounds,
+            ..Default::default()
+        },
+        environment: env,
+        results: Vec::new(),
+        applications: app.items,
+    };
+    let stored = store
+        .begin_run(&run_file)
+        .and_then(|_| {
+            run_file
+                .applications
+                .iter()
+                .try_for_each(|i| store.add_app_result(run_id, i))
+        })
+        .and_then(|_| store.finish_run(run_id, &run_file.finished_at));
+    print(&run_file.applications);
+    if let Some((p, v)) = json {
+        std::fs::write(&p, serde_json::to_string_pretty(&v)?)
+            .map_err(|e| usage(format!("cannot write {}: {e}", p.display())))?;
+        println!("JSON:    {}", p.display());
+    }
+    match stored {
+        Ok(()) => println!(
+            "Store:   {} (run {run_id}; `cryptoscope report {run_id}`)",
+            store.location()
+        ),
+        Err(e) => {
+            eprintln!("error: results not stored: {e}");
+            return Ok(2);
+        }
+    }
+    Ok(code)
+}
+
+pub(crate) fn open_app_store(
+    db: Option<&str>,
+    json: Option<&PathBuf>,
+) -> Result<(cryptoscope_store::Store, Option<PathBuf>)> {
+    let json_out = json.map(|p| util::check_writable(p).map_err(usage)).transpose()?;
+    let store = open_db(&store_location(db))?;
+    Ok((store, json_out))
+}
+
+pub(crate) fn cmd_tahoe(a: &tahoe::TahoeArgs, quiet: bool) -> Result<i32> {
+    let (mut store, json_out) = open_app_store(a.db.as_deref(), a.json.as_ref())?;
+    let (started_at, _) = util::now_utc();
+    let run_id = util::run_id();
+    let (output, code) = tahoe::run_driver(a, quiet)?;
+    if code == 2 {
+        return Ok(2);
+    }
+    let items = cryptoscope_report::tahoe::items(&output).map_err(|e| anyhow::anyhow!(e))?;
+    let app = AppRun {
+        suite: "tahoe",
+        algorithms: output["hashes"]
+            .as_object()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default(),
+        quick: a.profile == "quick",
+        rounds: a.repeat as usize,
+        libraries: vec![
+            (
+                "tahoe-lafs".into(),
+                output["tahoe_version"].as_str().unwrap_or("?").into(),
+            ),
+            ("python".into(), output["python"].as_str().unwrap_or("?").into()),
+        ],
+        items,
+    };
+    let print = |apps: &[cryptoscope_model::AppResult]| {
+        for l in cryptoscope_report::tahoe::setup_lines(apps) {
+            println!("{l}");
+        }
+        println!();
+        print!("{}", cryptoscope_report::tahoe::table(apps).unwrap_or_default());
+    };
+    let code = finish_app_run(
+        &mut store,
+        &run_id,
+        started_at,
+        app,
+        &print,
+        json_out.map(|p| (p, output)),
+        code,
+    )?;
+    if code == 1 {
+        eprintln!("error: the study did not complete (see above); what was measured is stored");
+    }
+    Ok(code)
+}
+
+pub(crate) fn cmd_tls(a: &tls::TlsArgs, quiet: bool) -> Result<i32> {
+    let (mut store, json_out) = open_app_store(a.db.as_deref(), a.json.as_ref())?;
+    let (started_at, _) = util::now_utc();
+    let run_id = util::run_id();
+    let (setup, rows, code) = tls::run(a, quiet)?;
+    let app = AppRun {
+        suite: "tls",
+        algorithms: rows
+            .iter()
+            .filter_map(|r| r["group"].as_str().map(String::from))
+            .collect(),
+        quick: a.quick,
+        rounds: 0,
+        libraries: Vec::new(),
+        items: cryptoscope_report::tls::items(&setup, &rows),
+    };
+    let print = |apps: &[cryptoscope_model::AppResult]| {
+        for l in cryptoscope_report::tls::setup_lines(apps) {
+            println!("{l}");
+        }
+        println!();
+        print!("{}", cryptoscope_report::tls::table(apps).unwrap_or_default());
+        if let Some(t) = cryptoscope_report::tls::ratio_table(apps) {
+            println!("\nSoftware versus accelerated (AES-NI and PCLMULQDQ masked):");
+            print!("{t}");
+        }
+    };
+    let json = json_out.map(|p| (p, serde_json::json!({"setup": setup, "rows": rows})));
+    finish_app_run(&mut store, &run_id, started_at, app, &print, json, code)
+}
+
+pub(crate) fn cmd_tunnel(a: &tunnel::TunnelArgs, quiet: bool) -> Result<i32> {
+    let (mut store, json_out) = open_app_store(a.db.as_deref(), a.json.as_ref())?;
+    let (started_at, _) = util::now_utc();
+    let run_id = util::run_id();
+    let (setup, rows, code) = tunnel::run(a, quiet)?;
+    let app = AppRun {
+        suite: "tunnel",
+        algorithms: a.tunnel.split(',').map(|s| s.trim().to_string()).collect(),
+        quick: a.quick,
+        rounds: 0,
+        libraries: Vec::new(),
+        items: cryptoscope_report::tunnel::items(&setup, &rows),
+    };
+    let print = |apps: &[cryptoscope_model::AppResult]| {
+        for l in cryptoscope_report::tunnel::setup_lines(apps) {
+            println!("{l}");
+        }
+        println!();
+        print!("{}", cryptoscope_report::tunnel::table(apps).unwrap_or_default());
+        if let Some(t) = cryptoscope_report::tunnel::ratio_table(apps) {
+            println!("\nSoftware versus accelerated (AES-NI and PCLMULQDQ masked):");
+            print!("{t}");
+        }
+        if let Some(t) = cryptoscope_report::tunnel::hostile_table(apps) {
+            println!("\nUnder hostile traffic (× compares with the calm measurement of the same configuration):");
+            print!("{t}");
+        }
+    };
+    let json = json_out.map(|p| (p, serde_json::json!({"setup": setup, "rows": rows})));
+    finish_app_run(&mut store, &run_id, started_at, app, &print, json, code)
+}

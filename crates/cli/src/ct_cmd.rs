@@ -1,0 +1,375 @@
+//! `cryptoscope ct`: the constant-time audit over the catalogue, and its figures beside the
+//! speed tables.
+
+use crate::args::*;
+use crate::catalog::Catalogue;
+use crate::ui::*;
+use crate::*;
+use anyhow::Result;
+use cryptoscope_model::{GateStatus, ResultRow, RunFile, SCHEMA};
+use std::time::Duration;
+
+/// What the audit of one subject needs: the catalogue, the declared public values, the
+/// methods chosen and their settings.
+struct Audit<'a> {
+    cat: &'a Catalogue,
+    decls: &'a [ct::Declared],
+    tmp: &'a std::path::Path,
+    timeout: Duration,
+    dd: ct::DudectSettings,
+    use_memcheck: bool,
+    use_dudect: bool,
+}
+
+impl Audit<'_> {
+    /// Audits one gated subject: memcheck once, then dudect per operation. Each operation's
+    /// item goes to `sink` as soon as it exists; returns whether the subject crashed or timed
+    /// out under memcheck.
+    fn subject(
+        &self,
+        d: &cryptoscope_catalogue::Descriptor,
+        pb: &Progress,
+        sink: &mut dyn FnMut(cryptoscope_model::AppResult),
+    ) -> bool {
+        pb.message(&format!("memcheck {}", d.id));
+        let mc = if self.use_memcheck {
+            Some(ct::memcheck(self.cat, d, self.decls, self.tmp, self.timeout))
+        } else {
+            None
+        };
+        let failed = matches!(&mc, Some(Err(e)) if e.starts_with("crashed") || e.starts_with("timed out"));
+        for op in d.ct_operations() {
+            sink(self.operation(d, op, mc.as_ref(), pb));
+        }
+        failed
+    }
+
+    /// One operation's item: memcheck's finding, dudect warm (and cold where tables show
+    /// best), and the verdict over both.
+    fn operation(
+        &self,
+        d: &cryptoscope_catalogue::Descriptor,
+        op: &str,
+        mc: Option<&std::result::Result<ct::MemcheckRun, String>>,
+        pb: &Progress,
+    ) -> cryptoscope_model::AppResult {
+        let mcv = mc.map_or(serde_json::json!({"status": "not run"}), |m| ct::memcheck_value(m, op));
+        let mut dudects = serde_json::Map::new();
+        if self.use_dudect {
+            pb.message(&format!("dudect {} {op}", d.id));
+            dudects.insert("warm".into(), ct::dudect(self.cat, d, op, false, &self.dd));
+            // Table-driven code shows best with the caches evicted: block ciphers, and an
+            // AEAD's encryption (software AES-GCM is often T-table code).
+            if d.family == cryptoscope_catalogue::Family::Cipher
+                || (d.family == cryptoscope_catalogue::Family::Aead && op == "seal")
+            {
+                dudects.insert("cold".into(), ct::dudect(self.cat, d, op, true, &self.dd));
+            }
+        }
+        // A declared public value that makes the time vary: a dudect leak here cannot be told
+        // from it, and says so.
+        let timing = ct::declared_timing(self.decls, &d.algorithm, op);
+        if let Some(t) = &timing {
+            for v in dudects.values_mut() {
+                if v["status"] == "leak" {
+                    v["inconclusive"] = serde_json::Value::String(t.clone());
+                }
+            }
+        }
+        let dv: Vec<&serde_json::Value> = dudects.values().collect();
+        let verdict = ct::verdict(&mcv, &dv, timing.is_some());
+        ct::item(
+            d,
+            op,
+            serde_json::json!({
+                "subject": d.id, "algorithm": d.algorithm, "provider": d.provider,
+                "implementation": d.implementation, "family": d.family.as_str(),
+                "operation": op, "verdict": verdict, "gate": "pass",
+                "memcheck": mcv, "dudect": dudects,
+            }),
+        )
+    }
+}
+
+/// The items of a subject that failed its gate: not audited, with the gate's cause.
+fn not_audited(d: &cryptoscope_catalogue::Descriptor, v: &gating::Verdict) -> Vec<cryptoscope_model::AppResult> {
+    d.ct_operations()
+        .iter()
+        .map(|op| {
+            ct::item(
+                d,
+                op,
+                serde_json::json!({
+                    "subject": d.id, "operation": op, "family": d.family.as_str(),
+                    "verdict": "not audited",
+                    "gate": v.status.as_str(), "gate_detail": v.detail,
+                }),
+            )
+        })
+        .collect()
+}
+
+/// The audit's settings from its arguments: (samples, budget in seconds).
+fn ct_settings(a: &CtArgs) -> Result<(u64, f64)> {
+    if !(a.gate.timeout > 0.0 && a.gate.timeout.is_finite()) {
+        return Err(usage("--timeout must be a positive number of seconds"));
+    }
+    let samples = a.samples.unwrap_or(if a.quick { 20_000 } else { 100_000 });
+    if samples < 2_000 {
+        return Err(usage("--samples must be at least 2000"));
+    }
+    let budget = a.time_budget.unwrap_or(if a.quick { 2.0 } else { 10.0 });
+    if !(budget > 0.0 && budget.is_finite()) {
+        return Err(usage("--time-budget must be a positive number of seconds"));
+    }
+    Ok((samples, budget))
+}
+
+pub(crate) fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
+    let no_selection = a.sel.suite.is_empty() && a.sel.alg.is_empty() && a.sel.provider.is_empty();
+    let mut selection = a.sel.selection()?;
+    if no_selection {
+        // The whole catalogue: every family, every algorithm.
+        selection.suites = cryptoscope_catalogue::names::SUITES
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        selection.all = true;
+    }
+    let (samples, budget) = ct_settings(a)?;
+    let use_memcheck = a.method != "dudect";
+    let use_dudect = a.method != "memcheck";
+    let decls = ct::declarations().map_err(usage)?;
+    let valgrind = std::process::Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    if use_memcheck && valgrind.is_none() {
+        return Err(usage(
+            "valgrind is not installed (the memcheck method needs it): run scripts/setup.sh, or use --method dudect",
+        ));
+    }
+    let (mut store, json_out) = open_app_store(a.db.as_deref(), a.json.as_ref())?;
+    let vectors = util::vectors_dir(a.gate.vectors.as_deref())?;
+    let cat = Catalogue::discover()?;
+    warn_missing(&cat);
+    let picked = selection.pick(&cat)?;
+    let (started_at, _) = util::now_utc();
+    let run_id = util::run_id();
+    let timeout = Duration::from_secs_f64(a.gate.timeout);
+    let depth = gate_settings_depth(&a.gate, true);
+    let settings = gating::GateSettings {
+        vectors: &vectors,
+        depth: &depth,
+        timeout,
+    };
+    let mut pb = Progress::new(picked.len() as u64 * 2, quiet);
+    let verdicts = gating::gate_all(&cat, &picked, &settings, &mut |d, v| {
+        pb.step(&format!("gate {}", d.id), v.status.as_str())
+    });
+    let clock = Clock::new(ClockChoice::Tsc);
+    let dd = ct::DudectSettings {
+        samples,
+        budget: Duration::from_secs_f64(budget),
+        tsc_hz: clock.tsc_hz(),
+        timeout,
+    };
+    let tmp = util::private_temp_dir("ct")?;
+    // The run is recorded first and every item committed as soon as it exists, so an
+    // interrupted audit keeps what it found.
+    let mut env = cryptoscope_measure::env::capture(clock.tsc_hz(), clock.perf_status());
+    if let Some(v) = &valgrind {
+        env.libraries.insert("valgrind".into(), v.clone());
+    }
+    let mut run_file = RunFile {
+        schema: SCHEMA.into(),
+        run_id: run_id.clone(),
+        started_at: started_at.clone(),
+        finished_at: String::new(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        command: cryptoscope_model::RecordedCommand::of_this_process(),
+        config: cryptoscope_model::RunConfig {
+            suites: vec!["ct".into()],
+            algorithms: picked
+                .iter()
+                .map(|d| d.algorithm.clone())
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect(),
+            quick: a.quick,
+            rounds: 1,
+            ..Default::default()
+        },
+        environment: env,
+        results: Vec::new(),
+        applications: Vec::new(),
+    };
+    let mut store_error: Option<String> = store.begin_run(&run_file).err().map(|e| e.to_string());
+    let mut items = vec![cryptoscope_model::AppResult {
+        driver: ct::DRIVER.into(),
+        item: "setup".into(),
+        data: serde_json::json!({
+            "valgrind": valgrind,
+            "methods": a.method,
+            "dudect_samples": samples,
+            "dudect_budget_s": budget,
+            "threshold": cryptoscope_measure::ttest::THRESHOLD,
+            "clock": clock.source().label(),
+            "tsc_hz": clock.tsc_hz(),
+        }),
+    }];
+    if let Err(e) = store.add_app_result(&run_id, &items[0]) {
+        store_error.get_or_insert(e.to_string());
+    }
+    let audit = Audit {
+        cat: &cat,
+        decls: &decls,
+        tmp: &tmp.path,
+        timeout,
+        dd,
+        use_memcheck,
+        use_dudect,
+    };
+    let mut failed = 0;
+    for d in &picked {
+        let v = &verdicts[&d.id];
+        // Every item is committed as soon as it exists.
+        let mut keep = |item: cryptoscope_model::AppResult, attach: bool| {
+            let mut item = item;
+            if attach {
+                ct_attach_speed(&mut store, std::slice::from_mut(&mut item));
+            }
+            if let Err(e) = store.add_app_result(&run_id, &item) {
+                store_error.get_or_insert(e.to_string());
+            }
+            items.push(item);
+        };
+        if v.status != GateStatus::Pass {
+            if !matches!(v.status, GateStatus::Unavailable) {
+                failed += 1;
+            }
+            pb.step(
+                &format!("audit {}", d.id),
+                &format!("not audited ({})", v.status.as_str()),
+            );
+            for item in not_audited(d, v) {
+                keep(item, false);
+            }
+        } else {
+            failed += usize::from(audit.subject(d, &pb, &mut |item| keep(item, true)));
+            pb.step(&format!("audit {}", d.id), "done");
+        }
+    }
+    pb.finish();
+    run_file.finished_at = util::now_utc().0;
+    if let Err(e) = store.finish_run(&run_id, &run_file.finished_at) {
+        store_error.get_or_insert(e.to_string());
+    }
+    print!("{}", cryptoscope_report::ct::table(&items));
+    if let Some(p) = json_out {
+        std::fs::write(&p, serde_json::to_string_pretty(&items)?)
+            .map_err(|e| usage(format!("cannot write {}: {e}", p.display())))?;
+        println!("JSON:    {}", p.display());
+    }
+    match store_error {
+        None => println!(
+            "Store:   {} (run {run_id}; `cryptoscope report {run_id}`)",
+            store.location()
+        ),
+        Some(e) => {
+            eprintln!("error: results not stored: {e}");
+            return Ok(2);
+        }
+    }
+    Ok(i32::from(failed > 0))
+}
+
+/// Under a speed table: the latest constant-time verdicts the store holds for the measured
+/// subjects, so a fast result with a leak is shown as such.
+pub(crate) fn ct_beside_speed(store: &mut cryptoscope_store::Store, rows: &[ResultRow]) {
+    let measured: std::collections::BTreeSet<&str> = rows
+        .iter()
+        .filter(|r| r.median_ns.is_some())
+        .map(|r| r.subject.as_str())
+        .collect();
+    if measured.is_empty() {
+        return;
+    }
+    let Ok(runs) = store.runs() else { return };
+    let mut audited: std::collections::BTreeSet<String> = Default::default();
+    let mut flags: Vec<(String, String, String, String)> = Vec::new();
+    for r in runs.iter().filter(|r| r.suites == "ct").take(10) {
+        let Ok(run) = store.load(&r.id) else { continue };
+        let mut here: std::collections::BTreeSet<String> = Default::default();
+        for a in run
+            .applications
+            .iter()
+            .filter(|a| a.driver == ct::DRIVER && a.item != "setup")
+        {
+            if let Some(s) = a.data["subject"].as_str() {
+                if measured.contains(s) && !audited.contains(s) && a.data["verdict"] != "not audited" {
+                    here.insert(s.to_string());
+                }
+            }
+        }
+        for (s, op, v) in cryptoscope_report::ct::flagged(&run.applications) {
+            if here.contains(&s) {
+                flags.push((s, op, v, r.id.clone()));
+            }
+        }
+        audited.extend(here);
+    }
+    if audited.is_empty() {
+        println!("\nConstant-time: none of these subjects has been audited yet (`cryptoscope ct`).");
+        return;
+    }
+    let subjects: std::collections::BTreeSet<&str> = flags.iter().map(|f| f.0.as_str()).collect();
+    println!(
+        "\nConstant-time (latest `cryptoscope ct` audit of {} of the {} measured subjects): {} with findings{}",
+        audited.len(),
+        measured.len(),
+        subjects.len(),
+        if flags.is_empty() { "." } else { ":" }
+    );
+    for (s, op, v, id) in &flags {
+        println!("  {s} {op}: {v} (ct run {id})");
+    }
+}
+
+/// Adds to each audited item the latest speed the store holds for its subject (the most
+/// recent of the last 20 runs that measured it).
+pub(crate) fn ct_attach_speed(store: &mut cryptoscope_store::Store, items: &mut [cryptoscope_model::AppResult]) {
+    let Ok(runs) = store.runs() else { return };
+    let mut wanted: Vec<usize> = (0..items.len()).filter(|&i| items[i].item != "setup").collect();
+    for r in runs.iter().filter(|r| r.measured > 0).take(20) {
+        if wanted.is_empty() {
+            break;
+        }
+        let Ok(run) = store.load(&r.id) else { continue };
+        wanted.retain(|&i| {
+            let data = &items[i].data;
+            let (Some(subject), Some(op)) = (data["subject"].as_str(), data["operation"].as_str()) else {
+                return false;
+            };
+            let Some(speed_op) = ct::speed_operation(op) else {
+                return false;
+            };
+            match run
+                .results
+                .iter()
+                .find(|x| x.subject == subject && x.operation == speed_op && x.median_ns.is_some())
+            {
+                Some(row) => {
+                    items[i].data["speed"] = serde_json::json!({
+                        "run": run.run_id, "operation": speed_op, "median_ns": row.median_ns,
+                        "median_cycles": row.median_cycles,
+                    });
+                    false
+                }
+                None => true,
+            }
+        });
+    }
+}

@@ -1,0 +1,211 @@
+//! The run engine: settings derived once from the arguments, the subjects picked, the gate,
+//! the passes (memory, scale, counters, instructions, timing), rounds and resume, and the
+//! reporters that take the results as they come and when the run ends.
+//!
+//! `cryptoscope run`, `memory` and `scale` all come here; the commands only build
+//! [`RunArgs`].
+
+mod measure;
+pub(crate) mod passes;
+mod report;
+mod select;
+mod settings;
+pub(crate) mod summary;
+mod timing;
+
+use crate::args::{run_group, store_location, RunArgs};
+use crate::catalog::Catalogue;
+use crate::stored::open_db;
+use crate::ui::{usage, warn_missing, Progress};
+use crate::{gating, Cli, Cmd};
+use anyhow::Result;
+use clap::Parser;
+use cryptoscope_measure::clock::{Clock, ClockChoice};
+use cryptoscope_measure::env::Environment;
+use cryptoscope_model::{ResultRow, RunFile, SCHEMA};
+use report::StoreReporter;
+use settings::Settings;
+
+/// A run being resumed: its id, start and group, and the rows it stored.
+pub(crate) struct Resumed {
+    pub(crate) run_id: String,
+    pub(crate) started_at: String,
+    pub(crate) rows: Vec<ResultRow>,
+}
+
+/// `run --resume RUN`: the stored command line of RUN, parsed again, run under RUN's id
+/// with what it stored kept.
+pub(crate) fn cmd_resume(reference: &str, a: &RunArgs, quiet: bool) -> Result<i32> {
+    let location = store_location(a.db.as_deref());
+    let mut store = open_db(&location)?;
+    let id = store.resolve(reference).map_err(|e| usage(e.to_string()))?;
+    let status = store
+        .runs()
+        .map_err(|e| usage(e.to_string()))?
+        .into_iter()
+        .find(|r| r.id == id)
+        .map(|r| r.status)
+        .unwrap_or_default();
+    let prev = store.load_run(&id).map_err(|e| usage(e.to_string()))?;
+    if status == "complete" {
+        println!("Run {id} is complete: nothing to resume (`cryptoscope show {id}`).");
+        return Ok(0);
+    }
+    let mut orig = match Cli::try_parse_from(prev.command.iter()) {
+        Ok(Cli { cmd: Cmd::Run(r), .. }) => r,
+        _ => {
+            return Err(usage(format!(
+                "run {id} was not made by `cryptoscope run` (command: {}), so it cannot be resumed",
+                prev.command.display()
+            )))
+        }
+    };
+    if orig.resume.is_some() {
+        return Err(usage(format!(
+            "run {id} stored a resume command line; cannot resume it"
+        )));
+    }
+    // The database is where the run is now, whatever the original command said.
+    orig.db.db = Some(location);
+    let stored = prev.results.len();
+    if !quiet {
+        eprintln!(
+            "resuming run {id} ({stored} results stored): {}",
+            prev.command.iter().skip(1).cloned().collect::<Vec<_>>().join(" ")
+        );
+    }
+    drop(store);
+    run(
+        &orig,
+        quiet,
+        Some(Resumed {
+            run_id: id,
+            started_at: prev.started_at,
+            rows: prev.results,
+        }),
+    )
+}
+
+/// `cryptoscope run`: a new run, or `--resume` of an interrupted one.
+pub(crate) fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
+    match &a.resume {
+        Some(r) => cmd_resume(r, a, quiet),
+        None => run(a, quiet, None),
+    }
+}
+
+/// One run from its arguments to its exit code: 0, 1 when a subject failed its gate (or
+/// crashed, or timed out), 2 when results could not be stored.
+pub(crate) fn run(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<i32> {
+    let s = Settings::from_args(a, resumed.as_ref())?;
+    let store = open_db(&store_location(a.db.as_deref()))?;
+    let cat = Catalogue::discover()?;
+    warn_missing(&cat);
+    let picked = select::pick(&s, &cat, resumed.as_ref(), quiet)?;
+    let clock = Clock::new(ClockChoice::Auto);
+    let measure = s.measure_settings(&clock, picked.stored_ops);
+    let mut run_file = RunFile {
+        schema: SCHEMA.into(),
+        run_id: s.run_id.clone(),
+        started_at: s.started_at.clone(),
+        finished_at: String::new(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        command: cryptoscope_model::RecordedCommand::of_this_process(),
+        config: measure::config_echo(&s.selection, &measure, s.quick, &s.depth, s.rounds, a.baseline.clone()),
+        environment: environment(&clock, &cat),
+        results: Vec::new(),
+        applications: Vec::new(),
+    };
+    let group = run_group(a.group.as_deref(), &s.run_id);
+    let mut out = StoreReporter::new(store, &s.run_id);
+    if resumed.is_some() {
+        out.store.reopen_run(&s.run_id).map_err(|e| usage(e.to_string()))?;
+    } else {
+        out.store
+            .begin_run_in_group(&run_file, &group)
+            .map_err(|e| usage(e.to_string()))?;
+    }
+
+    let subjects = &picked.todo;
+    let mut pb = Progress::new(s.steps(subjects.len()), quiet);
+    let gsettings = gating::GateSettings {
+        vectors: &s.vectors,
+        depth: &s.depth,
+        timeout: s.timeout,
+    };
+    let verdicts = gating::gate_all(&cat, subjects, &gsettings, &mut |d, v| {
+        pb.step(&format!("gate {}", d.id), v.status.as_str())
+    });
+    let extras = passes::Extras::measure(&s, &cat, subjects, &verdicts, &mut pb)?;
+    let timing = timing::Pass {
+        cat: &cat,
+        picked: subjects,
+        verdicts: &verdicts,
+        extras: &extras,
+        settings: &measure,
+    };
+    let mut rows = timing.run(&s, &mut pb, &mut out)?;
+    pb.finish();
+
+    run_file.finished_at = crate::util::now_utc().0;
+    if resumed.is_some() {
+        // Stored rows first in catalogue order, as an uninterrupted run would list them.
+        rows.extend(picked.kept);
+        rows.sort_by_key(|r| picked.order.iter().position(|id| *id == r.subject));
+    }
+    run_file.results = rows;
+    // Did the machine hold its speed? Level shifts in any operation's samples say no.
+    let (shifts, stability) = measure::shifts_of(&run_file.results);
+    if s.timing {
+        run_file.environment.stability = Some(stability.clone());
+    }
+    out.finish(&run_file, s.timing);
+    report::write_results_file(&run_file, &s.out_file)?;
+
+    summary::tables(&s, &run_file, &mut out.store);
+    let failed = summary::totals(&s, &run_file, &clock, &shifts, &stability);
+    let report_note = report::write_html_beside(&run_file, &s.out_file);
+    println!("Results: {}", s.out_file.display());
+    println!("Report:  {report_note}");
+    let run_id = &s.run_id;
+    match out.error {
+        None if group != *run_id => println!(
+            "Store:   {} (run {run_id}, group {group}; `cryptoscope report group:{group}`)",
+            out.store.location()
+        ),
+        None => println!(
+            "Store:   {} (run {run_id}; `cryptoscope show {run_id}`)",
+            out.store.location()
+        ),
+        Some(e) => {
+            eprintln!(
+                "error: some results could not be stored in {}: {e} (all are in {})",
+                out.store.location(),
+                s.out_file.display()
+            );
+            return Ok(2);
+        }
+    }
+    Ok(if failed { 1 } else { 0 })
+}
+
+/// The machine as the run sees it, with the compilers and the provider libraries' versions.
+fn environment(clock: &Clock, cat: &Catalogue) -> Environment {
+    let mut env = cryptoscope_measure::env::capture(clock.tsc_hz(), clock.perf_status());
+    env.compilers
+        .insert("rustc".into(), cryptoscope_worker::build_info::RUSTC.into());
+    env.compilers
+        .insert("cc".into(), cryptoscope_worker::build_info::C_COMPILER.into());
+    let mut versions: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> = Default::default();
+    for d in &cat.subjects {
+        versions
+            .entry(d.provider.clone())
+            .or_default()
+            .insert(d.provider_version.clone());
+    }
+    for (provider, v) in versions {
+        env.libraries
+            .insert(provider, v.into_iter().collect::<Vec<_>>().join("; "));
+    }
+    env
+}

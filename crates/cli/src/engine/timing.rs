@@ -1,0 +1,165 @@
+//! The timing pass: every gated subject measured in its worker, once or in rounds (visits
+//! spread over the run, their samples merged), or — when only the memory or scale pass ran —
+//! rows without timings that carry those passes' figures.
+
+use super::measure::{self, MeasureSettings};
+use super::passes::Extras;
+use super::report::Reporter;
+use super::settings::Settings;
+use crate::catalog::Catalogue;
+use crate::gating::Verdict;
+use crate::ui::Progress;
+use anyhow::Result;
+use cryptoscope_catalogue::Descriptor;
+use cryptoscope_model::{GateStatus, ResultRow};
+use std::collections::btree_map::Entry;
+use std::collections::BTreeMap;
+
+/// What every part of the timing pass reads.
+pub(crate) struct Pass<'a> {
+    pub(crate) cat: &'a Catalogue,
+    pub(crate) picked: &'a [Descriptor],
+    pub(crate) verdicts: &'a BTreeMap<String, Verdict>,
+    pub(crate) extras: &'a Extras,
+    pub(crate) settings: &'a MeasureSettings,
+}
+
+impl Pass<'_> {
+    /// Runs the pass the settings ask for; every row goes to `out` as soon as it exists.
+    pub(crate) fn run(&self, s: &Settings, pb: &mut Progress, out: &mut dyn Reporter) -> Result<Vec<ResultRow>> {
+        if !s.timing {
+            Ok(self.untimed(s, out))
+        } else if s.rounds > 1 {
+            self.rounds(s.rounds, s.args.samples, pb, out)
+        } else {
+            self.once(pb, out)
+        }
+    }
+
+    /// Rows without timings: the memory or scale pass's figures, one per operation.
+    fn untimed(&self, s: &Settings, out: &mut dyn Reporter) -> Vec<ResultRow> {
+        let mut rows = Vec::new();
+        for d in self.picked {
+            let v = &self.verdicts[&d.id];
+            for o in d.operations() {
+                if s.scale
+                    .and_then(|s| s.ops.as_ref())
+                    .is_some_and(|ops| !ops.contains(&o))
+                {
+                    continue;
+                }
+                let mut row = ResultRow::without_numbers(d, o.as_str(), v.status, v.detail.clone());
+                self.extras.decorate(&mut row);
+                out.result(&row);
+                rows.push(row);
+            }
+        }
+        rows
+    }
+
+    /// Each subject measured once, in catalogue order.
+    fn once(&self, pb: &mut Progress, out: &mut dyn Reporter) -> Result<Vec<ResultRow>> {
+        let mut rows = Vec::new();
+        for d in self.picked {
+            let v = &self.verdicts[&d.id];
+            let measured = measure::measure(self.cat, d, v, self.settings, &mut |row| {
+                self.extras.decorate(row);
+                out.result(row);
+            })?;
+            let note = if v.status == GateStatus::Pass {
+                let n = measured.iter().filter(|r| r.median_ns.is_some()).count();
+                format!("{n} of {} operations measured", measured.len())
+            } else {
+                format!("not measured ({})", v.status.as_str())
+            };
+            rows.extend(measured);
+            pb.step(&format!("measure {}", d.id), &note);
+        }
+        Ok(rows)
+    }
+
+    /// Every subject visited `r` times over the run; each visit's samples are merged into the
+    /// subject's rows, which are stored after every visit.
+    fn rounds(
+        &self,
+        r: usize,
+        samples: Option<usize>,
+        pb: &mut Progress,
+        out: &mut dyn Reporter,
+    ) -> Result<Vec<ResultRow>> {
+        let mut visit = visit_settings(self.settings, r);
+        let mut acc: BTreeMap<(String, String), ResultRow> = BTreeMap::new();
+        for round in 0..r {
+            if let Some(n) = samples {
+                // Exactly N in total: the first N mod R visits take one more.
+                let per = n / r + usize::from(round < n % r);
+                (visit.plan.min_samples, visit.plan.max_samples, visit.plan.floor_samples) = (per, per, per);
+            }
+            for d in self
+                .picked
+                .iter()
+                .filter(|d| self.verdicts[&d.id].status == GateStatus::Pass)
+            {
+                let measured = measure::measure(self.cat, d, &self.verdicts[&d.id], &visit, &mut |row| {
+                    self.extras.decorate(row)
+                })?;
+                for row in measured {
+                    let merged = match acc.entry((row.subject.clone(), row.operation.clone())) {
+                        Entry::Vacant(e) => e.insert(row),
+                        Entry::Occupied(e) => {
+                            let m = e.into_mut();
+                            measure::merge_visit(m, row);
+                            m
+                        }
+                    };
+                    // Stored after every visit, so an interrupted run keeps what it measured.
+                    out.result(merged);
+                }
+                if round + 1 < r {
+                    pb.step_quiet();
+                }
+            }
+        }
+        let mut rows = Vec::new();
+        for d in self.picked {
+            let v = &self.verdicts[&d.id];
+            let measured: Vec<ResultRow> = if v.status == GateStatus::Pass {
+                // The operations measured (a hash's --lengths, not its default lengths).
+                measure::operations(d, self.settings.hash_ops.as_deref())
+                    .iter()
+                    .filter_map(|o| acc.remove(&(d.id.clone(), o.as_str().to_string())))
+                    .collect()
+            } else {
+                measure::measure(self.cat, d, v, self.settings, &mut |row| {
+                    self.extras.decorate(row);
+                    out.result(row);
+                })?
+            };
+            let n = measured.iter().filter(|r| r.median_ns.is_some()).count();
+            rows.extend(measured);
+            pb.step(
+                &format!("measure {} ({r} rounds)", d.id),
+                &format!("{n} operations measured"),
+            );
+        }
+        Ok(rows)
+    }
+}
+
+/// One visit's share of the run's settings: budget and sample counts split `r` ways.
+fn visit_settings(s: &MeasureSettings, r: usize) -> MeasureSettings {
+    let mut visit = MeasureSettings {
+        plan: s.plan.clone(),
+        budget: s.budget / r as u32,
+        hash_ops: s.hash_ops.clone(),
+        stored: s.stored.clone(),
+        ..*s
+    };
+    visit.plan.max_samples = visit.plan.max_samples.div_ceil(r);
+    // At least 10 samples per visit (when the plan allows that many), so every visit has a
+    // median of its own.
+    visit.plan.min_samples = visit.plan.min_samples.div_ceil(r).max(10).min(visit.plan.max_samples);
+    visit.plan.floor_samples = visit.plan.floor_samples.div_ceil(r).max(1);
+    visit.plan.warmup /= r as u32;
+    visit
+}

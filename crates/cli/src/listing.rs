@@ -1,0 +1,146 @@
+//! `cryptoscope list` and `cryptoscope verify`: what can be measured here, and the gate run
+//! on its own.
+
+use crate::args::*;
+use crate::catalog::{Catalogue, Selection};
+use crate::ui::*;
+use crate::*;
+use anyhow::Result;
+use cryptoscope_model::GateStatus;
+use cryptoscope_report::table;
+use std::time::Duration;
+
+pub(crate) fn cmd_list(sel: &SelectArgs, json: bool) -> Result<i32> {
+    let selection = sel.selection()?;
+    let cat = Catalogue::discover()?;
+    warn_missing(&cat);
+    let mut picked = if sel.alg.is_empty() && !sel.all {
+        // `list` shows everything by default, not just the default suite.
+        Selection { all: true, ..selection }.pick(&cat)?
+    } else {
+        selection.pick(&cat)?
+    };
+    picked.sort_by_key(catalog::sort_key);
+    if json {
+        println!("{}", serde_json::to_string_pretty(&picked)?);
+        return Ok(0);
+    }
+    let rows: Vec<Vec<String>> = picked
+        .iter()
+        .map(|d| {
+            let level = match (d.nist_level, d.classical_bits) {
+                (Some(l), _) => format!("L{l}"),
+                (None, Some(b)) => format!("~{b}-bit"),
+                _ => "-".into(),
+            };
+            let avail = match &d.availability {
+                Availability::Available => "available".to_string(),
+                Availability::Unavailable(r) => format!("unavailable: {r}"),
+            };
+            let ct = if d.sizes.ciphertext == 0 {
+                "-".into()
+            } else {
+                d.sizes.ciphertext.to_string()
+            };
+            // A hash has no keys: its digest size goes in the `ss` column.
+            let key = |n: usize| {
+                if d.family == cryptoscope_catalogue::Family::Hash {
+                    "-".into()
+                } else {
+                    n.to_string()
+                }
+            };
+            vec![
+                d.algorithm.clone(),
+                d.provider.clone(),
+                d.implementation.clone(),
+                level,
+                key(d.sizes.public_key),
+                key(d.sizes.secret_key),
+                ct,
+                d.sizes.shared_secret.to_string(),
+                d.provider_version.clone(),
+                avail,
+            ]
+        })
+        .collect();
+    print!(
+        "{}",
+        table::render(
+            &[
+                "algorithm",
+                "provider",
+                "impl",
+                "level",
+                "pk",
+                "sk",
+                "ct",
+                "ss",
+                "version",
+                "status"
+            ],
+            &rows,
+            &[false, false, false, false, true, true, true, true, false, false]
+        )
+    );
+    println!(
+        "{} subjects; sizes in bytes (for hashes, `ss` is the digest; for block ciphers `sk` is the key and `ct` the block; for AEADs `sk` is the key and `ct` the tag).",
+        picked.len()
+    );
+    Ok(0)
+}
+
+pub(crate) fn cmd_verify(sel: &SelectArgs, g: &GateArgs, quiet: bool) -> Result<i32> {
+    let selection = sel.selection()?;
+    let vectors = util::vectors_dir(g.vectors.as_deref())?;
+    let cat = Catalogue::discover()?;
+    warn_missing(&cat);
+    let picked = selection.pick(&cat)?;
+    let depth = gate_settings_depth(g, false);
+    let settings = gating::GateSettings {
+        vectors: &vectors,
+        depth: &depth,
+        timeout: Duration::from_secs_f64(g.timeout),
+    };
+    let mut pb = Progress::new(picked.len() as u64, quiet);
+    let verdicts = gating::gate_all(&cat, &picked, &settings, &mut |d, v| {
+        pb.step(&format!("gate {}", d.id), v.status.as_str())
+    });
+    pb.finish();
+    let mut failed = 0;
+    let rows: Vec<Vec<String>> = picked
+        .iter()
+        .map(|d| {
+            let v = &verdicts[&d.id];
+            if v.status.is_failure() {
+                failed += 1;
+            }
+            let label = match v.status {
+                GateStatus::Pass => "PASS".to_string(),
+                GateStatus::Unavailable => "unavailable".to_string(),
+                s => s.as_str().to_uppercase(),
+            };
+            vec![
+                d.algorithm.clone(),
+                d.provider.clone(),
+                d.implementation.clone(),
+                label,
+                v.detail.clone(),
+            ]
+        })
+        .collect();
+    print!(
+        "{}",
+        table::render(&["algorithm", "provider", "impl", "gate", "detail"], &rows, &[])
+    );
+    let passed = picked
+        .iter()
+        .filter(|d| verdicts[&d.id].status == GateStatus::Pass)
+        .count();
+    println!(
+        "{passed} passed, {failed} failed, {} unavailable (KAT depth: {depth}, vectors: {})",
+        picked.len() - passed - failed,
+        vectors.display()
+    );
+    Ok(if failed > 0 { 1 } else { 0 })
+}

@@ -1,0 +1,297 @@
+//! Commands over stored runs: `runs`, `show`, `export`, `report`, `compare` (with runs or
+//! published figures), and opening the results database.
+
+use crate::args::*;
+use crate::ui::*;
+use crate::*;
+use anyhow::Result;
+use cryptoscope_model::RunFile;
+use cryptoscope_report::table;
+use std::path::{Path, PathBuf};
+
+/// Opens (creating if needed) the results database at `location`, a path or a PostgreSQL
+/// server, and tells the user on stderr what opening it changed or warned about.
+pub(crate) fn open_db(location: &str) -> Result<cryptoscope_store::Store> {
+    let store = cryptoscope_store::Store::open_any(location).map_err(|e| usage(e.to_string()))?;
+    for w in store.warnings() {
+        eprintln!("warning: {w}");
+    }
+    if let Some(m) = store.migrated() {
+        let scrubbed = match m.scrubbed_commands {
+            0 => "no stored command line held a password".to_string(),
+            1 => "the password in 1 stored command line is now ***".to_string(),
+            n => format!("the passwords in {n} stored command lines are now ***"),
+        };
+        eprintln!(
+            "note: results database {} upgraded from schema version {} to {}; {scrubbed}",
+            store.location(),
+            m.from,
+            m.to
+        );
+    }
+    Ok(store)
+}
+
+/// Opens an existing results database for reading (a missing file is an input error).
+pub(crate) fn open_store(db: &DbArg) -> Result<cryptoscope_store::Store> {
+    let location = store_location(db.as_deref());
+    if !cryptoscope_store::is_server(&location) && !Path::new(&location).exists() {
+        return Err(usage(format!(
+            "no results database at {location} (run `cryptoscope run` first, or pass --db)"
+        )));
+    }
+    open_db(&location)
+}
+
+pub(crate) fn write_report(runs: &[RunFile], out: &std::path::Path) -> Result<()> {
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| usage(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    std::fs::write(out, cryptoscope_report::html::render(runs))
+        .map_err(|e| usage(format!("cannot write {}: {e}", out.display())))
+}
+
+pub(crate) fn cmd_report(runs: &[String], out: Option<&std::path::Path>, db: &DbArg) -> Result<i32> {
+    let mut store = open_store(db)?;
+    let refs: Vec<String> = if runs.is_empty() {
+        vec!["latest".into()]
+    } else {
+        runs.to_vec()
+    };
+    let mut loaded = Vec::new();
+    for r in &refs {
+        loaded.push(store.load(r).map_err(|e| usage(e.to_string()))?);
+    }
+    let out = out
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(format!("results/report-{}.html", loaded[0].run_id)));
+    write_report(&loaded, &out)?;
+    println!("Report: {}", out.display());
+    Ok(0)
+}
+
+pub(crate) fn cmd_runs(db: &DbArg) -> Result<i32> {
+    let mut store = open_store(db)?;
+    let runs = store.runs().map_err(|e| usage(e.to_string()))?;
+    let rows: Vec<Vec<String>> = runs
+        .iter()
+        .map(|r| {
+            vec![
+                r.id.clone(),
+                if r.group == r.id { "-".into() } else { r.group.clone() },
+                r.started_at.clone(),
+                format!("{} ({})", r.hostname, r.cpu_model),
+                r.suites.clone(),
+                r.measured.to_string(),
+                r.failed.to_string(),
+                r.total.to_string(),
+                if r.status == "running" {
+                    "incomplete".into()
+                } else {
+                    r.status.clone()
+                },
+            ]
+        })
+        .collect();
+    print!(
+        "{}",
+        table::render(
+            &["run", "group", "started", "machine", "suites", "measured", "failed", "results", "status"],
+            &rows,
+            &[false, false, false, false, false, true, true, true, false]
+        )
+    );
+    println!("{} runs in {}", runs.len(), store.location());
+    Ok(0)
+}
+
+pub(crate) fn cmd_show(run: &str, baseline: Option<&str>, db: &DbArg) -> Result<i32> {
+    let mut store = open_store(db)?;
+    let r = store.load(run).map_err(|e| usage(e.to_string()))?;
+    let e = &r.environment;
+    println!(
+        "run {}  started {}  finished {}",
+        r.run_id,
+        r.started_at,
+        if r.finished_at.is_empty() {
+            "(incomplete)"
+        } else {
+            &r.finished_at
+        }
+    );
+    println!(
+        "machine {} — {}, {} logical CPUs, {}; TSC {}; PMU: {}",
+        e.hostname.as_deref().unwrap_or("?"),
+        e.cpu_model.as_deref().unwrap_or("unknown CPU"),
+        e.logical_cpus,
+        e.kernel.as_deref().unwrap_or("?"),
+        e.tsc_hz
+            .map(|h| format!("{:.3} GHz", h / 1e9))
+            .unwrap_or_else(|| "n/a".into()),
+        e.perf_core_cycles
+    );
+    println!("command: {}", r.command.display());
+    // Runs of application drivers (ct, tls, tunnel, tahoe) have no primitive results: no
+    // empty speed table for them.
+    if !r.results.is_empty() || r.applications.is_empty() {
+        print!("\n{}", table::results(&r.results));
+    }
+    // The families' own tables, as `run` prints them.
+    for t in [
+        table::throughput(&r.results).unwrap_or_default(),
+        cryptoscope_report::cipher::table(&r.results, r.environment.core_per_tsc).unwrap_or_default(),
+        cryptoscope_report::aead::table(&r.results).unwrap_or_default(),
+    ] {
+        if !t.is_empty() {
+            print!("\n{t}");
+        }
+    }
+    // Application drivers' tables.
+    for t in [
+        cryptoscope_report::tahoe::table(&r.applications).unwrap_or_default(),
+        cryptoscope_report::tls::table(&r.applications).unwrap_or_default(),
+        cryptoscope_report::tunnel::table(&r.applications).unwrap_or_default(),
+        cryptoscope_report::tunnel::hostile_table(&r.applications).unwrap_or_default(),
+        cryptoscope_report::ct::table(&r.applications),
+    ] {
+        if !t.is_empty() {
+            print!("\n{t}");
+        }
+    }
+    if let Some(b) = baseline.or(r.config.baseline.as_deref()) {
+        match table::speedups(&r.results, b) {
+            Some(t) => print!("\nSpeed-up against {b}:\n{t}"),
+            None => println!("\nNo measured subject of this run is the baseline `{b}`."),
+        }
+    }
+    Ok(0)
+}
+
+pub(crate) fn cmd_export(run: &str, format: &str, out: Option<&std::path::Path>, db: &DbArg) -> Result<i32> {
+    let mut store = open_store(db)?;
+    let r = store.load(run).map_err(|e| usage(e.to_string()))?;
+    let text = match format {
+        "json" => serde_json::to_string_pretty(&r)?,
+        "csv" => cryptoscope_report::export::csv(&r),
+        "markdown" => cryptoscope_report::export::markdown(&r),
+        "github-benchmark" => cryptoscope_report::export::github_benchmark(&r),
+        f => return Err(usage(format!("unknown format `{f}`"))),
+    };
+    match out {
+        Some(p) => {
+            std::fs::write(p, text).map_err(|e| usage(format!("cannot write {}: {e}", p.display())))?;
+            eprintln!("wrote {}", p.display());
+        }
+        None => print!("{text}"),
+    }
+    Ok(0)
+}
+
+/// The repository's published-figures file.
+pub(crate) fn published_path(flag: Option<&std::path::Path>) -> Result<PathBuf> {
+    if let Some(p) = flag {
+        return Ok(p.to_path_buf());
+    }
+    if let Some(p) = std::env::var_os("CRYPTOSCOPE_PUBLISHED") {
+        return Ok(PathBuf::from(p));
+    }
+    let vectors = util::vectors_dir(None)?;
+    Ok(vectors.join("../reference/published.json"))
+}
+
+pub(crate) fn cmd_published(
+    runs: &[String],
+    file: Option<&std::path::Path>,
+    json: Option<&std::path::Path>,
+    db: &DbArg,
+) -> Result<i32> {
+    if runs.len() != 1 {
+        return Err(usage("compare --published takes one run"));
+    }
+    let path = published_path(file)?;
+    let text = std::fs::read_to_string(&path).map_err(|e| usage(format!("cannot read {}: {e}", path.display())))?;
+    let entries = cryptoscope_report::published::parse(&text).map_err(|e| usage(format!("{}: {e}", path.display())))?;
+    let mut store = open_store(db)?;
+    let run = store.load(&runs[0]).map_err(|e| usage(e.to_string()))?;
+    let m = cryptoscope_report::published::matches(&entries, &run.results);
+    if m.is_empty() {
+        println!(
+            "No published figure in {} matches an operation measured in run {} (published: {}).",
+            path.display(),
+            run.run_id,
+            entries
+                .iter()
+                .map(|e| e.algorithm.as_str())
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        return Ok(0);
+    }
+    let source = run
+        .results
+        .iter()
+        .find_map(|r| r.cycle_source)
+        .map(|c| c.label().to_string())
+        .unwrap_or_else(|| "cycles".into());
+    print!(
+        "{}",
+        cryptoscope_report::published::table(
+            &m,
+            run.environment.cpu_model.as_deref().unwrap_or("this machine"),
+            &source
+        )
+    );
+    if let Some(j) = json {
+        let doc = serde_json::json!({"schema": "cryptoscope.published-comparison/1", "run": run.run_id, "matches": m});
+        std::fs::write(j, serde_json::to_string_pretty(&doc)? + "\n")
+            .map_err(|e| usage(format!("cannot write {}: {e}", j.display())))?;
+    }
+    Ok(0)
+}
+
+pub(crate) fn cmd_compare(
+    runs: &[String],
+    baseline: Option<&str>,
+    threshold: f64,
+    cycles: bool,
+    statistic: &str,
+    json: Option<&std::path::Path>,
+    db: &DbArg,
+) -> Result<i32> {
+    if !(0.0..1.0).contains(&threshold) {
+        return Err(usage("--threshold must be a fraction in [0, 1), e.g. 0.05"));
+    }
+    if runs.len() < 2 {
+        return Err(usage("compare needs two or more runs (or one with --published)"));
+    }
+    let mut store = open_store(db)?;
+    let mut loaded = Vec::new();
+    for r in runs {
+        loaded.push(store.load(r).map_err(|e| usage(e.to_string()))?);
+    }
+    let base = match baseline {
+        None => 0,
+        Some(b) => {
+            let id = if b.starts_with("group:") {
+                b.to_string()
+            } else {
+                store.resolve(b).map_err(|e| usage(e.to_string()))?
+            };
+            loaded
+                .iter()
+                .position(|r| r.run_id == id)
+                .ok_or_else(|| usage(format!("--baseline {b} is not among the compared runs")))?
+        }
+    };
+    let statistic = cryptoscope_report::compare::Statistic::parse(statistic)
+        .ok_or_else(|| usage(format!("unknown statistic `{statistic}`")))?;
+    let c = cryptoscope_report::compare::compare(&loaded, base, threshold, cycles, statistic);
+    print!("{}", cryptoscope_report::compare::render(&c));
+    if let Some(p) = json {
+        std::fs::write(p, serde_json::to_string_pretty(&c)?)
+            .map_err(|e| usage(format!("cannot write {}: {e}", p.display())))?;
+    }
+    Ok(0)
+}

@@ -1,0 +1,775 @@
+//! `cryptoscope tunnel`: ping latency by payload size, bulk transfer throughput and the CPU
+//! of each endpoint through real VPN and SSH tunnels between two network namespaces, per
+//! cipher:MAC couple, against the same path without a tunnel; with the AES instructions or
+//! with them masked.
+//!
+//! Every configuration gets fresh namespaces, keys and daemons, all removed afterwards
+//! (drop guards; SIGINT is caught so the guards run).
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use serde_json::{json, Value};
+use std::net::SocketAddrV4;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+mod daemons;
+
+use crate::hostile;
+use crate::netns::{run_cmd, Netns, ADDR_A, ADDR_B};
+use crate::tls::MASK_AES;
+use daemons::*;
+
+pub const TUNNELS: &[&str] = &["openvpn-static", "openvpn-tls", "ipsec", "wireguard", "ssh"];
+pub const COUPLES: &[&str] = &[
+    "none:none",
+    "aes-256-cbc:none",
+    "aes-256-cbc:sha256",
+    "aes-256-gcm",
+    "chacha20-poly1305",
+];
+const INNER_A: &str = "10.8.0.1";
+const INNER_B: &str = "10.8.0.2";
+
+#[derive(Args, Clone)]
+pub struct TunnelArgs {
+    /// Tunnels, comma-separated: openvpn-static, openvpn-tls, ipsec (strongSwan,
+    /// kernel-libipsec), wireguard (wireguard-go), ssh (OpenSSH port forwarding).
+    #[arg(
+        long,
+        default_value = "openvpn-static,openvpn-tls,ipsec,wireguard,ssh",
+        value_name = "LIST"
+    )]
+    pub tunnel: String,
+    /// Cipher:MAC couples, comma-separated: none:none, aes-256-cbc:none, aes-256-cbc:sha256,
+    /// aes-256-gcm, chacha20-poly1305. Couples a tunnel cannot do are listed with the reason.
+    #[arg(
+        long,
+        default_value = "none:none,aes-256-cbc:none,aes-256-cbc:sha256,aes-256-gcm,chacha20-poly1305",
+        value_name = "LIST"
+    )]
+    pub couple: String,
+    /// Ping payload sizes in bytes.
+    #[arg(long, default_value = "64,512,1000,1400,4000,8000,16000", value_name = "LIST")]
+    pub sizes: String,
+    /// Pings per size (default 100; --quick 10).
+    #[arg(long, value_name = "N")]
+    pub pings: Option<u32>,
+    /// Bytes per bulk transfer (default 256 MiB; --quick 32 MiB).
+    #[arg(long, value_name = "BYTES")]
+    pub bytes: Option<u64>,
+    /// Fewer pings and a smaller transfer: a check that everything works.
+    #[arg(long)]
+    pub quick: bool,
+    /// With the CPU's AES and carry-less multiply instructions (on), masked through
+    /// OPENSSL_ia32cap in both endpoints (off), or each configuration both ways.
+    #[arg(long, default_value = "on", value_parser = ["on", "off", "both"])]
+    pub accel: String,
+    /// Rate limit on the veth pair with tc tbf, e.g. 100mbit.
+    #[arg(long, value_name = "RATE")]
+    pub rate: Option<String>,
+    /// Keep keys, configurations and logs here (default: a private temporary directory,
+    /// removed at the end).
+    #[arg(long, value_name = "DIR")]
+    pub workdir: Option<PathBuf>,
+    /// Also write every configuration's full measurements as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Also measure each configuration again while a third party (its own address in the
+    /// client's namespace) sends the server junk datagrams, handshakes it never finishes,
+    /// and TCP connections it drops, stalls or fills with garbage (bounded: at most 2,000
+    /// datagrams and 40 connections a second, 6 held open). Meanwhile the client starts a
+    /// new session (a new SSH login; a new WireGuard, IKE or OpenVPN TLS handshake).
+    /// Reports whether the well-behaved client was still served, and at what cost.
+    #[arg(long)]
+    pub hostile: bool,
+    /// openvpn-tls without --tls-crypt (by default its control channel is authenticated
+    /// and encrypted with a shared key, as OpenVPN recommends).
+    #[arg(long)]
+    pub no_tls_crypt: bool,
+    #[arg(long = "db", value_name = "PATH|URL", help = crate::DB_HELP, long_help = crate::DB_LONG_HELP)]
+    pub db: Option<String>,
+}
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_sigint(_: libc::c_int) {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// Why a tunnel cannot carry a couple, or `None` when it can.
+pub fn unsupported(tunnel: &str, couple: &str) -> Option<&'static str> {
+    match (tunnel, couple) {
+        ("openvpn-static", "aes-256-gcm" | "chacha20-poly1305") => {
+            Some("OpenVPN's static-key mode refuses AEAD ciphers (use openvpn-tls)")
+        }
+        ("openvpn-tls", "none:none" | "aes-256-cbc:none") => {
+            Some("OpenVPN 2.6 negotiates no unauthenticated data channel in TLS mode (use openvpn-static)")
+        }
+        ("ipsec", "none:none") => Some("ESP needs encryption or integrity: strongSwan has no null:null proposal"),
+        ("ipsec", "aes-256-cbc:none") => {
+            Some("strongSwan refuses CBC without integrity (\"unsupported integrity algorithm UNDEFINED\")")
+        }
+        ("wireguard", c) if c != "chacha20-poly1305" => {
+            Some("WireGuard has exactly one cipher suite: ChaCha20-Poly1305")
+        }
+        ("ssh", "none:none") => Some("OpenSSH has no `none` cipher"),
+        ("ssh", "aes-256-cbc:none") => Some("OpenSSH has no `none` MAC"),
+        _ => None,
+    }
+}
+
+fn binary_for(tunnel: &str) -> &'static [&'static str] {
+    match tunnel {
+        "openvpn-static" | "openvpn-tls" => &["openvpn"],
+        "ipsec" => &["/usr/lib/ipsec/charon", "swanctl"],
+        "wireguard" => &["wireguard-go", "wg"],
+        "ssh" => &["/usr/sbin/sshd", "ssh", "ssh-keygen"],
+        _ => &[],
+    }
+}
+
+fn have(bin: &str) -> bool {
+    if bin.starts_with('/') {
+        return Path::new(bin).is_file();
+    }
+    std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).any(|d| d.join(bin).is_file()))
+        .unwrap_or(false)
+}
+
+fn cpu_of(pids: &[u32]) -> f64 {
+    pids.iter().filter_map(|p| crate::netns::process_cpu(*p)).sum()
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    sorted[(((p / 100.0) * (sorted.len() - 1) as f64).round() as usize).min(sorted.len() - 1)]
+}
+
+/// Pings `target` from namespace A: per size, RTT mean and percentiles in ms, and loss.
+fn ping(n: &Netns, target: &str, source: Option<&str>, sizes: &[u32], count: u32) -> Result<Value> {
+    let mut out = serde_json::Map::new();
+    for &s in sizes {
+        let mut cmd = n.wrap('a', Path::new("ping"));
+        cmd.args([
+            "-n",
+            "-c",
+            &count.to_string(),
+            "-i",
+            "0.01",
+            "-W",
+            "2",
+            "-s",
+            &s.to_string(),
+        ]);
+        if let Some(src) = source {
+            cmd.args(["-I", src]);
+        }
+        cmd.arg(target);
+        let o = cmd.output().context("cannot run ping")?;
+        let text = String::from_utf8_lossy(&o.stdout);
+        let mut t: Vec<f64> = text
+            .lines()
+            .filter_map(|l| l.split("time=").nth(1))
+            .filter_map(|x| x.split_whitespace().next()?.parse().ok())
+            .collect();
+        t.sort_by(|a, b| a.total_cmp(b));
+        let got = t.len() as u32;
+        out.insert(
+            s.to_string(),
+            json!({
+                "sent": count, "received": got,
+                "mean_ms": if got > 0 { t.iter().sum::<f64>() / got as f64 } else { f64::NAN },
+                "p50_ms": percentile(&t, 50.0), "p95_ms": percentile(&t, 95.0), "p99_ms": percentile(&t, 99.0),
+                "max_ms": t.last().copied().unwrap_or(f64::NAN),
+            }),
+        );
+    }
+    Ok(Value::Object(out))
+}
+
+/// Sends `file` with iperf3 from namespace A to `target:port` (the server runs in B, or
+/// behind ssh's forward); returns seconds, bytes, MB/s and the endpoints' CPU.
+fn transfer(
+    n: &Netns,
+    r: Option<&Running>,
+    target: &str,
+    source: Option<&str>,
+    port: u16,
+    file: &Path,
+    bytes: u64,
+) -> Result<Value> {
+    let bind = if r.map(|r| !r.pings).unwrap_or(false) {
+        "127.0.0.1"
+    } else {
+        target
+    };
+    let mut server = n.wrap('b', Path::new("iperf3"));
+    server
+        .args(["-s", "-1", "-B", bind, "-p", "5201"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut server = server.spawn().context("cannot start iperf3")?;
+    std::thread::sleep(Duration::from_millis(300));
+    let client = || {
+        let mut cmd = n.wrap('a', Path::new("iperf3"));
+        cmd.args([
+            "--connect-timeout",
+            "15000",
+            "-c",
+            target,
+            "-p",
+            &port.to_string(),
+            "-n",
+            &bytes.to_string(),
+            "-J",
+            "-F",
+        ])
+        .arg(file);
+        if let Some(s) = source {
+            cmd.args(["-B", s]);
+        }
+        cmd.output().context("cannot run iperf3")
+    };
+    let (mut a0, mut b0) = r.map(|r| (cpu_of(&r.pids_a), cpu_of(&r.pids_b))).unwrap_or_default();
+    let mut out = client();
+    // A server not yet listening (a busy machine can take longer than the 300 ms to start
+    // it) refuses at once: asked again, up to five times in all. The one-off server still
+    // waits for its first client.
+    for _ in 0..4 {
+        let refused = out.as_ref().is_ok_and(|o| {
+            serde_json::from_slice::<Value>(&o.stdout)
+                .ok()
+                .and_then(|v| v["error"].as_str().map(|e| e.contains("Connection refused")))
+                .unwrap_or(false)
+        });
+        if !refused {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+        (a0, b0) = r.map(|r| (cpu_of(&r.pids_a), cpu_of(&r.pids_b))).unwrap_or_default();
+        out = client();
+    }
+    let (a1, b1) = r.map(|r| (cpu_of(&r.pids_a), cpu_of(&r.pids_b))).unwrap_or_default();
+    let _ = server.kill();
+    let _ = server.wait();
+    let out = out?;
+    let v: Value = serde_json::from_slice(&out.stdout).context("iperf3's JSON")?;
+    if let Some(e) = v["error"].as_str() {
+        bail!("iperf3: {e}");
+    }
+    let recv = &v["end"]["sum_received"];
+    let secs = recv["seconds"].as_f64().unwrap_or(f64::NAN);
+    let got = recv["bytes"].as_f64().unwrap_or(0.0);
+    // iperf3's receiver counts until the sender's end message, so a few segments still in
+    // flight can be missing from `bytes`; `bytes_sent` is the whole file.
+    let mut t = json!({
+        "bytes": got, "bytes_sent": v["end"]["sum_sent"]["bytes"], "seconds": secs, "mb_per_s": got / secs / 1e6,
+        "sender_retransmits": v["end"]["sum_sent"]["retransmits"],
+    });
+    if r.is_some() {
+        t["cpu_a_pct"] = json!((a1 - a0) / secs * 100.0);
+        t["cpu_b_pct"] = json!((b1 - b0) / secs * 100.0);
+    }
+    Ok(t)
+}
+
+/// The hostile client's address: beside the well-behaved client's, in its namespace.
+const ADDR_HOSTILE: &str = "10.99.0.3";
+
+/// What a tunnel's server listens on, and what its first message looks like.
+fn hostile_target(tunnel: &str) -> hostile::Target {
+    use hostile::Shape;
+    let (udp, tcp) = match tunnel {
+        "openvpn-static" | "openvpn-tls" => (vec![(1194, Shape::OpenVpn)], None),
+        "wireguard" => (vec![(51820, Shape::WireGuard)], None),
+        "ipsec" => (vec![(500, Shape::Ike), (4500, Shape::EspInUdp)], None),
+        _ => (Vec::new(), Some(22022)),
+    };
+    hostile::Target {
+        addr: ADDR_B.parse().expect("an IPv4 address"),
+        udp,
+        tcp,
+        from: ADDR_HOSTILE.parse().expect("an IPv4 address"),
+        spoof: tunnel
+            .starts_with("openvpn")
+            .then(|| SocketAddrV4::new(ADDR_A.parse().expect("an IPv4 address"), 1194)),
+    }
+}
+
+/// What one configuration gave under attack: pings (when measured), the transfer, a new
+/// login's time and tries (SSH), and the time a new handshake took until traffic crossed
+/// the tunnel again (the UDP tunnels with a handshake).
+type UnderAttack = (Option<Value>, Value, Option<Result<(f64, u32)>>, Option<Result<f64>>);
+
+/// The same pings and transfer again while hostile traffic runs; for SSH, also a new
+/// well-behaved login (the stalled connections hold sshd's unauthenticated slots); for the
+/// UDP tunnels with a handshake, a new session (its handshake's messages reach B among the
+/// junk and the half handshakes). Says whether the well-behaved client was served and what
+/// the traffic cost it.
+#[allow(clippy::too_many_arguments)]
+fn under_attack(
+    n: &Netns,
+    r: &mut Running,
+    tunnel: &str,
+    dir: &Path,
+    sizes: &[u32],
+    pings: u32,
+    file: &Path,
+    bytes: u64,
+    calm_ping: &Option<Value>,
+    calm_transfer: &Value,
+) -> Value {
+    let mut out = json!({});
+    let result = (|| -> Result<()> {
+        n.add_address('a', ADDR_HOSTILE)?;
+        let h = hostile::Hostile::start(&n.a, &hostile_target(tunnel))?;
+        // Let the junk reach a steady rate before the well-behaved client starts.
+        std::thread::sleep(Duration::from_millis(500));
+        let measured = (|| -> Result<UnderAttack> {
+            let p = if r.pings {
+                Some(ping(n, &r.target, r.source.as_deref(), sizes, pings)?)
+            } else {
+                None
+            };
+            if let Some(p) = &p {
+                let (sent, got) = p.as_object().map_or((0, 0), |m| {
+                    m.values().fold((0, 0), |(s, g), v| {
+                        (
+                            s + v["sent"].as_u64().unwrap_or(0),
+                            g + v["received"].as_u64().unwrap_or(0),
+                        )
+                    })
+                });
+                out["ping_loss"] = json!(1.0 - got as f64 / sent.max(1) as f64);
+                if got * 10 < sent * 7 {
+                    anyhow::bail!("{} of {sent} pings answered", got);
+                }
+            }
+            let tr = transfer(n, Some(r), &r.target, r.source.as_deref(), r.port, file, bytes)?;
+            let login = (tunnel == "ssh").then(|| new_ssh_login(n, dir));
+            let renewed = r.renew.as_ref().map(|rn| renew_session(n, r, rn));
+            Ok((p, tr, login, renewed))
+        })();
+        let traffic = h.stop()?;
+        out["traffic"] = traffic;
+        let (p, tr, login, renewed) = measured?;
+        for c in r.children.iter_mut() {
+            if let Ok(Some(st)) = c.try_wait() {
+                anyhow::bail!("a tunnel process died under hostile traffic ({st}; logs in the work directory)");
+            }
+        }
+        if let Some(p) = &p {
+            let size = sizes[0].to_string();
+            out["latency_vs_calm"] = json!(
+                p[&size]["p50_ms"].as_f64().unwrap_or(f64::NAN)
+                    / calm_ping
+                        .as_ref()
+                        .and_then(|c| c[&size]["p50_ms"].as_f64())
+                        .unwrap_or(f64::NAN)
+            );
+        }
+        out["throughput_vs_calm"] =
+            json!(tr["mb_per_s"].as_f64().unwrap_or(f64::NAN) / calm_transfer["mb_per_s"].as_f64().unwrap_or(f64::NAN));
+        out["ping"] = json!(p);
+        out["transfer"] = tr;
+        if let Some(login) = login {
+            let (secs, attempts) = login?;
+            out["new_login_s"] = json!(secs);
+            out["new_login_attempts"] = json!(attempts);
+        }
+        if let Some(renewed) = renewed {
+            out["new_handshake_s"] = json!(renewed?);
+        }
+        Ok(())
+    })();
+    match result {
+        Ok(()) => out["served"] = json!(true),
+        Err(e) => {
+            out["served"] = json!(false);
+            out["why"] = json!(format!("{e:#}"));
+        }
+    }
+    out
+}
+
+/// Starts a fresh session between the ends and waits until traffic crosses it: seconds from
+/// the start of the new handshake until a ping is answered (at most 60 s).
+fn renew_session(n: &Netns, r: &Running, renew: &Renew) -> Result<f64> {
+    const LIMIT: Duration = Duration::from_secs(60);
+    let t0 = Instant::now();
+    match renew {
+        Renew::Commands(cmds) => {
+            for c in cmds {
+                run_cmd(n.wrap('a', Path::new(&c[0])).args(&c[1..]))
+                    .with_context(|| format!("no new session: `{}` failed", c.join(" ")))?;
+            }
+        }
+        Renew::Signal {
+            pid,
+            signal,
+            log,
+            marker,
+        } => {
+            let completed = || std::fs::read_to_string(log).unwrap_or_default().matches(marker).count();
+            let before = completed();
+            // SAFETY: a signal to our own child process.
+            unsafe { libc::kill(*pid as i32, *signal) };
+            wait_for("a new session", LIMIT, || Ok(completed() > before)).context("no new handshake")?;
+        }
+    }
+    loop {
+        let mut cmd = n.wrap('a', Path::new("ping"));
+        cmd.args(["-n", "-c", "1", "-W", "1"]);
+        if let Some(src) = &r.source {
+            cmd.args(["-I", src]);
+        }
+        cmd.arg(&r.target);
+        if cmd.output().map(|o| o.status.success()).unwrap_or(false) {
+            return Ok(t0.elapsed().as_secs_f64());
+        }
+        if t0.elapsed() > LIMIT {
+            bail!("no traffic within {} s of a new handshake", LIMIT.as_secs());
+        }
+        // A ping refused at once (no route while the session is down) is not a wait.
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A fresh SSH login from the well-behaved client's address, with the configuration's
+/// key, retried as a person would (sshd's MaxStartups drops some new connections at random
+/// while many are unauthenticated): (seconds until one succeeded, attempts), or why the
+/// last of 5 attempts failed.
+fn new_ssh_login(n: &Netns, dir: &Path) -> Result<(f64, u32)> {
+    let t0 = Instant::now();
+    let mut why = String::new();
+    for attempt in 1..=5 {
+        let out = ssh_client(n, dir)
+            .args([
+                "-o",
+                "ConnectTimeout=20",
+                "-b",
+                ADDR_A,
+                "-p",
+                "22022",
+                &format!("root@{ADDR_B}"),
+                "true",
+            ])
+            .stdin(Stdio::null())
+            .output()
+            .context("cannot run ssh")?;
+        if out.status.success() {
+            return Ok((t0.elapsed().as_secs_f64(), attempt));
+        }
+        why = String::from_utf8_lossy(&out.stderr)
+            .trim()
+            .lines()
+            .last()
+            .unwrap_or("")
+            .to_string();
+        std::thread::sleep(Duration::from_millis(200 * attempt as u64));
+    }
+    anyhow::bail!("5 new SSH logins failed; the last: {why}")
+}
+
+fn split(list: &str) -> Vec<String> {
+    list.split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// The study's settings, checked.
+struct Study {
+    tunnels: Vec<String>,
+    couples: Vec<String>,
+    sizes: Vec<u32>,
+    pings: u32,
+    bytes: u64,
+}
+
+/// One configuration of the plan: tunnel, couple, AES masked, and why it cannot run (if so).
+type Planned = (String, String, bool, Option<&'static str>);
+
+/// Checks the arguments, root and the programs the chosen tunnels need.
+fn check(a: &TunnelArgs) -> Result<Study> {
+    let tunnels = split(&a.tunnel);
+    let couples = split(&a.couple);
+    for t in &tunnels {
+        if !TUNNELS.contains(&t.as_str()) {
+            bail!("unknown tunnel `{t}` (one of: {})", TUNNELS.join(", "));
+        }
+    }
+    for c in &couples {
+        if !COUPLES.contains(&c.as_str()) {
+            bail!("unknown couple `{c}` (one of: {})", COUPLES.join(", "));
+        }
+    }
+    let sizes: Vec<u32> = split(&a.sizes)
+        .iter()
+        .map(|s| {
+            s.parse::<u32>()
+                .ok()
+                .filter(|n| (1..=65_000).contains(n))
+                .with_context(|| format!("bad ping size `{s}` (1 to 65000 bytes)"))
+        })
+        .collect::<Result<_>>()?;
+    if unsafe { libc::geteuid() } != 0 {
+        bail!("cryptoscope tunnel needs root: it creates network namespaces, TUN devices and runs VPN daemons (run it as root)");
+    }
+    for t in &tunnels {
+        for b in binary_for(t) {
+            if !have(b) {
+                bail!("{t} needs {b}, which is not installed (scripts/setup.sh installs it)");
+            }
+        }
+    }
+    for b in ["ip", "iperf3", "ping"] {
+        if !have(b) {
+            bail!("cryptoscope tunnel needs {b} (scripts/setup.sh installs it)");
+        }
+    }
+    let pings = a.pings.unwrap_or(if a.quick { 10 } else { 100 });
+    let bytes = a.bytes.unwrap_or(if a.quick { 32 << 20 } else { 256 << 20 });
+    if pings == 0 || bytes == 0 {
+        bail!("--pings and --bytes must be positive");
+    }
+    Ok(Study {
+        tunnels,
+        couples,
+        sizes,
+        pings,
+        bytes,
+    })
+}
+
+/// The file to transfer: random bytes, so nothing compresses.
+fn write_payload(file: &Path, bytes: u64) -> Result<()> {
+    let mut f = std::fs::File::create(file)?;
+    let mut src = std::fs::File::open("/dev/urandom")?;
+    let mut buf = vec![0u8; 1 << 20];
+    let mut left = bytes;
+    while left > 0 {
+        let k = left.min(buf.len() as u64) as usize;
+        std::io::Read::read_exact(&mut src, &mut buf[..k])?;
+        std::io::Write::write_all(&mut f, &buf[..k])?;
+        left -= k as u64;
+    }
+    Ok(())
+}
+
+/// In order: (tunnel, couple, accel), with what cannot run listed where it belongs.
+fn plan(s: &Study, modes: &[bool]) -> Vec<Planned> {
+    let mut plan = Vec::new();
+    for t in &s.tunnels {
+        for c in &s.couples {
+            match unsupported(t, c) {
+                Some(why) => plan.push((t.clone(), c.clone(), false, Some(why))),
+                None => {
+                    for &soft in modes {
+                        let why = (soft && t == "wireguard")
+                            .then_some("wireguard-go's ChaCha20-Poly1305 uses no AES instructions: nothing to mask");
+                        plan.push((t.clone(), c.clone(), soft, why));
+                    }
+                }
+            }
+        }
+    }
+    plan
+}
+
+/// What one configuration needs besides its tunnel, couple and mode.
+struct Bench<'a> {
+    a: &'a TunnelArgs,
+    s: &'a Study,
+    driver: &'a Path,
+    file: &'a Path,
+}
+
+impl Bench<'_> {
+    /// Sets one configuration up in fresh namespaces, measures it (and under attack with
+    /// --hostile), and tears it all down.
+    fn configuration(&self, t: &str, c: &str, soft: bool, dir: &Path) -> Result<Value> {
+        let (a, s) = (self.a, self.s);
+        let n = Netns::create("cstun", a.rate.as_deref())?;
+        let mut r = match t {
+            "openvpn-static" => openvpn(&n, dir, false, false, c, soft, self.driver)?,
+            "openvpn-tls" => openvpn(&n, dir, true, !a.no_tls_crypt, c, soft, self.driver)?,
+            "wireguard" => wireguard(&n, dir)?,
+            "ipsec" => ipsec(&n, dir, c, soft)?,
+            _ => ssh(&n, dir, c, soft)?,
+        };
+        let p = if r.pings {
+            Some(ping(&n, &r.target, r.source.as_deref(), &s.sizes, s.pings)?)
+        } else {
+            None
+        };
+        let tr = transfer(&n, Some(&r), &r.target, r.source.as_deref(), r.port, self.file, s.bytes)?;
+        let software = r.software.clone();
+        let hostile = if a.hostile {
+            Some(under_attack(
+                &n, &mut r, t, dir, &s.sizes, s.pings, self.file, s.bytes, &p, &tr,
+            ))
+        } else {
+            None
+        };
+        drop(r);
+        drop(n);
+        Ok(json!({"ping": p, "transfer": tr, "software": software, "hostile": hostile}))
+    }
+}
+
+/// Puts a configuration's outcome into its row; returns whether it failed.
+fn record(row: &mut Value, label: &str, result: Result<Value>) -> bool {
+    match result {
+        Ok(v) => {
+            let mut failed = false;
+            row["status"] = json!("ok");
+            for k in ["ping", "transfer", "software"] {
+                row[k] = v[k].clone();
+            }
+            if !v["hostile"].is_null() {
+                if v["hostile"]["served"] != true {
+                    failed = true;
+                    eprintln!(
+                        "error: {label}: not served under hostile traffic: {}",
+                        v["hostile"]["why"].as_str().unwrap_or("?")
+                    );
+                }
+                row["hostile"] = v["hostile"].clone();
+            }
+            if row["ping"].is_null() {
+                row["ping_note"] = json!("SSH forwards TCP streams, not IP packets: no ping through it");
+            }
+            failed
+        }
+        Err(e) => {
+            eprintln!("error: {label}: {e:#}");
+            row["status"] = json!("failed");
+            row["error"] = json!(format!("{e:#}"));
+            true
+        }
+    }
+}
+
+/// Throughput and latency of every measured row against the baseline (the first row).
+fn overheads(rows: &mut [Value]) {
+    let base = rows[0].clone();
+    for r in rows.iter_mut().skip(1) {
+        if r["status"] != "ok" {
+            continue;
+        }
+        let bt = base["transfer"]["mb_per_s"].as_f64().unwrap_or(f64::NAN);
+        let rt = r["transfer"]["mb_per_s"].as_f64().unwrap_or(f64::NAN);
+        r["throughput_vs_plain"] = json!(rt / bt);
+        if let Some(p) = r["ping"].as_object() {
+            let mut lat = serde_json::Map::new();
+            for (size, v) in p {
+                let b = base["ping"][size]["p50_ms"].as_f64().unwrap_or(f64::NAN);
+                lat.insert(size.clone(), json!(v["p50_ms"].as_f64().unwrap_or(f64::NAN) / b));
+            }
+            r["latency_vs_plain"] = Value::Object(lat);
+        }
+    }
+}
+
+/// Runs the study; returns (setup, rows, exit code).
+pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
+    let s = check(a)?;
+    let driver = crate::workers::worker_dir()?.join("cryptoscope-tls");
+    // Keys and configurations live in a private 0700 directory with an unpredictable name,
+    // created fresh (never reused) and removed with everything in it on the way out; or in
+    // the directory the user names with --workdir, kept.
+    let (work, _private) = crate::util::work_dir(a.workdir.as_deref(), "tunnel")?;
+    let file = work.join("payload.bin");
+    write_payload(&file, s.bytes)?;
+    let modes: Vec<bool> = match a.accel.as_str() {
+        "off" => vec![true],
+        "both" => vec![false, true],
+        _ => vec![false],
+    };
+    unsafe { libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t) };
+    let mut rows = Vec::new();
+    let mut code = 0;
+    // The same path without a tunnel: the baseline every overhead is relative to.
+    {
+        if !quiet {
+            eprintln!("baseline: the veth pair without a tunnel");
+        }
+        let n = Netns::create("cstun", a.rate.as_deref())?;
+        let p = ping(&n, ADDR_B, None, &s.sizes, s.pings)?;
+        let t = transfer(&n, None, ADDR_B, None, 5201, &file, s.bytes)?;
+        rows.push(json!({"tunnel": "none", "couple": "-", "accel": "-", "status": "ok", "ping": p, "transfer": t}));
+    }
+    let plan = plan(&s, &modes);
+    let bench = Bench {
+        a,
+        s: &s,
+        driver: &driver,
+        file: &file,
+    };
+    let total = plan.iter().filter(|p| p.3.is_none()).count();
+    let mut done = 0;
+    for (t, c, soft, why) in plan.iter() {
+        if let Some(why) = why {
+            let accel = if *soft { "soft" } else { "-" };
+            rows.push(json!({"tunnel": t, "couple": c, "accel": accel, "status": "not supported", "reason": why}));
+            continue;
+        }
+        done += 1;
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            code = 1;
+            break;
+        }
+        let accel = if *soft { "soft" } else { "accel" };
+        if !quiet {
+            eprintln!("[{done}/{total}] {t} {c} {accel}");
+        }
+        let mut row = json!({"tunnel": t, "couple": c, "accel": accel, "mask": if *soft { MASK_AES } else { "" }});
+        let dir = work.join(format!("{t}-{}-{accel}", c.replace(':', "_")));
+        std::fs::create_dir_all(&dir)?;
+        let result = bench.configuration(t, c, *soft, &dir);
+        if result.is_err() && INTERRUPTED.load(Ordering::SeqCst) {
+            code = 1;
+            break;
+        }
+        if record(&mut row, &format!("{t} {c} {accel}"), result) {
+            code = 1;
+        }
+        rows.push(row);
+    }
+    unsafe { libc::signal(libc::SIGINT, libc::SIG_DFL) };
+    if INTERRUPTED.load(Ordering::SeqCst) {
+        code = 1;
+        eprintln!("interrupted: daemons and namespaces removed; what was measured is kept");
+    }
+    overheads(&mut rows);
+    let setup = json!({
+        "network": match &a.rate { Some(r) => format!("veth between two namespaces, tbf {r}"), None => "veth between two namespaces".into() },
+        "pings_per_size": s.pings, "sizes": s.sizes, "transfer_bytes": s.bytes,
+        "transfer": "iperf3 -F: a file of random bytes, TCP through the tunnel (ssh: through a -L forward)",
+        "cpu": "CPU of each endpoint's tunnel processes during the transfer (/proc/PID/stat), % of one core; A sends, B receives",
+        "mask": MASK_AES,
+        "openvpn_tls_crypt": s.tunnels.iter().any(|t| t == "openvpn-tls") && !a.no_tls_crypt,
+        "hostile": a.hostile,
+        "interrupted": INTERRUPTED.load(Ordering::SeqCst),
+    });
+    Ok((setup, rows, code))
+}
+
+#[cfg(test)]
+mod secret_tests {
+    #[test]
+    fn pre_shared_keys_are_48_hex_digits_and_fresh() {
+        let (a, b) = (super::hex_secret(), super::hex_secret());
+        assert_eq!(a.len(), 48);
+        assert!(a.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
+        assert_ne!(a.as_str(), b.as_str());
+    }
+}
