@@ -73,6 +73,14 @@ if ! cargo clippy --release --workspace --all-targets --locked -- -D warnings >"
   [[ $status -eq 0 ]] && status=1
 fi
 rm -f "$log.clippy"
+# The architecture's size limits (ARCHITECTURE.md): no file over 1,000 lines, no function over
+# 150, main.rs under 500, outside our own cryptographic code.
+if ! python3 scripts/sizes.py >"$log.sizes" 2>&1; then
+  cat "$log.sizes" >&2
+  echo "test result: FAILED. 0 passed; 1 failed (scripts/sizes.py: a file or function over the limits)" | tee -a "$log"
+  [[ $status -eq 0 ]] && status=1
+fi
+rm -f "$log.sizes"
 set -e
 # One closing line with the totals over every test binary (cargo prints one per binary,
 # the last often being an empty doc-test run). Skipped: Python's skipped tests (reported as

@@ -130,6 +130,11 @@ pub(crate) struct RunArgs {
     /// callgrind (slow; the steady figure on noisy machines).
     #[arg(long)]
     pub(crate) instructions: bool,
+    /// Start a new worker process for every gate and every visit of a subject, as before
+    /// long-lived workers: each visit then draws a fresh memory layout (ASLR) and starts
+    /// with cold caches. By default one worker per provider serves the whole run.
+    #[arg(long)]
+    pub(crate) fresh_workers: bool,
     /// Only the memory pass (set by `cryptoscope memory`).
     #[arg(skip)]
     pub(crate) memory_only: bool,

@@ -43,11 +43,16 @@ impl Catalogue {
                 continue;
             };
             let mut subjects = Vec::new();
-            let outcome = workers::call(&bin, &["describe".into()], Duration::from_secs(60), &mut |ev| {
-                if let cryptoscope_worker::Event::Describe { subjects: s } = ev {
-                    subjects = s;
-                }
-            });
+            let outcome = workers::call(
+                &bin,
+                &cryptoscope_model::protocol::Request::Describe,
+                Duration::from_secs(60),
+                &mut |ev| {
+                    if let cryptoscope_worker::Event::Describe { subjects: s } = ev {
+                        subjects = s;
+                    }
+                },
+            );
             if outcome != Outcome::Completed {
                 cat.missing.push((provider.to_string(), outcome.describe()));
                 continue;

@@ -63,17 +63,14 @@ pub fn measure(
     timeout: Duration,
 ) -> Result<BTreeMap<String, OpOutcome>> {
     let bin = cat.worker(&d.provider).context("worker vanished")?;
-    let args = vec![
-        "counters".to_string(),
-        "--subject".into(),
-        d.id.clone(),
-        "--events".into(),
-        events.join(","),
-        "--calls".into(),
-        calls.to_string(),
-    ];
+    let request = cryptoscope_model::protocol::Request::Counters {
+        subject: d.id.clone(),
+        events: events.to_vec(),
+        calls,
+        ops: None,
+    };
     let mut out: BTreeMap<String, OpOutcome> = BTreeMap::new();
-    let outcome = workers::call(bin, &args, timeout, &mut |ev| match ev {
+    let outcome = workers::call(bin, &request, timeout, &mut |ev| match ev {
         Event::Counters(c) => {
             let figures = c
                 .readings

@@ -14,6 +14,7 @@
 
 use cryptoscope_catalogue::descriptor::{Descriptor, Family};
 use cryptoscope_measure::memcheck::{self, MemcheckError};
+use cryptoscope_model::protocol::Request;
 use cryptoscope_model::AppResult;
 use cryptoscope_worker::{CtAudited, CtStat, Event};
 use serde_json::{json, Value};
@@ -303,18 +304,11 @@ pub fn memcheck(
     // Classic McEliece, and it is not what this audit examines.
     let material = tmp.join(format!("{}.material.json", d.id.replace('/', "_")));
     if d.family == Family::Kem {
-        let outcome = workers::call(
-            bin,
-            &[
-                "ct-material".into(),
-                "--subject".into(),
-                d.id.clone(),
-                "--out".into(),
-                material.display().to_string(),
-            ],
-            timeout,
-            &mut |_| {},
-        );
+        let request = Request::CtMaterial {
+            subject: d.id.clone(),
+            out: material.clone(),
+        };
+        let outcome = workers::call(bin, &request, timeout, &mut |_| {});
         if outcome != Outcome::Completed {
             return Err(format!("preparing keys: {}", outcome.describe()));
         }
@@ -336,17 +330,15 @@ pub fn memcheck(
                 // code never wrote.
                 "--track-origins=yes".into(),
                 bin.display().to_string(),
-                "ct-memcheck".into(),
-                "--subject".into(),
-                d.id.clone(),
-                "--ops".into(),
-                op.to_string(),
             ];
-            if d.family == Family::Kem {
-                args.extend(["--material".into(), material.display().to_string()]);
-            }
+            let request = Request::CtMemcheck {
+                subject: d.id.clone(),
+                ops: Some(vec![op.to_string()]),
+                material: (d.family == Family::Kem).then(|| material.clone()),
+            };
+            args.extend(request.to_args());
             let mut audited = Vec::new();
-            let outcome = workers::call(Path::new("valgrind"), &args, timeout, &mut |ev| {
+            let outcome = workers::call_program(Path::new("valgrind"), &args, timeout, &mut |ev| {
                 if let Event::CtAudited(a) = ev {
                     audited.push(a)
                 }
@@ -398,25 +390,17 @@ pub struct DudectSettings {
 
 fn dudect_once(cat: &Catalogue, d: &Descriptor, op: &str, cold: bool, s: &DudectSettings) -> Result<CtStat, String> {
     let bin = cat.worker(&d.provider).ok_or("no worker")?;
-    let mut args = vec![
-        "ct-dudect".to_string(),
-        "--subject".into(),
-        d.id.clone(),
-        "--op".into(),
-        op.into(),
-        "--samples".into(),
-        s.samples.to_string(),
-        "--budget".into(),
-        s.budget.as_secs_f64().to_string(),
-    ];
-    if cold {
-        args.push("--cold".into());
-    }
-    if let Some(hz) = s.tsc_hz {
-        args.extend(["--tsc-hz".into(), format!("{hz:.0}")]);
-    }
+    let request = Request::CtDudect {
+        subject: d.id.clone(),
+        op: op.into(),
+        samples: s.samples,
+        budget: s.budget.as_secs_f64(),
+        cold,
+        tsc_hz: s.tsc_hz.map(f64::round),
+        record: None,
+    };
     let mut stat = None;
-    let outcome = workers::call(bin, &args, s.timeout, &mut |ev| {
+    let outcome = workers::call(bin, &request, s.timeout, &mut |ev| {
         if let Event::CtStat(r) = ev {
             stat = Some(r)
         }

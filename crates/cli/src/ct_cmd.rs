@@ -125,6 +125,39 @@ fn ct_settings(a: &CtArgs) -> Result<(u64, f64)> {
     Ok((samples, budget))
 }
 
+/// The run record of an audit: its settings echo and the machine.
+fn ct_run_file(
+    a: &CtArgs,
+    run_id: &str,
+    started_at: &str,
+    picked: &[cryptoscope_catalogue::Descriptor],
+    env: cryptoscope_measure::env::Environment,
+) -> RunFile {
+    RunFile {
+        schema: SCHEMA.into(),
+        run_id: run_id.to_string(),
+        started_at: started_at.to_string(),
+        finished_at: String::new(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        command: cryptoscope_model::RecordedCommand::of_this_process(),
+        config: cryptoscope_model::RunConfig {
+            suites: vec!["ct".into()],
+            algorithms: picked
+                .iter()
+                .map(|d| d.algorithm.clone())
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect(),
+            quick: a.quick,
+            rounds: 1,
+            ..Default::default()
+        },
+        environment: env,
+        results: Vec::new(),
+        applications: Vec::new(),
+    }
+}
+
 pub(crate) fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
     let no_selection = a.sel.suite.is_empty() && a.sel.alg.is_empty() && a.sel.provider.is_empty();
     let mut selection = a.sel.selection()?;
@@ -183,29 +216,7 @@ pub(crate) fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
     if let Some(v) = &valgrind {
         env.libraries.insert("valgrind".into(), v.clone());
     }
-    let mut run_file = RunFile {
-        schema: SCHEMA.into(),
-        run_id: run_id.clone(),
-        started_at: started_at.clone(),
-        finished_at: String::new(),
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        command: cryptoscope_model::RecordedCommand::of_this_process(),
-        config: cryptoscope_model::RunConfig {
-            suites: vec!["ct".into()],
-            algorithms: picked
-                .iter()
-                .map(|d| d.algorithm.clone())
-                .collect::<std::collections::BTreeSet<_>>()
-                .into_iter()
-                .collect(),
-            quick: a.quick,
-            rounds: 1,
-            ..Default::default()
-        },
-        environment: env,
-        results: Vec::new(),
-        applications: Vec::new(),
-    };
+    let mut run_file = ct_run_file(a, &run_id, &started_at, &picked, env);
     let mut store_error: Option<String> = store.begin_run(&run_file).err().map(|e| e.to_string());
     let mut items = vec![cryptoscope_model::AppResult {
         driver: ct::DRIVER.into(),

@@ -235,23 +235,15 @@ impl Runner<'_> {
                 FileOutcome::default(),
             );
         };
-        let mut args = vec![
-            "verify-file".to_string(),
-            "--subject".into(),
-            d.id.clone(),
-            "--file".into(),
-            self.file.display().to_string(),
-            "--format".into(),
-            self.format.as_str().into(),
-        ];
-        if let Some(k) = keys_in {
-            args.extend(["--keys-in".into(), k.display().to_string()]);
-        }
-        if keys_out {
-            args.extend(["--keys-out".into(), self.keys_file(d).display().to_string()]);
-        }
+        let request = cryptoscope_model::protocol::Request::VerifyFile {
+            subject: d.id.clone(),
+            file: self.file.clone(),
+            format: self.format.as_str().into(),
+            keys_in: keys_in.map(Path::to_path_buf),
+            keys_out: keys_out.then(|| self.keys_file(d)),
+        };
         let mut got = None;
-        let outcome = workers::call(bin, &args, self.timeout, &mut |ev| {
+        let outcome = workers::call(bin, &request, self.timeout, &mut |ev| {
             if let Event::FileVerified { outcome, .. } = ev {
                 got = Some(outcome);
             }

@@ -9,6 +9,7 @@
 
 use cryptoscope_catalogue::descriptor::{Availability, Descriptor, Family, Randomness};
 use cryptoscope_catalogue::gate::GateReport;
+use cryptoscope_model::protocol::Request;
 use cryptoscope_model::GateStatus;
 use cryptoscope_worker::Event;
 use std::collections::BTreeMap;
@@ -40,25 +41,35 @@ fn id_file(dir: &Path, id: &str, suffix: &str) -> PathBuf {
     dir.join(format!("{}.{suffix}.json", id.replace('/', "_")))
 }
 
-fn run_gate(cat: &Catalogue, d: &Descriptor, s: &GateSettings, extra: &[String]) -> Verdict {
+/// What a gate call keeps or uses beyond the report: KAT entries written for cross-checks
+/// (`keep` of them to `entries_out`), or a reference's entries and where to write this
+/// subject's encapsulations.
+#[derive(Default)]
+struct GateFiles {
+    keep: usize,
+    entries_out: Option<PathBuf>,
+    reference: Option<PathBuf>,
+    encaps_out: Option<PathBuf>,
+}
+
+fn run_gate(cat: &Catalogue, d: &Descriptor, s: &GateSettings, extra: GateFiles) -> Verdict {
     let Some(bin) = cat.worker(&d.provider) else {
         return Verdict {
             status: GateStatus::Unavailable,
             detail: format!("no worker for provider {}", d.provider),
         };
     };
-    let mut args = vec![
-        "gate".to_string(),
-        "--subject".into(),
-        d.id.clone(),
-        "--vectors".into(),
-        s.vectors.display().to_string(),
-        "--depth".into(),
-        s.depth.into(),
-    ];
-    args.extend(extra.iter().cloned());
+    let request = Request::Gate {
+        subject: d.id.clone(),
+        vectors: s.vectors.to_path_buf(),
+        depth: s.depth.into(),
+        keep: extra.keep,
+        entries_out: extra.entries_out,
+        reference: extra.reference,
+        encaps_out: extra.encaps_out,
+    };
     let mut report: Option<GateReport> = None;
-    let outcome = workers::call(bin, &args, s.timeout, &mut |ev| {
+    let outcome = workers::call(bin, &request, s.timeout, &mut |ev| {
         if let Event::Gate { report: r, .. } = ev {
             report = Some(r);
         }
@@ -127,13 +138,12 @@ pub fn gate_all(
     // Extra references not in the selection are gated first, silently.
     for r in references.values() {
         if !selected.iter().any(|d| d.id == r.id) {
-            let extra = [
-                "--keep".into(),
-                CROSSCHECK_ENTRIES.to_string(),
-                "--entries-out".into(),
-                id_file(&tmp, &r.id, "entries").display().to_string(),
-            ];
-            let v = run_gate(cat, r, s, &extra);
+            let extra = GateFiles {
+                keep: CROSSCHECK_ENTRIES,
+                entries_out: Some(id_file(&tmp, &r.id, "entries")),
+                ..GateFiles::default()
+            };
+            let v = run_gate(cat, r, s, extra);
             verdicts.insert(r.id.clone(), v);
         }
     }
@@ -149,17 +159,16 @@ pub fn gate_all(
             crosscheck(cat, d, references.get(&d.algorithm), &verdicts, s, &tmp)
         } else {
             let is_ref = references.values().any(|r| r.id == d.id);
-            let extra: Vec<String> = if is_ref {
-                vec![
-                    "--keep".into(),
-                    CROSSCHECK_ENTRIES.to_string(),
-                    "--entries-out".into(),
-                    id_file(&tmp, &d.id, "entries").display().to_string(),
-                ]
+            let extra = if is_ref {
+                GateFiles {
+                    keep: CROSSCHECK_ENTRIES,
+                    entries_out: Some(id_file(&tmp, &d.id, "entries")),
+                    ..GateFiles::default()
+                }
             } else {
-                Vec::new()
+                GateFiles::default()
             };
-            run_gate(cat, d, s, &extra)
+            run_gate(cat, d, s, extra)
         };
         progress(d, &v);
         verdicts.insert(d.id.clone(), v);
@@ -200,12 +209,11 @@ fn crosscheck(
         cat,
         d,
         s,
-        &[
-            "--reference".into(),
-            entries.display().to_string(),
-            "--encaps-out".into(),
-            encaps.display().to_string(),
-        ],
+        GateFiles {
+            reference: Some(entries.clone()),
+            encaps_out: Some(encaps.clone()),
+            ..GateFiles::default()
+        },
     );
     if first.status != GateStatus::Pass {
         return first;
@@ -216,17 +224,13 @@ fn crosscheck(
             detail: format!("no worker for reference {}", r.id),
         };
     };
-    let args = vec![
-        "verify-encaps".to_string(),
-        "--subject".into(),
-        r.id.clone(),
-        "--reference".into(),
-        entries.display().to_string(),
-        "--encaps".into(),
-        encaps.display().to_string(),
-    ];
+    let request = Request::VerifyEncaps {
+        subject: r.id.clone(),
+        reference: entries,
+        encaps,
+    };
     let mut check = None;
-    let outcome = workers::call(bin, &args, s.timeout, &mut |ev| {
+    let outcome = workers::call(bin, &request, s.timeout, &mut |ev| {
         if let Event::Verify { check: c, .. } = ev {
             check = Some(c);
         }

@@ -55,17 +55,15 @@ pub fn measure(
     timeout: Duration,
 ) -> Result<BTreeMap<String, OpOutcome>> {
     let bin = cat.worker(&d.provider).context("worker vanished")?;
-    let args = vec![
-        "memory".to_string(),
-        "--subject".into(),
-        d.id.clone(),
-        "--calls".into(),
-        calls.to_string(),
-    ];
+    let request = cryptoscope_model::protocol::Request::Memory {
+        subject: d.id.clone(),
+        calls,
+        ops: None,
+    };
     let mut out: BTreeMap<String, OpOutcome> = BTreeMap::new();
     let outcome = workers::call_env(
         bin,
-        &args,
+        &request,
         &[("LD_PRELOAD", preload.as_os_str())],
         timeout,
         &mut |ev| match ev {
@@ -237,6 +235,7 @@ pub(crate) fn cmd_memory(m: &MemoryArgs, quiet: bool) -> Result<i32> {
         counters: None,
         instructions: false,
         memory_only: true,
+        fresh_workers: false,
         memory_calls: m.calls,
         scale: None,
     };

@@ -96,21 +96,16 @@ pub fn probe(
     calls: usize,
     timeout: Duration,
 ) -> std::result::Result<Vec<OpProbes>, String> {
-    let list: Vec<&str> = ops.iter().map(|o| o.as_str()).collect();
-    let args = vec![
-        "probes".to_string(),
-        "--subject".into(),
-        d.id.clone(),
-        "--calls".into(),
-        calls.to_string(),
-        "--ops".into(),
-        list.join(","),
-    ];
+    let request = cryptoscope_model::protocol::Request::Probes {
+        subject: d.id.clone(),
+        calls,
+        ops: Some(ops.to_vec()),
+    };
     let mut got = Vec::new();
     let mut failed = Vec::new();
     let outcome = workers::call_env(
         worker,
-        &args,
+        &request,
         &[(builds::PROBES_ENV, std::ffi::OsStr::new("1"))],
         timeout,
         &mut |e| match e {

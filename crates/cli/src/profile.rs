@@ -83,8 +83,17 @@ pub fn run_callgrind(worker: &Path, d: &Descriptor, op: Operation, s: &Settings)
         // Instructions are counted in the library as built, never its probed twin.
         .env_remove(cryptoscope_worker::builds::PROBES_ENV)
         .arg(worker)
-        .args(["loop", "--deterministic", "--subject", &d.id, "--op", op.as_str()])
-        .args(["--iterations", &s.calls.to_string(), "--warmup", &s.warmup.to_string()])
+        .args(
+            cryptoscope_model::protocol::Request::Loop {
+                subject: d.id.clone(),
+                op,
+                iterations: s.calls,
+                deterministic: true,
+                marker: false,
+                warmup: s.warmup,
+            }
+            .to_args(),
+        )
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());

@@ -69,19 +69,14 @@ pub fn measure(
         let mut failure = None;
         for &t in &s.threads {
             progress(&format!("{} {} on {t} threads", d.id, op.as_str()));
-            let args = vec![
-                "scale".to_string(),
-                "--subject".into(),
-                d.id.clone(),
-                "--op".into(),
-                op.as_str().into(),
-                "--threads".into(),
-                t.to_string(),
-                "--duration".into(),
-                s.duration.as_secs_f64().to_string(),
-            ];
+            let request = cryptoscope_model::protocol::Request::Scale {
+                subject: d.id.clone(),
+                op,
+                threads: t,
+                duration: s.duration.as_secs_f64(),
+            };
             let mut got = None;
-            let outcome = workers::call(bin, &args, timeout, &mut |ev| match ev {
+            let outcome = workers::call(bin, &request, timeout, &mut |ev| match ev {
                 Event::Scaled(r) => got = Some(Ok(ScalePoint::new(r.threads, r.per_thread, &r.seconds))),
                 Event::OpFailed { error, .. } => got = Some(Err(error)),
                 _ => {}
@@ -243,6 +238,7 @@ pub(crate) fn cmd_scale(sa: &ScaleArgs, quiet: bool) -> Result<i32> {
         counters: None,
         instructions: false,
         memory_only: false,
+        fresh_workers: false,
         memory_calls: 3,
         scale: Some(scale::Settings {
             threads,

@@ -137,14 +137,8 @@ pub(crate) fn cmd_show(run: &str, baseline: Option<&str>, db: &DbArg) -> Result<
         print!("\n{}", table::results(&r.results));
     }
     // The families' own tables, as `run` prints them.
-    for t in [
-        table::throughput(&r.results).unwrap_or_default(),
-        cryptoscope_report::cipher::table(&r.results, r.environment.core_per_tsc).unwrap_or_default(),
-        cryptoscope_report::aead::table(&r.results).unwrap_or_default(),
-    ] {
-        if !t.is_empty() {
-            print!("\n{t}");
-        }
+    for t in crate::engine::summary::family_tables(&r.results, r.environment.core_per_tsc) {
+        print!("\n{t}");
     }
     // Application drivers' tables.
     for t in [

@@ -1,9 +1,11 @@
 //! Finding and running provider worker processes.
 //!
-//! Each call runs one worker process with a deadline. Its JSON-lines events are handed to
-//! the caller as they arrive, so results survive a later crash. A worker that dies by a
-//! signal is reported as "crashed: SIGSEGV"; one that outlives its deadline is killed
-//! and reported as "timed out after N s".
+//! Each call has a deadline. Its JSON-lines events are handed to the caller as they arrive,
+//! so results survive a later crash. A worker that dies by a signal is reported as
+//! "crashed: SIGSEGV"; one that outlives its deadline is killed and reported as "timed out
+//! after N s". The gate and the timing calls go to one long-lived worker per provider
+//! ([`served`]), the others (and all of them with `run --fresh-workers`) to a process of
+//! their own.
 //!
 //! This is the one transport between the CLI and its workers, and it can record and
 //! replay (docs/testing.md): with `CRYPTOSCOPE_RECORD=FILE` every call is also appended to
@@ -16,13 +18,15 @@
 
 use anyhow::{Context, Result};
 use cryptoscope_catalogue::names;
+use cryptoscope_model::protocol::Request;
 use cryptoscope_worker::Event;
 use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::CommandExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -118,49 +122,89 @@ fn kill_group(child: &mut std::process::Child) {
     let _ = child.wait();
 }
 
-/// Runs `bin args...`, feeding events to `on_event`, killing it at `timeout`.
-pub fn call(bin: &Path, args: &[String], timeout: Duration, on_event: &mut dyn FnMut(Event)) -> Outcome {
-    call_env(bin, args, &[], timeout, on_event)
+/// Runs `request` on the worker `bin`, feeding events to `on_event`, killing it at `timeout`.
+pub fn call(bin: &Path, request: &Request, timeout: Duration, on_event: &mut dyn FnMut(Event)) -> Outcome {
+    call_env(bin, request, &[], timeout, on_event)
 }
 
-/// Like [`call`], with extra environment variables for the worker.
+/// Like [`call`], with extra environment variables for the worker (it then gets a process of
+/// its own).
 pub fn call_env(
     bin: &Path,
-    args: &[String],
+    request: &Request,
     env: &[(&str, &std::ffi::OsStr)],
     timeout: Duration,
     on_event: &mut dyn FnMut(Event),
 ) -> Outcome {
+    let args = request.to_args();
+    exchange(bin, &args, on_event, &mut |on_event| {
+        transport(bin, request, &args, env, timeout, on_event)
+    })
+}
+
+/// A program that runs a worker (valgrind with the worker's command line after its own
+/// options): its events read, recorded and replayed like a worker's.
+pub fn call_program(bin: &Path, args: &[String], timeout: Duration, on_event: &mut dyn FnMut(Event)) -> Outcome {
+    exchange(bin, args, on_event, &mut |on_event| {
+        spawn(bin, args, &[], timeout, on_event)
+    })
+}
+
+/// A transport: runs one call, handing its events on.
+type Transport<'a> = dyn FnMut(&mut dyn FnMut(Event)) -> Outcome + 'a;
+
+/// One exchange through `run`, or replayed, or recorded as it runs.
+fn exchange(bin: &Path, args: &[String], on_event: &mut dyn FnMut(Event), run: &mut Transport<'_>) -> Outcome {
     if let Some(r) = replay::replaying() {
         return r.call(bin, args, on_event);
     }
     if let Some(path) = replay::recording() {
         let mut events = Vec::new();
-        let outcome = spawn(bin, args, env, timeout, &mut |ev| {
+        let outcome = run(&mut |ev| {
             events.push(ev.clone());
             on_event(ev)
         });
         replay::append(&path, bin, args, events, &outcome);
         return outcome;
     }
-    spawn(bin, args, env, timeout, on_event)
+    run(on_event)
 }
 
-/// Starts the worker and reads its events (the transport itself).
-fn spawn(
+/// Whether the commands that allow it go to one long-lived worker per provider
+/// ([`served`]); off (`run --fresh-workers`), every call starts a worker of its own.
+static LONG_LIVED: AtomicBool = AtomicBool::new(true);
+
+/// Long-lived workers on or off for the calls from now on.
+pub fn set_long_lived(on: bool) {
+    LONG_LIVED.store(on, Ordering::Relaxed);
+}
+
+/// The commands a long-lived worker serves: those a run makes once per subject and visit.
+/// Others (memory under a preload library, valgrind, probes, scale's threads) keep a process
+/// of their own.
+const SERVED: &[&str] = &["gate", "measure", "verify-encaps"];
+
+/// A long-lived worker for the calls that allow one, a new process for the others.
+fn transport(
     bin: &Path,
+    request: &Request,
     args: &[String],
     env: &[(&str, &std::ffi::OsStr)],
     timeout: Duration,
     on_event: &mut dyn FnMut(Event),
 ) -> Outcome {
+    let served = env.is_empty() && LONG_LIVED.load(Ordering::Relaxed) && SERVED.contains(&request.command());
+    if served {
+        served::call(&served::Server::of(bin), request, timeout, on_event)
+    } else {
+        spawn(bin, args, env, timeout, on_event)
+    }
+}
+
+/// The worker command with the address-space limit applied between fork and exec.
+fn command(bin: &Path) -> Command {
     let limit = MEMORY_LIMIT.load(Ordering::Relaxed);
     let mut cmd = Command::new(bin);
-    cmd.args(args)
-        .envs(env.iter().copied())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
     if limit > 0 {
         // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
         unsafe {
@@ -176,14 +220,13 @@ fn spawn(
             });
         }
     }
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
-        Err(e) => return Outcome::Failed(format!("cannot start {}: {e}", bin.display())),
-    };
-    let stdout = child.stdout.take().expect("piped");
-    let mut stderr = child.stderr.take().expect("piped");
+    cmd
+}
+
+/// Reads a worker's standard output into events (or protocol errors) on a thread of its own.
+fn read_events(stdout: std::process::ChildStdout) -> mpsc::Receiver<Result<Event, String>> {
     let (tx, rx) = mpsc::channel::<Result<Event, String>>();
-    let reader = std::thread::spawn(move || {
+    std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines() {
             let Ok(line) = line else { break };
             if line.trim().is_empty() {
@@ -196,41 +239,30 @@ fn spawn(
             }
         }
     });
-    let err_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stderr.read_to_string(&mut s);
-        s
-    });
-    let deadline = Instant::now() + timeout;
-    let mut done = false;
-    let mut protocol_error = None;
+    rx
+}
+
+/// Waits (until `deadline`) for a worker whose output has ended; `None` if it had to be
+/// killed at the deadline.
+fn wait_until(child: &mut std::process::Child, deadline: Instant) -> std::result::Result<Option<ExitStatus>, String> {
     loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            kill_group(&mut child);
-            return Outcome::TimedOut(timeout);
-        }
-        match rx.recv_timeout(left.min(Duration::from_millis(200))) {
-            Ok(Ok(Event::Done)) => done = true,
-            Ok(Ok(ev)) => on_event(ev),
-            Ok(Err(e)) => protocol_error = Some(e),
-            Err(mpsc::RecvTimeoutError::Timeout) => continue,
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
-        }
-    }
-    let _ = reader.join();
-    let status = loop {
         match child.try_wait() {
-            Ok(Some(s)) => break s,
+            Ok(Some(s)) => return Ok(Some(s)),
             Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
             Ok(None) => {
-                kill_group(&mut child);
-                return Outcome::TimedOut(timeout);
+                kill_group(child);
+                return Ok(None);
             }
-            Err(e) => return Outcome::Failed(e.to_string()),
+            Err(e) => return Err(e.to_string()),
         }
-    };
-    let err_text = err_reader.join().unwrap_or_default();
+    }
+}
+
+/// How a call ended, from the worker's exit status and what it wrote to stderr during the
+/// call: a signal (out of memory told apart), a failure with its last stderr line, or
+/// completion when it said `done`.
+fn ended(status: ExitStatus, err_text: &str, done: bool, protocol_error: Option<String>) -> Outcome {
+    let limit = MEMORY_LIMIT.load(Ordering::Relaxed);
     let last_err = err_text
         .lines()
         .rev()
@@ -267,6 +299,189 @@ fn spawn(
         (true, None) => Outcome::Completed,
         (_, Some(e)) => Outcome::Failed(e),
         (false, None) => Outcome::Failed("worker ended without finishing".into()),
+    }
+}
+
+/// Starts a worker for one call and reads its events (the one-shot transport).
+fn spawn(
+    bin: &Path,
+    args: &[String],
+    env: &[(&str, &std::ffi::OsStr)],
+    timeout: Duration,
+    on_event: &mut dyn FnMut(Event),
+) -> Outcome {
+    let mut cmd = command(bin);
+    cmd.args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => return Outcome::Failed(format!("cannot start {}: {e}", bin.display())),
+    };
+    let rx = read_events(child.stdout.take().expect("piped"));
+    let mut stderr = child.stderr.take().expect("piped");
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    let deadline = Instant::now() + timeout;
+    let mut done = false;
+    let mut protocol_error = None;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            kill_group(&mut child);
+            return Outcome::TimedOut(timeout);
+        }
+        match rx.recv_timeout(left.min(Duration::from_millis(200))) {
+            Ok(Ok(Event::Done)) => done = true,
+            Ok(Ok(ev)) => on_event(ev),
+            Ok(Err(e)) => protocol_error = Some(e),
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    let status = match wait_until(&mut child, deadline) {
+        Ok(Some(s)) => s,
+        Ok(None) => return Outcome::TimedOut(timeout),
+        Err(e) => return Outcome::Failed(e),
+    };
+    ended(status, &err_reader.join().unwrap_or_default(), done, protocol_error)
+}
+
+/// Long-lived workers: one `<worker> serve` process per provider binary, kept between calls
+/// (a run's gate and every visit of every subject go to the same process) instead of one
+/// process per call. Each request is a line of the call's arguments as JSON; the answer is
+/// its events up to `done`, exactly as a one-shot worker writes them. A worker that
+/// crashes, fails a request (it exits as a one-shot worker would) or passes its deadline
+/// (killed) is reported as before and replaced at the next call.
+mod served {
+    use super::*;
+    use std::collections::HashMap;
+    use std::io::Write;
+    use std::process::{Child, ChildStdin};
+    use std::sync::{Arc, Mutex};
+
+    /// How to start a long-lived worker: `<bin> serve` (tests start stand-ins).
+    #[derive(Clone, PartialEq, Eq, Hash)]
+    pub struct Server {
+        pub bin: PathBuf,
+        pub args: Vec<String>,
+    }
+
+    impl Server {
+        pub fn of(bin: &Path) -> Server {
+            Server {
+                bin: bin.to_path_buf(),
+                args: vec!["serve".into()],
+            }
+        }
+    }
+
+    struct Worker {
+        child: Child,
+        stdin: ChildStdin,
+        events: mpsc::Receiver<Result<Event, String>>,
+        /// What it wrote to stderr since the current request began.
+        stderr: Arc<Mutex<String>>,
+        stderr_reader: std::thread::JoinHandle<()>,
+    }
+
+    /// The idle workers, by how they were started.
+    static IDLE: Mutex<Option<HashMap<Server, Worker>>> = Mutex::new(None);
+
+    fn start(server: &Server) -> std::result::Result<Worker, Outcome> {
+        let bin = &server.bin;
+        let mut cmd = command(bin);
+        cmd.args(&server.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| Outcome::Failed(format!("cannot start {}: {e}", bin.display())))?;
+        let events = read_events(child.stdout.take().expect("piped"));
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let (sink, mut pipe) = (Arc::clone(&stderr), child.stderr.take().expect("piped"));
+        let stderr_reader = std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = pipe.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                let mut s = sink.lock().unwrap_or_else(|e| e.into_inner());
+                s.push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+        Ok(Worker {
+            stdin: child.stdin.take().expect("piped"),
+            child,
+            events,
+            stderr,
+            stderr_reader,
+        })
+    }
+
+    fn idle() -> std::sync::MutexGuard<'static, Option<HashMap<Server, Worker>>> {
+        IDLE.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// One call on the provider's long-lived worker (started if there is none idle).
+    pub fn call(server: &Server, request: &Request, timeout: Duration, on_event: &mut dyn FnMut(Event)) -> Outcome {
+        let taken = idle().get_or_insert_with(HashMap::new).remove(server);
+        let mut w = match taken {
+            Some(w) => w,
+            None => match start(server) {
+                Ok(w) => w,
+                Err(o) => return o,
+            },
+        };
+        w.stderr.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        let deadline = Instant::now() + timeout;
+        let line = serde_json::to_string(request).expect("a request serialises") + "\n";
+        // A worker that cannot take the request has ended: what it says is below.
+        let _ = w.stdin.write_all(line.as_bytes()).and_then(|()| w.stdin.flush());
+        let mut protocol_error = None;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                kill_group(&mut w.child);
+                return Outcome::TimedOut(timeout);
+            }
+            match w.events.recv_timeout(left.min(Duration::from_millis(200))) {
+                Ok(Ok(Event::Done)) => {
+                    if let Some(e) = protocol_error {
+                        kill_group(&mut w.child);
+                        return Outcome::Failed(e);
+                    }
+                    let mut pool = idle();
+                    let pool = pool.get_or_insert_with(HashMap::new);
+                    if pool.contains_key(server) {
+                        // A concurrent call started a second one: one idle worker is enough.
+                        kill_group(&mut w.child);
+                    } else {
+                        pool.insert(server.clone(), w);
+                    }
+                    return Outcome::Completed;
+                }
+                Ok(Ok(ev)) => on_event(ev),
+                Ok(Err(e)) => protocol_error = Some(e),
+                Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        // It ended during the request: told as a one-shot worker's end.
+        let status = match wait_until(&mut w.child, deadline) {
+            Ok(Some(s)) => s,
+            Ok(None) => return Outcome::TimedOut(timeout),
+            Err(e) => return Outcome::Failed(e),
+        };
+        let _ = w.stderr_reader.join();
+        let err_text = w.stderr.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        ended(status, &err_text, false, protocol_error)
     }
 }
 
@@ -437,7 +652,7 @@ mod tests {
         let p = script(body);
         let mut n = 0;
         let args = [p.display().to_string()];
-        let o = call(
+        let o = call_program(
             Path::new("/bin/sh"),
             &args,
             Duration::from_millis(timeout_ms),
@@ -495,6 +710,72 @@ mod tests {
             matches!(o, Outcome::Failed(ref s) if s.contains("unreadable worker output")),
             "{o:?}"
         );
+    }
+
+    /// A stand-in long-lived worker: answers each request line with its pid (as the
+    /// subject of an event) and `done`; the request `crash` kills it, `fail` makes it exit
+    /// 2 with a message, `hang` never answers.
+    const SERVER: &str = r#"
+echo 'started' >&2
+while read -r line; do
+  case "$line" in
+    *crash*) kill -SEGV $$ ;;
+    *fail*) echo 'error: unknown subject `x`' >&2; exit 2 ;;
+    *hang*) exec sleep 30 ;;
+  esac
+  echo "{\"type\":\"op-failed\",\"subject\":\"$$\",\"operation\":\"keypair\",\"error\":\"e\"}"
+  echo '{"type":"done"}'
+done"#;
+
+    /// One request to the stand-in: its outcome and the pid that answered, if any.
+    fn ask(server: &served::Server, what: &str, timeout_ms: u64) -> (Outcome, Option<String>) {
+        let mut pid = None;
+        let request = Request::CtMaterial {
+            subject: what.to_string(),
+            out: "/nowhere".into(),
+        };
+        let o = served::call(server, &request, Duration::from_millis(timeout_ms), &mut |e| {
+            if let Event::OpFailed { subject, .. } = e {
+                pid = Some(subject)
+            }
+        });
+        (o, pid)
+    }
+
+    #[test]
+    fn a_long_lived_worker_serves_call_after_call_and_is_replaced_when_it_ends() {
+        let p = script(SERVER);
+        let server = served::Server {
+            bin: PathBuf::from("/bin/sh"),
+            args: vec![p.display().to_string()],
+        };
+        let (o, first) = ask(&server, "measure", 5_000);
+        assert_eq!(o, Outcome::Completed);
+        let (o, again) = ask(&server, "measure", 5_000);
+        assert_eq!(o, Outcome::Completed);
+        assert!(
+            first.is_some() && first == again,
+            "one process served both: {first:?} {again:?}"
+        );
+        // A crash is the call's outcome; the next call gets a new process.
+        assert_eq!(ask(&server, "crash", 5_000).0, Outcome::Crashed("SIGSEGV".into()));
+        let (o, third) = ask(&server, "measure", 5_000);
+        assert_eq!(o, Outcome::Completed);
+        assert!(third.is_some() && third != first, "a new process after the crash");
+        // A failing request: its own message, not what the process wrote before it.
+        assert_eq!(
+            ask(&server, "fail", 5_000).0,
+            Outcome::Failed("error: unknown subject `x`".into())
+        );
+        // A hang: killed at the deadline, and replaced.
+        assert_eq!(
+            ask(&server, "hang", 300).0,
+            Outcome::TimedOut(Duration::from_millis(300))
+        );
+        let (o, fourth) = ask(&server, "measure", 5_000);
+        assert_eq!(o, Outcome::Completed);
+        assert!(fourth.is_some() && fourth != third);
+        let _ = std::fs::remove_file(p);
     }
 
     #[test]

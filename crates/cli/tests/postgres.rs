@@ -98,6 +98,57 @@ fn sharded_runs_into_postgresql_reassemble_into_one_report() {
     assert!(String::from_utf8_lossy(&o.stderr).starts_with("error: cannot open results database postgresql://"));
 }
 
+/// What every step of the password test shares: the server, a home of our own, and the
+/// password typed and masked.
+struct PgCase {
+    server: pg::PgServer,
+    password: &'static str,
+    port: String,
+    tmp: tempfile::TempDir,
+    home: std::path::PathBuf,
+    typed: String,
+    masked: String,
+}
+
+impl PgCase {
+    /// `cryptoscope` with no PG* variable of the machine's and a home of our own: only what
+    /// each step gives can reach the server.
+    fn bare(&self) -> assert_cmd::Command {
+        let mut c = cryptoscope();
+        for (k, _) in std::env::vars() {
+            if k.starts_with("PG") {
+                c.env_remove(k);
+            }
+        }
+        c.env("HOME", &self.home);
+        c
+    }
+
+    fn no_password(&self, what: &str, s: &str) {
+        assert!(!s.contains(self.password), "{what} holds the password:\n{s}");
+    }
+
+    /// The whole database, as pg_dump writes it.
+    fn dump(&self) -> String {
+        let o = self
+            .server
+            .client("pg_dump")
+            .env("PGPASSWORD", self.password)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "pg_dump: {}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    }
+}
+
+fn text(o: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
 /// A password typed in `--db` reaches the server and nothing else: not the terminal, the
 /// results file, the HTML report, the exports, `show`, or the database. PGPASSWORD, a
 /// password file and a pg_service.conf service reach the server without one being typed.
@@ -114,34 +165,29 @@ fn a_password_reaches_the_server_and_nothing_cryptoscope_writes() {
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");
     std::fs::create_dir(&home).unwrap();
-    // No PG* variable of the machine's, and a home of our own: only what each step gives
-    // can reach the server.
-    let bare = || {
-        let mut c = cryptoscope();
-        for (k, _) in std::env::vars() {
-            if k.starts_with("PG") {
-                c.env_remove(k);
-            }
-        }
-        c.env("HOME", &home);
-        c
+    let c = PgCase {
+        typed: format!("postgresql://cryptoscope:{password}@127.0.0.1:{port}/postgres"),
+        masked: format!("postgresql://cryptoscope:***@127.0.0.1:{port}/postgres"),
+        server,
+        password,
+        port,
+        tmp,
+        home,
     };
-    let text = |o: &std::process::Output| {
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        )
-    };
-    let no_password = |what: &str, s: &str| assert!(!s.contains(password), "{what} holds the password:\n{s}");
-    let dump = || {
-        let o = server.client("pg_dump").env("PGPASSWORD", password).output().unwrap();
-        assert!(o.status.success(), "pg_dump: {}", String::from_utf8_lossy(&o.stderr));
-        String::from_utf8_lossy(&o.stdout).into_owned()
-    };
-    let typed = format!("postgresql://cryptoscope:{password}@127.0.0.1:{port}/postgres");
-    let masked = format!("postgresql://cryptoscope:***@127.0.0.1:{port}/postgres");
+    typed_is_recorded_masked(&c);
+    from_the_environment(&c);
+    from_password_files(&c);
+    migration_scrubs_old_databases(&c);
+}
 
+/// Typed on the command line: recorded masked everywhere.
+fn typed_is_recorded_masked(c: &PgCase) {
+    let typed = c.typed.clone();
+    let masked = c.masked.clone();
+    let tmp = &c.tmp;
+    let bare = || c.bare();
+    let no_password = |what: &str, s: &str| c.no_password(what, s);
+    let dump = || c.dump();
     // Typed on the command line: recorded masked everywhere.
     let json = tmp.path().join("typed.json");
     let o = bare()
@@ -184,7 +230,16 @@ fn a_password_reaches_the_server_and_nothing_cryptoscope_writes() {
     let db = dump();
     no_password("the database", &db);
     assert!(db.contains(&masked), "the dump holds the masked command line");
+}
 
+/// Every connection setting from the environment; no password, and a wrong one.
+fn from_the_environment(c: &PgCase) {
+    let password = c.password;
+    let port = c.port.clone();
+    let server = &c.server;
+    let tmp = &c.tmp;
+    let bare = || c.bare();
+    let no_password = |what: &str, s: &str| c.no_password(what, s);
     // Every connection setting from the environment, the password from PGPASSWORD.
     let o = bare()
         .args(["run", "--quick", "--alg", "X25519", "--db", "postgresql://", "--json"])
@@ -221,7 +276,16 @@ fn a_password_reaches_the_server_and_nothing_cryptoscope_writes() {
         err.contains("password authentication failed") && err.contains("from PGPASSWORD"),
         "{err}"
     );
+}
 
+/// ~/.pgpass (only when its owner alone can read it), PGPASSFILE and a service.
+fn from_password_files(c: &PgCase) {
+    let password = c.password;
+    let port = c.port.clone();
+    let server = &c.server;
+    let tmp = &c.tmp;
+    let home = &c.home;
+    let bare = || c.bare();
     // ~/.pgpass, readable by its owner only.
     use std::os::unix::fs::PermissionsExt;
     let pgpass = home.join(".pgpass");
@@ -265,7 +329,16 @@ fn a_password_reaches_the_server_and_nothing_cryptoscope_writes() {
         "{}",
         text(&o)
     );
+}
 
+/// A database as the version before scrubbing left it comes out scrubbed, once.
+fn migration_scrubs_old_databases(c: &PgCase) {
+    let password = c.password;
+    let typed = c.typed.clone();
+    let server = &c.server;
+    let bare = || c.bare();
+    let no_password = |what: &str, s: &str| c.no_password(what, s);
+    let dump = || c.dump();
     // A database as the version before scrubbing left it: schema 9, a command line stored
     // with its password.
     let old_command = serde_json::to_string(&["cryptoscope", "run", "--db", typed.as_str()]).unwrap();

@@ -13,7 +13,7 @@ use crate::clock::Clock;
 use crate::stats::{median_ci_order_stats, quantile_sorted};
 
 /// How many samples to take and when to stop.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
     /// Samples to take before the precision test may stop sampling.
     pub min_samples: usize,

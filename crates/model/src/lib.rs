@@ -10,6 +10,8 @@
 //!   changing a field's meaning needs a new schema version.
 //! - [`secrets`]: the command line recorded with a run, with every secret masked.
 //! - [`error`]: the error an operation reports from inside a provider.
+//! - [`protocol`]: what the harness asks a worker, as a typed [`protocol::Request`] (JSON for
+//!   a long-lived worker, a command line for a one-shot one).
 //!
 //! This crate holds data and its rules, never I/O: the catalogue, the worker, the engine, the
 //! store and the renderers all depend on it, and it on nothing of ours but the measurement core.
@@ -17,6 +19,7 @@
 pub mod descriptor;
 pub mod error;
 pub mod names;
+pub mod protocol;
 pub mod results;
 pub mod secrets;
 

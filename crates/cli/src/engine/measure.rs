@@ -6,6 +6,7 @@ use cryptoscope_catalogue::descriptor::Descriptor;
 use cryptoscope_catalogue::Operation;
 use cryptoscope_measure::sampler::Plan;
 use cryptoscope_measure::summarize;
+use cryptoscope_model::protocol::Request;
 use cryptoscope_model::{GateStatus, ResultRow, RunConfig};
 use cryptoscope_worker::{Event, OpMeasurement};
 use std::time::Duration;
@@ -183,28 +184,19 @@ pub fn measure(
         return Ok(rows);
     }
     let bin = cat.worker(&d.provider).context("worker vanished")?;
-    let plan = serde_json::to_string(&s.plan)?;
-    let mut args = vec![
-        "measure".to_string(),
-        "--subject".into(),
-        d.id.clone(),
-        "--plan".into(),
-        plan,
-        "--budget".into(),
-        s.budget.as_secs_f64().to_string(),
-    ];
-    if let Some(c) = s.cpu {
-        args.extend(["--cpu".into(), c.to_string()]);
-    }
-    if let Some(hz) = s.tsc_hz {
-        args.extend(["--tsc-hz".into(), format!("{hz:.0}")]);
-    }
-    if skipped || (d.family == cryptoscope_catalogue::Family::Hash && s.hash_ops.is_some()) {
-        let list: Vec<&str> = ops.iter().map(|o| o.as_str()).collect();
-        args.extend(["--ops".into(), list.join(",")]);
-    }
+    let listed = skipped || (d.family == cryptoscope_catalogue::Family::Hash && s.hash_ops.is_some());
+    let request = Request::Measure {
+        subject: d.id.clone(),
+        plan: s.plan.clone(),
+        budget: s.budget.as_secs_f64(),
+        ops: listed.then(|| ops.clone()),
+        cpu: s.cpu,
+        // Whole hertz, as a command line has always carried it.
+        tsc_hz: s.tsc_hz.map(f64::round),
+        force_tsc: false,
+    };
     let mut rows: Vec<ResultRow> = Vec::new();
-    let outcome = workers::call(bin, &args, s.timeout, &mut |ev| {
+    let outcome = workers::call(bin, &request, s.timeout, &mut |ev| {
         let mut row = match ev {
             Event::Measured(m) => row_from(d, verdict, m, s.run_start_unix_ms),
             Event::OpFailed { operation, error, .. } => ResultRow::without_numbers(

@@ -98,6 +98,7 @@ pub(crate) fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
 /// crashed, or timed out), 2 when results could not be stored.
 pub(crate) fn run(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<i32> {
     let s = Settings::from_args(a, resumed.as_ref())?;
+    crate::workers::set_long_lived(!a.fresh_workers);
     let store = open_db(&store_location(a.db.as_deref()))?;
     let cat = Catalogue::discover()?;
     warn_missing(&cat);

@@ -196,9 +196,9 @@ impl Hash for Subj {
     }
 }
 
-/// Whether this worker process was started to measure (its first argument).
+/// Whether this worker is measuring (not gating): the command it runs now.
 fn measuring() -> bool {
-    std::env::args().nth(1).as_deref() == Some("measure")
+    cryptoscope_worker::command() == "measure"
 }
 
 /// Every testbed subject.

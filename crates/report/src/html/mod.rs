@@ -10,6 +10,9 @@ use crate::{table, GateStatus, ResultRow, RunFile};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+mod apps;
+use apps::{ct_section, tahoe_section, tls_section, tunnel_section};
+
 /// Escapes text for HTML and SVG.
 pub fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -288,89 +291,9 @@ pub fn render(runs: &[RunFile]) -> String {
             s.push_str("</section>");
             continue;
         }
-        // Gate status of every subject.
-        let mut gate: BTreeMap<(String, String), (GateStatus, String)> = BTreeMap::new();
-        for r in &run.results {
-            gate.entry((r.subject.clone(), r.family.clone()))
-                .or_insert((r.gate, r.gate_detail.clone()));
-        }
-        let passed = gate.values().filter(|g| g.0 == GateStatus::Pass).count();
-        let _ = write!(
-            s,
-            "<h3>Correctness gate</h3><p>{passed} of {} subjects passed.</p>",
-            gate.len()
-        );
-        let not_passed: Vec<_> = gate.iter().filter(|(_, g)| g.0 != GateStatus::Pass).collect();
-        if !not_passed.is_empty() {
-            s.push_str("<table class=\"gate\"><tr><th>subject</th><th>gate</th><th>reason</th></tr>");
-            for ((subject, _), (g, detail)) in not_passed {
-                let class = if *g == GateStatus::Unavailable {
-                    "unavail"
-                } else {
-                    "fail"
-                };
-                let _ = write!(
-                    s,
-                    "<tr><td>{}</td><td class=\"{class}\">{}</td><td>{}</td></tr>",
-                    esc(subject),
-                    g.as_str().to_uppercase(),
-                    esc(detail)
-                );
-            }
-            s.push_str("</table>");
-        }
-        // One chart per (family, operation).
-        let groups = op_groups(run.results.iter());
-        if run
-            .results
-            .iter()
-            .any(|r| r.median_ns.is_some() && !matches!(r.family.as_str(), "hash" | "cipher" | "aead"))
-        {
-            s.push_str("<h3>Time per operation</h3>");
-        }
-        for (family, op) in &groups {
-            if family == "hash" || family == "cipher" || family == "aead" {
-                continue; // hashes: curves against message length; ciphers and AEADs: their sections
-            }
-            let bars: Vec<Bar> = run
-                .results
-                .iter()
-                .filter(|r| &r.family == family && &r.operation == op && r.gate == GateStatus::Pass)
-                .filter_map(|r| {
-                    let m = r.median_ns?;
-                    let ci = r.ci95_low_ns.zip(r.ci95_high_ns);
-                    Some((subject_label(r), m, ci, provider_colour(&r.provider)))
-                })
-                .collect();
-            if bars.is_empty() {
-                continue;
-            }
-            let title = format!("{} {op}: median time", family.to_uppercase());
-            s.push_str(&bar_chart(&format!("chart-{ri}-{family}-{op}"), &title, "ns", &bars));
-        }
-        // Sizes, once per algorithm.
-        let mut sizes: Vec<Bar> = Vec::new();
-        let mut seen = Vec::new();
-        for r in &run.results {
-            if seen.contains(&r.algorithm) || matches!(r.family.as_str(), "hash" | "cipher" | "aead") {
-                continue;
-            }
-            seen.push(r.algorithm.clone());
-            sizes.push((
-                format!("{} public key", r.algorithm),
-                r.sizes.public_key as f64,
-                None,
-                PALETTE[0],
-            ));
-            if r.sizes.ciphertext > 0 {
-                sizes.push((
-                    format!("{} ciphertext", r.algorithm),
-                    r.sizes.ciphertext as f64,
-                    None,
-                    PALETTE[1],
-                ));
-            }
-        }
+        s.push_str(&gate_section(run));
+        s.push_str(&time_charts(ri, run));
+        let sizes = size_bars(run);
         s.push_str(&hash_section(ri, run));
         s.push_str(&cipher_section(ri, run));
         if let Some((h, body)) = crate::aead::rows(&run.results) {
@@ -389,118 +312,152 @@ pub fn render(runs: &[RunFile]) -> String {
         }
         s.push_str(&memory_section(ri, run));
         s.push_str(&scale_section(ri, run));
-        // Every result.
-        s.push_str("<h3>All results</h3><table class=\"results\"><tr><th>algorithm</th><th>provider</th><th>impl</th><th>op</th><th>gate</th><th>median cycles</th><th>95% CI</th><th>median time</th><th>n</th><th>outliers</th><th>source</th><th>samples over time</th><th>level shifts ≥10%</th></tr>");
-        for r in &run.results {
-            let (med, ci, t) = match (r.gate, r.median_cycles) {
-                (GateStatus::Pass, Some(m)) => (
-                    table::group(m),
-                    match (r.ci95_low_cycles, r.ci95_high_cycles) {
-                        (Some(a), Some(b)) => format!("{} – {}", table::group(a), table::group(b)),
-                        _ => String::new(),
-                    },
-                    r.median_ns.map(table::duration).unwrap_or_default(),
-                ),
-                _ => (String::new(), String::new(), String::new()),
-            };
-            let class = match r.gate {
-                GateStatus::Pass => "",
-                GateStatus::Unavailable => "unavail",
-                _ => "fail",
-            };
-            let _ = write!(
-                s,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{class}\">{}</td><td class=\"n\">{med}</td><td class=\"n\">{ci}</td><td class=\"n\">{t}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(&r.algorithm),
-                esc(&r.provider),
-                esc(&r.implementation),
-                esc(&r.operation),
-                r.gate.as_str(),
-                r.samples,
-                r.outliers.map(|o| o.to_string()).unwrap_or_default(),
-                r.cycle_source.map(|c| c.label()).unwrap_or(""),
-                sparkline(&r.raw_ns),
-                shift_note(&r.raw_ns)
-            );
-        }
-        s.push_str("</table></section>");
+        s.push_str(&all_results(run));
+        s.push_str("</section>");
     }
     s.push_str("<p><small>Generated by cryptoscope. Cycles are labelled with their source; see docs/results-schema.md.</small></p></body></html>\n");
     s
 }
 
-/// Hash functions: one chart per algorithm, cycles per byte (log scale) against message
-/// length (log scale), a solid line per subject for one update (`hash:N`) and a dashed one
-/// for 64-byte updates (`stream:N`). A sweep (`run --lengths`) becomes a curve.
-/// The Tahoe-LAFS study: set-up facts, the table, and the client's time hashing per file
-/// set and direction as bars, one per hash.
-fn tahoe_section(ri: usize, run: &RunFile) -> String {
-    let (header, rows) = crate::tahoe::rows(&run.applications);
-    if rows.is_empty() {
-        return String::new();
+/// The correctness gate: how many subjects passed, and a table of those that did not.
+fn gate_section(run: &RunFile) -> String {
+    let mut s = String::new();
+    // Gate status of every subject.
+    let mut gate: BTreeMap<(String, String), (GateStatus, String)> = BTreeMap::new();
+    for r in &run.results {
+        gate.entry((r.subject.clone(), r.family.clone()))
+            .or_insert((r.gate, r.gate_detail.clone()));
     }
-    let mut s = String::from("<h3>Tahoe-LAFS: time spent hashing in uploads and downloads</h3><ul>");
-    for l in crate::tahoe::setup_lines(&run.applications) {
-        let _ = write!(s, "<li>{}</li>", esc(&l));
-    }
-    s.push_str("</ul><p>Hashing is the wall time inside the hash's update and digest calls in the client process (every tagged hash of Tahoe-LAFS goes through one patch point); the share is that time over the total time of the requests. Servers: the storage nodes and introducer together.</p>");
-    s.push_str(&plain_table(&header, &rows));
-    let mut groups: Vec<(String, String)> = Vec::new();
-    for a in run
-        .applications
-        .iter()
-        .filter(|a| a.driver == crate::tahoe::DRIVER && a.item != "setup")
-    {
-        let g = (
-            a.data["vector"].as_str().unwrap_or("?").to_string(),
-            a.data["direction"].as_str().unwrap_or("?").to_string(),
-        );
-        if !groups.contains(&g) && !a.data["literal"].as_bool().unwrap_or(false) {
-            groups.push(g);
+    let passed = gate.values().filter(|g| g.0 == GateStatus::Pass).count();
+    let _ = write!(
+        s,
+        "<h3>Correctness gate</h3><p>{passed} of {} subjects passed.</p>",
+        gate.len()
+    );
+    let not_passed: Vec<_> = gate.iter().filter(|(_, g)| g.0 != GateStatus::Pass).collect();
+    if !not_passed.is_empty() {
+        s.push_str("<table class=\"gate\"><tr><th>subject</th><th>gate</th><th>reason</th></tr>");
+        for ((subject, _), (g, detail)) in not_passed {
+            let class = if *g == GateStatus::Unavailable {
+                "unavail"
+            } else {
+                "fail"
+            };
+            let _ = write!(
+                s,
+                "<tr><td>{}</td><td class=\"{class}\">{}</td><td>{}</td></tr>",
+                esc(subject),
+                g.as_str().to_uppercase(),
+                esc(detail)
+            );
         }
-    }
-    for (gi, (vector, direction)) in groups.iter().enumerate() {
-        let bars: Vec<Bar> = run
-            .applications
-            .iter()
-            .filter(|a| a.data["vector"] == vector.as_str() && a.data["direction"] == direction.as_str())
-            .enumerate()
-            .filter_map(|(i, a)| {
-                let ms = a.data["client_hash_s"].as_f64()? * 1e3;
-                (ms > 0.0).then(|| {
-                    (
-                        a.data["hash"].as_str().unwrap_or("?").to_string(),
-                        ms,
-                        None,
-                        PALETTE[i % PALETTE.len()],
-                    )
-                })
-            })
-            .collect();
-        if !bars.is_empty() {
-            let title = format!("{vector} {direction}: client time hashing");
-            s.push_str(&bar_chart(&format!("tahoe-{ri}-{gi}"), &title, "ms", &bars));
-        }
+        s.push_str("</table>");
     }
     s
 }
 
-/// The constant-time audit: the table, its legend and every finding.
-fn ct_section(run: &RunFile) -> String {
-    let (header, rows, notes) = crate::ct::rows(&run.applications, true);
-    if rows.is_empty() {
-        return String::new();
+/// One bar chart per (family, operation) of the families drawn as bars (KEMs, key
+/// exchange); hashes, ciphers and AEADs have sections of their own.
+fn time_charts(ri: usize, run: &RunFile) -> String {
+    let mut s = String::new();
+    // One chart per (family, operation).
+    let groups = op_groups(run.results.iter());
+    if run
+        .results
+        .iter()
+        .any(|r| r.median_ns.is_some() && !matches!(r.family.as_str(), "hash" | "cipher" | "aead"))
+    {
+        s.push_str("<h3>Time per operation</h3>");
     }
-    let mut s = String::from("<h3>Constant-time audit</h3>");
-    let _ = write!(s, "<p>{}</p>", esc(crate::ct::LEGEND));
-    s.push_str(&plain_table(&header, &rows));
-    if !notes.is_empty() {
-        s.push_str("<h4>Findings</h4><ul>");
-        for n in notes {
-            let _ = write!(s, "<li>{}</li>", esc(&n));
+    for (family, op) in &groups {
+        if family == "hash" || family == "cipher" || family == "aead" {
+            continue; // hashes: curves against message length; ciphers and AEADs: their sections
         }
-        s.push_str("</ul>");
+        let bars: Vec<Bar> = run
+            .results
+            .iter()
+            .filter(|r| &r.family == family && &r.operation == op && r.gate == GateStatus::Pass)
+            .filter_map(|r| {
+                let m = r.median_ns?;
+                let ci = r.ci95_low_ns.zip(r.ci95_high_ns);
+                Some((subject_label(r), m, ci, provider_colour(&r.provider)))
+            })
+            .collect();
+        if bars.is_empty() {
+            continue;
+        }
+        let title = format!("{} {op}: median time", family.to_uppercase());
+        s.push_str(&bar_chart(&format!("chart-{ri}-{family}-{op}"), &title, "ns", &bars));
     }
+    s
+}
+
+/// Public key and ciphertext sizes, once per algorithm (KEMs and key exchange).
+fn size_bars(run: &RunFile) -> Vec<Bar> {
+    // Sizes, once per algorithm.
+    let mut sizes: Vec<Bar> = Vec::new();
+    let mut seen = Vec::new();
+    for r in &run.results {
+        if seen.contains(&r.algorithm) || matches!(r.family.as_str(), "hash" | "cipher" | "aead") {
+            continue;
+        }
+        seen.push(r.algorithm.clone());
+        sizes.push((
+            format!("{} public key", r.algorithm),
+            r.sizes.public_key as f64,
+            None,
+            PALETTE[0],
+        ));
+        if r.sizes.ciphertext > 0 {
+            sizes.push((
+                format!("{} ciphertext", r.algorithm),
+                r.sizes.ciphertext as f64,
+                None,
+                PALETTE[1],
+            ));
+        }
+    }
+    sizes
+}
+
+/// Every result of the run, with its sample trace and level shifts.
+fn all_results(run: &RunFile) -> String {
+    let mut s = String::new();
+    // Every result.
+    s.push_str("<h3>All results</h3><table class=\"results\"><tr><th>algorithm</th><th>provider</th><th>impl</th><th>op</th><th>gate</th><th>median cycles</th><th>95% CI</th><th>median time</th><th>n</th><th>outliers</th><th>source</th><th>samples over time</th><th>level shifts ≥10%</th></tr>");
+    for r in &run.results {
+        let (med, ci, t) = match (r.gate, r.median_cycles) {
+            (GateStatus::Pass, Some(m)) => (
+                table::group(m),
+                match (r.ci95_low_cycles, r.ci95_high_cycles) {
+                    (Some(a), Some(b)) => format!("{} – {}", table::group(a), table::group(b)),
+                    _ => String::new(),
+                },
+                r.median_ns.map(table::duration).unwrap_or_default(),
+            ),
+            _ => (String::new(), String::new(), String::new()),
+        };
+        let class = match r.gate {
+            GateStatus::Pass => "",
+            GateStatus::Unavailable => "unavail",
+            _ => "fail",
+        };
+        let _ = write!(
+            s,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{class}\">{}</td><td class=\"n\">{med}</td><td class=\"n\">{ci}</td><td class=\"n\">{t}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&r.algorithm),
+            esc(&r.provider),
+            esc(&r.implementation),
+            esc(&r.operation),
+            r.gate.as_str(),
+            r.samples,
+            r.outliers.map(|o| o.to_string()).unwrap_or_default(),
+            r.cycle_source.map(|c| c.label()).unwrap_or(""),
+            sparkline(&r.raw_ns),
+            shift_note(&r.raw_ns)
+        );
+    }
+    s.push_str("</table>");
     s
 }
 
@@ -520,46 +477,6 @@ fn plain_table(header: &[&str], rows: &[Vec<String>]) -> String {
     }
     t.push_str("</table>");
     t
-}
-
-/// TLS handshakes: set-up facts, the configurations table, the soft/accelerated ratios and
-/// handshakes per second as bars.
-fn tls_section(ri: usize, run: &RunFile) -> String {
-    let (header, rows) = crate::tls::rows(&run.applications);
-    if rows.is_empty() {
-        return String::new();
-    }
-    let mut s = String::from("<h3>TLS handshakes</h3><ul>");
-    for l in crate::tls::setup_lines(&run.applications) {
-        let _ = write!(s, "<li>{}</li>", esc(&l));
-    }
-    s.push_str("</ul>");
-    s.push_str(&plain_table(&header, &rows));
-    let (rh, rr) = crate::tls::ratio_rows(&run.applications);
-    if !rr.is_empty() {
-        s.push_str("<h4>Software versus accelerated</h4>");
-        s.push_str(&plain_table(&rh, &rr));
-    }
-    let bars: Vec<Bar> = run
-        .applications
-        .iter()
-        .filter(|a| a.driver == crate::tls::DRIVER && a.item != "setup" && a.data["status"] == "ok")
-        .enumerate()
-        .filter_map(|(i, a)| {
-            let hs = a.data["measurement"]["handshakes_per_s"].as_f64()?;
-            let name = format!(
-                "{} {} {}",
-                a.data["group"].as_str().unwrap_or("?"),
-                a.data["cert"].as_str().unwrap_or("?"),
-                a.data["accel"].as_str().unwrap_or("")
-            );
-            Some((name, hs, None, PALETTE[i % PALETTE.len()]))
-        })
-        .collect();
-    if !bars.is_empty() {
-        s.push_str(&bar_chart(&format!("tls-{ri}"), "handshakes per second", "hs/s", &bars));
-    }
-    s
 }
 
 /// Block ciphers: the summary and per-function tables, and per cipher one chart of cycles
@@ -621,59 +538,12 @@ fn cipher_section(ri: usize, run: &RunFile) -> String {
     s
 }
 
-/// Tunnels: set-up facts, the table, soft/accelerated ratios and throughput as bars.
-fn tunnel_section(ri: usize, run: &RunFile) -> String {
-    let (header, rows) = crate::tunnel::rows(&run.applications);
-    if rows.is_empty() {
-        return String::new();
-    }
-    let mut s = String::from("<h3>Tunnels: latency, throughput and CPU</h3><ul>");
-    for l in crate::tunnel::setup_lines(&run.applications) {
-        let _ = write!(s, "<li>{}</li>", esc(&l));
-    }
-    s.push_str("</ul>");
-    let h: Vec<&str> = header.iter().map(String::as_str).collect();
-    s.push_str(&plain_table(&h, &rows));
-    let (rh, rr) = crate::tunnel::ratio_rows(&run.applications);
-    if !rr.is_empty() {
-        s.push_str("<h4>Software versus accelerated</h4>");
-        s.push_str(&plain_table(&rh, &rr));
-    }
-    let (hh, hr) = crate::tunnel::hostile_rows(&run.applications);
-    if !hr.is_empty() {
-        s.push_str("<h4>Under hostile traffic</h4><p>The same measurements while a third party sent the server junk datagrams, unfinished handshakes and dropped, stalled or garbage TCP connections; &times; compares with the calm measurement of the same configuration.</p>");
-        s.push_str(&plain_table(&hh, &hr));
-    }
-    let bars: Vec<Bar> = run
-        .applications
-        .iter()
-        .filter(|a| a.driver == crate::tunnel::DRIVER && a.item != "setup" && a.data["status"] == "ok")
-        .enumerate()
-        .filter_map(|(i, a)| {
-            let v = a.data["transfer"]["mb_per_s"].as_f64()?;
-            let name = format!(
-                "{} {} {}",
-                a.data["tunnel"].as_str().unwrap_or("?"),
-                a.data["couple"].as_str().unwrap_or(""),
-                a.data["accel"].as_str().unwrap_or("")
-            );
-            Some((name, v, None, PALETTE[i % PALETTE.len()]))
-        })
-        .collect();
-    if !bars.is_empty() {
-        s.push_str(&bar_chart(
-            &format!("tunnel-{ri}"),
-            "bulk transfer throughput",
-            "MB/s",
-            &bars,
-        ));
-    }
-    s
-}
-
 /// One line of the hash plot: (algorithm, subject label, provider, streamed).
 type SeriesKey = (String, String, String, bool);
 
+/// Hash functions: one chart per algorithm, cycles per byte (log scale) against message
+/// length (log scale), a solid line per subject for one update (`hash:N`) and a dashed one
+/// for 64-byte updates (`stream:N`). A sweep (`run --lengths`) becomes a curve.
 fn hash_section(ri: usize, run: &RunFile) -> String {
     // (algorithm, subject label, provider, streamed) -> [(bytes, cycles per byte)]
     let mut lines: BTreeMap<SeriesKey, Vec<(f64, f64)>> = BTreeMap::new();

@@ -1,0 +1,166 @@
+//! The application drivers' sections of the HTML report: Tahoe-LAFS, the constant-time
+//! audit, TLS and the tunnels.
+
+use super::*;
+
+/// The Tahoe-LAFS study: set-up facts, the table, and the client's time hashing per file
+/// set and direction as bars, one per hash.
+pub(super) fn tahoe_section(ri: usize, run: &RunFile) -> String {
+    let (header, rows) = crate::tahoe::rows(&run.applications);
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("<h3>Tahoe-LAFS: time spent hashing in uploads and downloads</h3><ul>");
+    for l in crate::tahoe::setup_lines(&run.applications) {
+        let _ = write!(s, "<li>{}</li>", esc(&l));
+    }
+    s.push_str("</ul><p>Hashing is the wall time inside the hash's update and digest calls in the client process (every tagged hash of Tahoe-LAFS goes through one patch point); the share is that time over the total time of the requests. Servers: the storage nodes and introducer together.</p>");
+    s.push_str(&plain_table(&header, &rows));
+    let mut groups: Vec<(String, String)> = Vec::new();
+    for a in run
+        .applications
+        .iter()
+        .filter(|a| a.driver == crate::tahoe::DRIVER && a.item != "setup")
+    {
+        let g = (
+            a.data["vector"].as_str().unwrap_or("?").to_string(),
+            a.data["direction"].as_str().unwrap_or("?").to_string(),
+        );
+        if !groups.contains(&g) && !a.data["literal"].as_bool().unwrap_or(false) {
+            groups.push(g);
+        }
+    }
+    for (gi, (vector, direction)) in groups.iter().enumerate() {
+        let bars: Vec<Bar> = run
+            .applications
+            .iter()
+            .filter(|a| a.data["vector"] == vector.as_str() && a.data["direction"] == direction.as_str())
+            .enumerate()
+            .filter_map(|(i, a)| {
+                let ms = a.data["client_hash_s"].as_f64()? * 1e3;
+                (ms > 0.0).then(|| {
+                    (
+                        a.data["hash"].as_str().unwrap_or("?").to_string(),
+                        ms,
+                        None,
+                        PALETTE[i % PALETTE.len()],
+                    )
+                })
+            })
+            .collect();
+        if !bars.is_empty() {
+            let title = format!("{vector} {direction}: client time hashing");
+            s.push_str(&bar_chart(&format!("tahoe-{ri}-{gi}"), &title, "ms", &bars));
+        }
+    }
+    s
+}
+
+/// The constant-time audit: the table, its legend and every finding.
+pub(super) fn ct_section(run: &RunFile) -> String {
+    let (header, rows, notes) = crate::ct::rows(&run.applications, true);
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("<h3>Constant-time audit</h3>");
+    let _ = write!(s, "<p>{}</p>", esc(crate::ct::LEGEND));
+    s.push_str(&plain_table(&header, &rows));
+    if !notes.is_empty() {
+        s.push_str("<h4>Findings</h4><ul>");
+        for n in notes {
+            let _ = write!(s, "<li>{}</li>", esc(&n));
+        }
+        s.push_str("</ul>");
+    }
+    s
+}
+
+/// TLS handshakes: set-up facts, the configurations table, the soft/accelerated ratios and
+/// handshakes per second as bars.
+pub(super) fn tls_section(ri: usize, run: &RunFile) -> String {
+    let (header, rows) = crate::tls::rows(&run.applications);
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("<h3>TLS handshakes</h3><ul>");
+    for l in crate::tls::setup_lines(&run.applications) {
+        let _ = write!(s, "<li>{}</li>", esc(&l));
+    }
+    s.push_str("</ul>");
+    s.push_str(&plain_table(&header, &rows));
+    let (rh, rr) = crate::tls::ratio_rows(&run.applications);
+    if !rr.is_empty() {
+        s.push_str("<h4>Software versus accelerated</h4>");
+        s.push_str(&plain_table(&rh, &rr));
+    }
+    let bars: Vec<Bar> = run
+        .applications
+        .iter()
+        .filter(|a| a.driver == crate::tls::DRIVER && a.item != "setup" && a.data["status"] == "ok")
+        .enumerate()
+        .filter_map(|(i, a)| {
+            let hs = a.data["measurement"]["handshakes_per_s"].as_f64()?;
+            let name = format!(
+                "{} {} {}",
+                a.data["group"].as_str().unwrap_or("?"),
+                a.data["cert"].as_str().unwrap_or("?"),
+                a.data["accel"].as_str().unwrap_or("")
+            );
+            Some((name, hs, None, PALETTE[i % PALETTE.len()]))
+        })
+        .collect();
+    if !bars.is_empty() {
+        s.push_str(&bar_chart(&format!("tls-{ri}"), "handshakes per second", "hs/s", &bars));
+    }
+    s
+}
+
+/// Tunnels: set-up facts, the table, soft/accelerated ratios and throughput as bars.
+pub(super) fn tunnel_section(ri: usize, run: &RunFile) -> String {
+    let (header, rows) = crate::tunnel::rows(&run.applications);
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("<h3>Tunnels: latency, throughput and CPU</h3><ul>");
+    for l in crate::tunnel::setup_lines(&run.applications) {
+        let _ = write!(s, "<li>{}</li>", esc(&l));
+    }
+    s.push_str("</ul>");
+    let h: Vec<&str> = header.iter().map(String::as_str).collect();
+    s.push_str(&plain_table(&h, &rows));
+    let (rh, rr) = crate::tunnel::ratio_rows(&run.applications);
+    if !rr.is_empty() {
+        s.push_str("<h4>Software versus accelerated</h4>");
+        s.push_str(&plain_table(&rh, &rr));
+    }
+    let (hh, hr) = crate::tunnel::hostile_rows(&run.applications);
+    if !hr.is_empty() {
+        s.push_str("<h4>Under hostile traffic</h4><p>The same measurements while a third party sent the server junk datagrams, unfinished handshakes and dropped, stalled or garbage TCP connections; &times; compares with the calm measurement of the same configuration.</p>");
+        s.push_str(&plain_table(&hh, &hr));
+    }
+    let bars: Vec<Bar> = run
+        .applications
+        .iter()
+        .filter(|a| a.driver == crate::tunnel::DRIVER && a.item != "setup" && a.data["status"] == "ok")
+        .enumerate()
+        .filter_map(|(i, a)| {
+            let v = a.data["transfer"]["mb_per_s"].as_f64()?;
+            let name = format!(
+                "{} {} {}",
+                a.data["tunnel"].as_str().unwrap_or("?"),
+                a.data["couple"].as_str().unwrap_or(""),
+                a.data["accel"].as_str().unwrap_or("")
+            );
+            Some((name, v, None, PALETTE[i % PALETTE.len()]))
+        })
+        .collect();
+    if !bars.is_empty() {
+        s.push_str(&bar_chart(
+            &format!("tunnel-{ri}"),
+            "bulk transfer throughput",
+            "MB/s",
+            &bars,
+        ));
+    }
+    s
+}
