@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 /// What an application driver (tahoe, tls, tunnel) hands over to be stored.
 pub(crate) struct AppRun {
+    /// The driver's name: the run's suite and the key of its renderings.
     pub(crate) suite: &'static str,
     pub(crate) algorithms: Vec<String>,
     pub(crate) quick: bool,
@@ -19,18 +20,18 @@ pub(crate) struct AppRun {
     pub(crate) items: Vec<cryptoscope_model::AppResult>,
 }
 
-/// Stores an application run (one transaction per item, like `run`), then prints what
-/// `print` renders from the items, writes `json` if asked, and says where the run went.
-/// Returns `code`, or 2 when the results could not be stored.
+/// Stores an application run (one transaction per item, like `run`), then prints the
+/// driver's summary of its items (`cryptoscope_report::apps`), writes `json` if asked, and
+/// says where the run went. Returns `code`, or 2 when the results could not be stored.
 pub(crate) fn finish_app_run(
     store: &mut cryptoscope_store::Store,
     run_id: &str,
     started_at: String,
     app: AppRun,
-    print: &dyn Fn(&[cryptoscope_model::AppResult]),
     json: Option<(PathBuf, serde_json::Value)>,
     code: i32,
 ) -> Result<i32> {
+    let driver = app.suite;
     let clock = Clock::new(ClockChoice::Auto);
     let mut env = cryptoscope_measure::env::capture(clock.tsc_hz(), clock.perf_status());
     env.libraries.extend(app.libraries);
@@ -61,7 +62,9 @@ pub(crate) fn finish_app_run(
                 .try_for_each(|i| store.add_app_result(run_id, i))
         })
         .and_then(|_| store.finish_run(run_id, &run_file.finished_at));
-    print(&run_file.applications);
+    if let Some(r) = cryptoscope_report::apps::rendering(driver) {
+        print!("{}", (r.summary)(&run_file.applications));
+    }
     if let Some((p, v)) = json {
         std::fs::write(&p, serde_json::to_string_pretty(&v)?)
             .map_err(|e| usage(format!("cannot write {}: {e}", p.display())))?;
@@ -115,19 +118,11 @@ pub(crate) fn cmd_tahoe(a: &tahoe::TahoeArgs, quiet: bool) -> Result<i32> {
         ],
         items,
     };
-    let print = |apps: &[cryptoscope_model::AppResult]| {
-        for l in cryptoscope_report::tahoe::setup_lines(apps) {
-            println!("{l}");
-        }
-        println!();
-        print!("{}", cryptoscope_report::tahoe::table(apps).unwrap_or_default());
-    };
     let code = finish_app_run(
         &mut store,
         &run_id,
         started_at,
         app,
-        &print,
         json_out.map(|p| (p, output)),
         code,
     )?;
@@ -153,19 +148,8 @@ pub(crate) fn cmd_tls(a: &tls::TlsArgs, quiet: bool) -> Result<i32> {
         libraries: Vec::new(),
         items: cryptoscope_report::tls::items(&setup, &rows),
     };
-    let print = |apps: &[cryptoscope_model::AppResult]| {
-        for l in cryptoscope_report::tls::setup_lines(apps) {
-            println!("{l}");
-        }
-        println!();
-        print!("{}", cryptoscope_report::tls::table(apps).unwrap_or_default());
-        if let Some(t) = cryptoscope_report::tls::ratio_table(apps) {
-            println!("\nSoftware versus accelerated (AES-NI and PCLMULQDQ masked):");
-            print!("{t}");
-        }
-    };
     let json = json_out.map(|p| (p, serde_json::json!({"setup": setup, "rows": rows})));
-    finish_app_run(&mut store, &run_id, started_at, app, &print, json, code)
+    finish_app_run(&mut store, &run_id, started_at, app, json, code)
 }
 
 pub(crate) fn cmd_tunnel(a: &tunnel::TunnelArgs, quiet: bool) -> Result<i32> {
@@ -181,21 +165,6 @@ pub(crate) fn cmd_tunnel(a: &tunnel::TunnelArgs, quiet: bool) -> Result<i32> {
         libraries: Vec::new(),
         items: cryptoscope_report::tunnel::items(&setup, &rows),
     };
-    let print = |apps: &[cryptoscope_model::AppResult]| {
-        for l in cryptoscope_report::tunnel::setup_lines(apps) {
-            println!("{l}");
-        }
-        println!();
-        print!("{}", cryptoscope_report::tunnel::table(apps).unwrap_or_default());
-        if let Some(t) = cryptoscope_report::tunnel::ratio_table(apps) {
-            println!("\nSoftware versus accelerated (AES-NI and PCLMULQDQ masked):");
-            print!("{t}");
-        }
-        if let Some(t) = cryptoscope_report::tunnel::hostile_table(apps) {
-            println!("\nUnder hostile traffic (× compares with the calm measurement of the same configuration):");
-            print!("{t}");
-        }
-    };
     let json = json_out.map(|p| (p, serde_json::json!({"setup": setup, "rows": rows})));
-    finish_app_run(&mut store, &run_id, started_at, app, &print, json, code)
+    finish_app_run(&mut store, &run_id, started_at, app, json, code)
 }

@@ -141,16 +141,8 @@ pub(crate) fn cmd_show(run: &str, baseline: Option<&str>, db: &DbArg) -> Result<
         print!("\n{t}");
     }
     // Application drivers' tables.
-    for t in [
-        cryptoscope_report::tahoe::table(&r.applications).unwrap_or_default(),
-        cryptoscope_report::tls::table(&r.applications).unwrap_or_default(),
-        cryptoscope_report::tunnel::table(&r.applications).unwrap_or_default(),
-        cryptoscope_report::tunnel::hostile_table(&r.applications).unwrap_or_default(),
-        cryptoscope_report::ct::table(&r.applications),
-    ] {
-        if !t.is_empty() {
-            print!("\n{t}");
-        }
+    for t in cryptoscope_report::apps::tables(&r.applications) {
+        print!("\n{t}");
     }
     if let Some(b) = baseline.or(r.config.baseline.as_deref()) {
         match table::speedups(&r.results, b) {

@@ -5,7 +5,7 @@ use super::*;
 
 /// The Tahoe-LAFS study: set-up facts, the table, and the client's time hashing per file
 /// set and direction as bars, one per hash.
-pub(super) fn tahoe_section(ri: usize, run: &RunFile) -> String {
+pub(crate) fn tahoe_section(ri: usize, run: &RunFile) -> String {
     let (header, rows) = crate::tahoe::rows(&run.applications);
     if rows.is_empty() {
         return String::new();
@@ -57,7 +57,7 @@ pub(super) fn tahoe_section(ri: usize, run: &RunFile) -> String {
 }
 
 /// The constant-time audit: the table, its legend and every finding.
-pub(super) fn ct_section(run: &RunFile) -> String {
+pub(crate) fn ct_section(run: &RunFile) -> String {
     let (header, rows, notes) = crate::ct::rows(&run.applications, true);
     if rows.is_empty() {
         return String::new();
@@ -77,7 +77,7 @@ pub(super) fn ct_section(run: &RunFile) -> String {
 
 /// TLS handshakes: set-up facts, the configurations table, the soft/accelerated ratios and
 /// handshakes per second as bars.
-pub(super) fn tls_section(ri: usize, run: &RunFile) -> String {
+pub(crate) fn tls_section(ri: usize, run: &RunFile) -> String {
     let (header, rows) = crate::tls::rows(&run.applications);
     if rows.is_empty() {
         return String::new();
@@ -116,7 +116,7 @@ pub(super) fn tls_section(ri: usize, run: &RunFile) -> String {
 }
 
 /// Tunnels: set-up facts, the table, soft/accelerated ratios and throughput as bars.
-pub(super) fn tunnel_section(ri: usize, run: &RunFile) -> String {
+pub(crate) fn tunnel_section(ri: usize, run: &RunFile) -> String {
     let (header, rows) = crate::tunnel::rows(&run.applications);
     if rows.is_empty() {
         return String::new();

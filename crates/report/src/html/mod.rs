@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 mod apps;
-use apps::{ct_section, tahoe_section, tls_section, tunnel_section};
+pub(crate) use apps::{ct_section, tahoe_section, tls_section, tunnel_section};
 
 /// Escapes text for HTML and SVG.
 pub fn esc(s: &str) -> String {
@@ -283,10 +283,9 @@ pub fn render(runs: &[RunFile]) -> String {
             esc(&run.run_id)
         );
         s.push_str(&env_table(run));
-        s.push_str(&tahoe_section(ri, run));
-        s.push_str(&ct_section(run));
-        s.push_str(&tls_section(ri, run));
-        s.push_str(&tunnel_section(ri, run));
+        for r in crate::apps::DRIVERS {
+            s.push_str(&(r.html)(ri, run));
+        }
         if run.results.is_empty() && !run.applications.is_empty() {
             s.push_str("</section>");
             continue;
