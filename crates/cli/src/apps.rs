@@ -1,5 +1,5 @@
-//! The application drivers' commands (`tahoe`, `tls`, `tunnel`): each runs its driver and
-//! stores and prints its items through one ending.
+//! The application drivers (`tahoe`, `tls`, `tunnel`) behind one interface ([`Driver`]):
+//! each runs its study and hands back items, which one ending stores, prints and writes.
 
 use crate::args::*;
 use crate::ui::*;
@@ -92,79 +92,145 @@ pub(crate) fn open_app_store(
     Ok((store, json_out))
 }
 
-pub(crate) fn cmd_tahoe(a: &tahoe::TahoeArgs, quiet: bool) -> Result<i32> {
-    let (mut store, json_out) = open_app_store(a.db.as_deref(), a.json.as_ref())?;
+/// What a driver's run hands back: the items and what the run record says about them, the
+/// JSON file's content, and the exit code (1: the study did not complete).
+pub(crate) struct DriverRun {
+    pub(crate) app: AppRun,
+    pub(crate) json: serde_json::Value,
+    pub(crate) code: i32,
+    /// Said on stderr when the code is 1.
+    pub(crate) incomplete: Option<&'static str>,
+}
+
+/// An application driver: a study of cryptography inside a protocol (TLS, tunnels,
+/// Tahoe-LAFS), which reports items rather than (subject, operation) rows. Its command is
+/// [`cmd_driver`]; its renderings are `cryptoscope_report::apps::DRIVERS`.
+pub(crate) trait Driver {
+    /// Its name: the subcommand, the run's suite, the key of its items and renderings.
+    const NAME: &'static str;
+    /// The results database (`--db`) and the JSON file (`--json`) asked for.
+    fn outputs(&self) -> (Option<&str>, Option<&PathBuf>);
+    /// Runs the study. `None`: it stopped before anything worth storing (it said why): exit 2.
+    fn run(&self, quiet: bool) -> Result<Option<DriverRun>>;
+}
+
+/// A driver's command: the store opened first (a bad `--db` fails before any work), the
+/// study, then one ending for every driver ([`finish_app_run`]).
+pub(crate) fn cmd_driver<D: Driver>(d: &D, quiet: bool) -> Result<i32> {
+    let (db, json) = d.outputs();
+    let (mut store, json_out) = open_app_store(db, json)?;
     let (started_at, _) = util::now_utc();
     let run_id = util::run_id();
-    let (output, code) = tahoe::run_driver(a, quiet)?;
-    if code == 2 {
+    let Some(mut r) = d.run(quiet)? else {
         return Ok(2);
-    }
-    let items = cryptoscope_report::tahoe::items(&output).map_err(|e| anyhow::anyhow!(e))?;
-    let app = AppRun {
-        suite: "tahoe",
-        algorithms: output["hashes"]
-            .as_object()
-            .map(|m| m.keys().cloned().collect())
-            .unwrap_or_default(),
-        quick: a.profile == "quick",
-        rounds: a.repeat as usize,
-        libraries: vec![
-            (
-                "tahoe-lafs".into(),
-                output["tahoe_version"].as_str().unwrap_or("?").into(),
-            ),
-            ("python".into(), output["python"].as_str().unwrap_or("?").into()),
-        ],
-        items,
     };
+    r.app.suite = D::NAME;
     let code = finish_app_run(
         &mut store,
         &run_id,
         started_at,
-        app,
-        json_out.map(|p| (p, output)),
-        code,
+        r.app,
+        json_out.map(|p| (p, r.json)),
+        r.code,
     )?;
-    if code == 1 {
-        eprintln!("error: the study did not complete (see above); what was measured is stored");
+    if let (1, Some(why)) = (code, r.incomplete) {
+        eprintln!("error: {why}");
     }
     Ok(code)
 }
 
-pub(crate) fn cmd_tls(a: &tls::TlsArgs, quiet: bool) -> Result<i32> {
-    let (mut store, json_out) = open_app_store(a.db.as_deref(), a.json.as_ref())?;
-    let (started_at, _) = util::now_utc();
-    let run_id = util::run_id();
-    let (setup, rows, code) = tls::run(a, quiet)?;
-    let app = AppRun {
-        suite: "tls",
-        algorithms: rows
-            .iter()
-            .filter_map(|r| r["group"].as_str().map(String::from))
-            .collect(),
-        quick: a.quick,
-        rounds: 0,
-        libraries: Vec::new(),
-        items: cryptoscope_report::tls::items(&setup, &rows),
-    };
-    let json = json_out.map(|p| (p, serde_json::json!({"setup": setup, "rows": rows})));
-    finish_app_run(&mut store, &run_id, started_at, app, json, code)
+impl Driver for tahoe::TahoeArgs {
+    const NAME: &'static str = "tahoe";
+
+    fn outputs(&self) -> (Option<&str>, Option<&PathBuf>) {
+        (self.db.as_deref(), self.json.as_ref())
+    }
+
+    fn run(&self, quiet: bool) -> Result<Option<DriverRun>> {
+        let (output, code) = tahoe::run_driver(self, quiet)?;
+        if code == 2 {
+            return Ok(None);
+        }
+        let items = cryptoscope_report::tahoe::items(&output).map_err(|e| anyhow::anyhow!(e))?;
+        let app = AppRun {
+            suite: Self::NAME,
+            algorithms: output["hashes"]
+                .as_object()
+                .map(|m| m.keys().cloned().collect())
+                .unwrap_or_default(),
+            quick: self.profile == "quick",
+            rounds: self.repeat as usize,
+            libraries: vec![
+                (
+                    "tahoe-lafs".into(),
+                    output["tahoe_version"].as_str().unwrap_or("?").into(),
+                ),
+                ("python".into(), output["python"].as_str().unwrap_or("?").into()),
+            ],
+            items,
+        };
+        Ok(Some(DriverRun {
+            app,
+            json: output,
+            code,
+            incomplete: Some("the study did not complete (see above); what was measured is stored"),
+        }))
+    }
 }
 
-pub(crate) fn cmd_tunnel(a: &tunnel::TunnelArgs, quiet: bool) -> Result<i32> {
-    let (mut store, json_out) = open_app_store(a.db.as_deref(), a.json.as_ref())?;
-    let (started_at, _) = util::now_utc();
-    let run_id = util::run_id();
-    let (setup, rows, code) = tunnel::run(a, quiet)?;
-    let app = AppRun {
-        suite: "tunnel",
-        algorithms: a.tunnel.split(',').map(|s| s.trim().to_string()).collect(),
-        quick: a.quick,
-        rounds: 0,
-        libraries: Vec::new(),
-        items: cryptoscope_report::tunnel::items(&setup, &rows),
-    };
-    let json = json_out.map(|p| (p, serde_json::json!({"setup": setup, "rows": rows})));
-    finish_app_run(&mut store, &run_id, started_at, app, json, code)
+impl Driver for tls::TlsArgs {
+    const NAME: &'static str = "tls";
+
+    fn outputs(&self) -> (Option<&str>, Option<&PathBuf>) {
+        (self.db.as_deref(), self.json.as_ref())
+    }
+
+    fn run(&self, quiet: bool) -> Result<Option<DriverRun>> {
+        let (setup, rows, code) = tls::run(self, quiet)?;
+        let app = AppRun {
+            suite: Self::NAME,
+            algorithms: rows
+                .iter()
+                .filter_map(|r| r["group"].as_str().map(String::from))
+                .collect(),
+            quick: self.quick,
+            rounds: 0,
+            libraries: Vec::new(),
+            items: cryptoscope_report::tls::items(&setup, &rows),
+        };
+        let json = serde_json::json!({"setup": setup, "rows": rows});
+        Ok(Some(DriverRun {
+            app,
+            json,
+            code,
+            incomplete: None,
+        }))
+    }
+}
+
+impl Driver for tunnel::TunnelArgs {
+    const NAME: &'static str = "tunnel";
+
+    fn outputs(&self) -> (Option<&str>, Option<&PathBuf>) {
+        (self.db.as_deref(), self.json.as_ref())
+    }
+
+    fn run(&self, quiet: bool) -> Result<Option<DriverRun>> {
+        let (setup, rows, code) = tunnel::run(self, quiet)?;
+        let app = AppRun {
+            suite: Self::NAME,
+            algorithms: self.tunnel.split(',').map(|s| s.trim().to_string()).collect(),
+            quick: self.quick,
+            rounds: 0,
+            libraries: Vec::new(),
+            items: cryptoscope_report::tunnel::items(&setup, &rows),
+        };
+        let json = serde_json::json!({"setup": setup, "rows": rows});
+        Ok(Some(DriverRun {
+            app,
+            json,
+            code,
+            incomplete: None,
+        }))
+    }
 }

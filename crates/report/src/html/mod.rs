@@ -21,16 +21,23 @@ pub fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// Colours of the providers, in their display order (and of other series by index): room
+/// for twelve, each distinct; a test keeps it longer than the list of providers.
 const PALETTE: &[&str] = &[
-    "#1b6ca8", "#d1495b", "#2e933c", "#edae49", "#7b4b94", "#00798c", "#6c757d",
+    "#1b6ca8", "#d1495b", "#2e933c", "#edae49", "#7b4b94", "#00798c", "#6c757d", "#a23b72", "#3b1f2b", "#8f2d56",
+    "#5c8001", "#f18f01",
 ];
 
+/// The colour of a provider the catalogue does not name.
+const UNKNOWN: &str = "#adb5bd";
+
 fn provider_colour(provider: &str) -> &'static str {
-    let i = crate::PROVIDER_ORDER
+    crate::PROVIDER_ORDER
         .iter()
+        .chain(cryptoscope_model::names::TEST_PROVIDERS)
         .position(|p| *p == provider)
-        .unwrap_or(PALETTE.len() - 1);
-    PALETTE[i.min(PALETTE.len() - 1)]
+        .and_then(|i| PALETTE.get(i).copied())
+        .unwrap_or(UNKNOWN)
 }
 
 /// Log-scale axis from the data range, in whole decades.
@@ -841,6 +848,19 @@ fn memory_section(ri: usize, run: &RunFile) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_provider_has_a_colour_of_its_own() {
+        let all: Vec<&str> = crate::PROVIDER_ORDER
+            .iter()
+            .chain(cryptoscope_model::names::TEST_PROVIDERS)
+            .copied()
+            .collect();
+        let colours: std::collections::BTreeSet<&str> = all.iter().map(|p| provider_colour(p)).collect();
+        assert_eq!(colours.len(), all.len(), "two providers share a colour");
+        assert!(!colours.contains(UNKNOWN));
+        assert_eq!(provider_colour("not-a-provider"), UNKNOWN);
+    }
 
     #[test]
     fn escaping_and_axes() {
