@@ -3,10 +3,16 @@
 //! items to the terminal table and the report's section.
 
 use crate::AppResult;
-use serde_json::{json, Value};
+pub use cryptoscope_model::apps::tahoe::DRIVER;
+use cryptoscope_model::apps::tahoe::{Measured, Repeats, Setup};
+use cryptoscope_model::apps::Item;
+use serde_json::Value;
+use std::collections::BTreeMap;
 
-/// The driver name under which the study's items are stored.
-pub const DRIVER: &str = "tahoe";
+/// The run's measured items (all but the set-up), typed.
+pub fn measured(apps: &[AppResult]) -> impl Iterator<Item = Measured> + '_ {
+    apps.iter().filter(|a| a.item != "setup").filter_map(Measured::from_app)
+}
 
 fn median(mut v: Vec<f64>) -> f64 {
     if v.is_empty() {
@@ -21,6 +27,7 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
+/// A number of the driver's output (0 when absent): the one place its rows are read by key.
 fn num(v: &Value, k: &str) -> f64 {
     v[k].as_f64().unwrap_or(0.0)
 }
@@ -36,6 +43,7 @@ pub fn items(driver_output: &Value) -> Result<Vec<AppResult>, String> {
     if let Some(m) = setup.as_object_mut() {
         m.remove("rows");
     }
+    // The set-up is kept as the driver wrote it (read back as `Setup`).
     let mut out = vec![AppResult {
         driver: DRIVER.into(),
         item: "setup".into(),
@@ -70,42 +78,45 @@ pub fn items(driver_output: &Value) -> Result<Vec<AppResult>, String> {
             .zip(&client_wall)
             .map(|(t, h)| if *t > 0.0 { h / t } else { 0.0 })
             .collect();
-        let mut histogram = serde_json::Map::new();
+        let mut histogram: BTreeMap<String, u64> = BTreeMap::new();
         for r in &reps {
             if let Some(h) = r["processes"]["client"]["histogram"].as_object() {
                 for (b, n) in h {
-                    let e = histogram.entry(b.clone()).or_insert(json!(0));
-                    *e = json!(e.as_u64().unwrap_or(0) + n.as_u64().unwrap_or(0));
+                    *histogram.entry(b.clone()).or_default() += n.as_u64().unwrap_or(0);
                 }
             }
         }
-        let implementation = driver_output["hashes"][&hash]["implementation"].clone();
-        out.push(AppResult {
-            driver: DRIVER.into(),
-            item: format!("{hash}|{vector}|{direction}"),
-            data: json!({
-                "hash": hash,
-                "implementation": implementation,
-                "vector": vector,
-                "count": first["count"],
-                "size": first["size"],
-                "direction": direction,
-                "repeats": reps.len(),
-                "literal": reps.iter().all(|r| r["literal"].as_bool().unwrap_or(false)),
-                "total_s": median(totals.clone()),
-                "client_hash_s": median(client_wall.clone()),
-                "client_hash_cpu_s": median(each(&|r| proc(r, "client", "cpu_ns") / 1e9)),
-                "fraction": median(fractions),
-                "client_digests": median(each(&|r| proc(r, "client", "digests"))),
-                "client_updates": median(each(&|r| proc(r, "client", "updates"))),
-                "client_bytes": median(each(&|r| proc(r, "client", "bytes"))),
-                "servers_hash_s": median(each(&|r| servers(r, "wall_ns") / 1e9)),
-                "servers_digests": median(each(&|r| servers(r, "digests"))),
-                "client_histogram_all_repeats": histogram,
-                "retried_after": reps.iter().filter_map(|r| r["retried_after"].as_str()).collect::<Vec<_>>(),
-                "each": {"total_s": totals, "client_hash_s": client_wall},
-            }),
-        });
+        let m = Measured {
+            implementation: driver_output["hashes"][&hash]["implementation"]
+                .as_str()
+                .map(String::from),
+            count: Some(first["count"].clone()).filter(|v| !v.is_null()),
+            size: Some(first["size"].clone()).filter(|v| !v.is_null()),
+            repeats: reps.len(),
+            literal: reps.iter().all(|r| r["literal"].as_bool().unwrap_or(false)),
+            total_s: median(totals.clone()),
+            client_hash_s: median(client_wall.clone()),
+            client_hash_cpu_s: median(each(&|r| proc(r, "client", "cpu_ns") / 1e9)),
+            fraction: median(fractions),
+            client_digests: median(each(&|r| proc(r, "client", "digests"))),
+            client_updates: median(each(&|r| proc(r, "client", "updates"))),
+            client_bytes: median(each(&|r| proc(r, "client", "bytes"))),
+            servers_hash_s: median(each(&|r| servers(r, "wall_ns") / 1e9)),
+            servers_digests: median(each(&|r| servers(r, "digests"))),
+            client_histogram_all_repeats: histogram,
+            retried_after: reps
+                .iter()
+                .filter_map(|r| r["retried_after"].as_str().map(String::from))
+                .collect(),
+            each: Repeats {
+                total_s: totals,
+                client_hash_s: client_wall,
+            },
+            hash,
+            vector,
+            direction,
+        };
+        out.push(m.to_app(m.key()));
     }
     Ok(out)
 }
@@ -138,20 +149,16 @@ pub fn rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String>>) {
         "hashing (servers)",
         "note",
     ];
-    let rows = apps
-        .iter()
-        .filter(|a| a.driver == DRIVER && a.item != "setup")
-        .map(|a| {
-            let d = &a.data;
-            let literal = d["literal"].as_bool().unwrap_or(false);
-            let mut note = if literal {
+    let rows = measured(apps)
+        .map(|d| {
+            let mut note = if d.literal {
                 "literal caps (≤ 55 B): no hashing".to_string()
-            } else if d["repeats"].as_u64().unwrap_or(1) > 1 {
-                format!("median of {}", d["repeats"])
+            } else if d.repeats > 1 {
+                format!("median of {}", d.repeats)
             } else {
                 String::new()
             };
-            if d["retried_after"].as_array().is_some_and(|a| !a.is_empty()) {
+            if !d.retried_after.is_empty() {
                 let w = "measured again after a storage server dropped (UploadUnhappinessError)";
                 note = if note.is_empty() {
                     w.to_string()
@@ -160,15 +167,15 @@ pub fn rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String>>) {
                 };
             }
             vec![
-                d["hash"].as_str().unwrap_or("?").into(),
-                d["vector"].as_str().unwrap_or("?").into(),
-                d["direction"].as_str().unwrap_or("?").into(),
-                seconds(num(d, "total_s")),
-                seconds(num(d, "client_hash_s")),
-                format!("{:.1} %", 100.0 * num(d, "fraction")),
-                format!("{:.0}", num(d, "client_digests")),
-                megabytes(num(d, "client_bytes")),
-                seconds(num(d, "servers_hash_s")),
+                d.hash.clone(),
+                d.vector.clone(),
+                d.direction.clone(),
+                seconds(d.total_s),
+                seconds(d.client_hash_s),
+                format!("{:.1} %", 100.0 * d.fraction),
+                format!("{:.0}", d.client_digests),
+                megabytes(d.client_bytes),
+                seconds(d.servers_hash_s),
                 note,
             ]
         })
@@ -191,41 +198,38 @@ pub fn table(apps: &[AppResult]) -> Option<String> {
 
 /// One line per fact of the set-up: versions, grid, transport, swap checks.
 pub fn setup_lines(apps: &[AppResult]) -> Vec<String> {
-    let Some(s) = apps.iter().find(|a| a.driver == DRIVER && a.item == "setup") else {
+    let Some(d) = apps.iter().filter(|a| a.item == "setup").find_map(Setup::from_app) else {
         return Vec::new();
     };
-    let d = &s.data;
-    let shares = d["shares"]
-        .as_array()
+    let shown = |v: &Option<Value>| v.clone().unwrap_or(Value::Null).to_string();
+    let shares = d
+        .shares
+        .as_ref()
         .map(|a| a.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("/"));
     let mut lines = vec![format!(
         "Tahoe-LAFS {} on Python {}: 1 introducer, {} storage nodes, 1 client on 127.0.0.1; shares needed/happy/total {}; {} transport; immutable segments {}",
-        d["tahoe_version"].as_str().unwrap_or("?"),
-        d["python"].as_str().unwrap_or("?"),
-        d["storage_nodes"],
+        d.tahoe_version.as_deref().unwrap_or("?"),
+        d.python.as_deref().unwrap_or("?"),
+        shown(&d.storage_nodes),
         shares.unwrap_or_default(),
-        d["transport"].as_str().unwrap_or("?"),
-        d["segment_size"].as_u64().map_or("1 MiB (default)".to_string(), |b| format!("{b} bytes")),
+        d.transport.as_deref().unwrap_or("?"),
+        d.segment_size.map_or("1 MiB (default)".to_string(), |b| format!("{b} bytes")),
     )];
     lines.push(format!(
         "profile {}, {} repeat(s), fresh random contents (seed {}); times are one web-API request each over one persistent connection, summed over the vector's files",
-        d["profile"].as_str().unwrap_or("?"),
-        d["repeat"],
-        d["seed"]
+        d.profile.as_deref().unwrap_or("?"),
+        shown(&d.repeat),
+        shown(&d.seed)
     ));
-    if let Some(h) = d["hashes"].as_object() {
-        for (name, info) in h {
-            lines.push(format!(
-                "{name}: {} — probe cap {}",
-                info["implementation"].as_str().unwrap_or("?"),
-                info["probe_cap"].as_str().unwrap_or("?")
-            ));
-        }
+    for (name, info) in &d.hashes {
+        lines.push(format!(
+            "{name}: {} — probe cap {}",
+            info.implementation.as_deref().unwrap_or("?"),
+            info.probe_cap.as_deref().unwrap_or("?")
+        ));
     }
-    if let Some(c) = d["swap_checks"].as_array() {
-        for x in c {
-            lines.push(format!("swap check: {}", x.as_str().unwrap_or("?")));
-        }
+    for x in &d.swap_checks {
+        lines.push(format!("swap check: {x}"));
     }
     lines
 }
@@ -233,6 +237,7 @@ pub fn setup_lines(apps: &[AppResult]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn driver_row(hash: &str, dir: &str, rep: u32, total: f64, client_ns: f64) -> Value {
         json!({"hash": hash, "vector": "3x1 MB", "count": 3, "size": 1_000_000, "direction": dir,

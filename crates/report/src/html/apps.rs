@@ -16,36 +16,22 @@ pub(crate) fn tahoe_section(ri: usize, run: &RunFile) -> String {
     }
     s.push_str("</ul><p>Hashing is the wall time inside the hash's update and digest calls in the client process (every tagged hash of Tahoe-LAFS goes through one patch point); the share is that time over the total time of the requests. Servers: the storage nodes and introducer together.</p>");
     s.push_str(&plain_table(&header, &rows));
+    let items: Vec<_> = crate::tahoe::measured(&run.applications).collect();
     let mut groups: Vec<(String, String)> = Vec::new();
-    for a in run
-        .applications
-        .iter()
-        .filter(|a| a.driver == crate::tahoe::DRIVER && a.item != "setup")
-    {
-        let g = (
-            a.data["vector"].as_str().unwrap_or("?").to_string(),
-            a.data["direction"].as_str().unwrap_or("?").to_string(),
-        );
-        if !groups.contains(&g) && !a.data["literal"].as_bool().unwrap_or(false) {
+    for m in items.iter().filter(|m| !m.literal) {
+        let g = (m.vector.clone(), m.direction.clone());
+        if !groups.contains(&g) {
             groups.push(g);
         }
     }
     for (gi, (vector, direction)) in groups.iter().enumerate() {
-        let bars: Vec<Bar> = run
-            .applications
+        let bars: Vec<Bar> = items
             .iter()
-            .filter(|a| a.data["vector"] == vector.as_str() && a.data["direction"] == direction.as_str())
+            .filter(|m| m.vector == *vector && m.direction == *direction)
             .enumerate()
-            .filter_map(|(i, a)| {
-                let ms = a.data["client_hash_s"].as_f64()? * 1e3;
-                (ms > 0.0).then(|| {
-                    (
-                        a.data["hash"].as_str().unwrap_or("?").to_string(),
-                        ms,
-                        None,
-                        PALETTE[i % PALETTE.len()],
-                    )
-                })
+            .filter_map(|(i, m)| {
+                let ms = m.client_hash_s * 1e3;
+                (ms > 0.0).then(|| (m.hash.clone(), ms, None, PALETTE[i % PALETTE.len()]))
             })
             .collect();
         if !bars.is_empty() {
