@@ -51,9 +51,12 @@ fn killed_after_its_first_subject_and_resumed_loses_nothing() {
         ]);
         v
     };
+    // Every process of this run carries the mark (workers inherit it): none may outlive it.
+    let mark = format!("resume-test-{}", std::process::id());
     let mut child = Command::new(bin())
         .args(args(false))
         .env("CRYPTOSCOPE_VECTORS", vectors())
+        .env("CRYPTOSCOPE_TEST_MARK", &mark)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -67,6 +70,13 @@ fn killed_after_its_first_subject_and_resumed_loses_nothing() {
     let status = child.wait().unwrap();
     assert!(said.is_some(), "the run ended without measuring: {status}");
     lines.for_each(drop);
+    // Its long-lived workers end with it: standard input closed, or their next write fails.
+    // Polled; 30 s is a bound, not a wait.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !marked(&mark).is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(marked(&mark), Vec::<u32>::new(), "workers outlived the killed run");
     let (id, before) = stored(&db).expect("the first subject was stored before the kill");
     assert!(!before.is_empty());
     let o = Command::new(bin())
@@ -91,6 +101,21 @@ fn killed_after_its_first_subject_and_resumed_loses_nothing() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("complete"));
     let file: Value = serde_json::from_str(&std::fs::read_to_string(tmp.path().join("run.json")).unwrap()).unwrap();
     assert_eq!(file["results"].as_array().unwrap().len(), HASH_SUBJECTS * 2);
+}
+
+/// The processes whose environment holds `CRYPTOSCOPE_TEST_MARK=mark`.
+fn marked(mark: &str) -> Vec<u32> {
+    let needle = format!("CRYPTOSCOPE_TEST_MARK={mark}");
+    std::fs::read_dir("/proc")
+        .map(|d| {
+            d.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+                .filter(|pid| {
+                    std::fs::read(format!("/proc/{pid}/environ"))
+                        .is_ok_and(|env| env.split(|b| *b == 0).any(|v| v == needle.as_bytes()))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 #[test]
