@@ -146,6 +146,43 @@ pub(crate) struct RunArgs {
     pub(crate) scale: Option<scale::Settings>,
 }
 
+impl RunArgs {
+    /// The arguments of a run made by another command (`memory`, `scale`): its selection,
+    /// gate, `--quick`, `--json` and `--db`, one round, and every other flag at its default.
+    /// The command then sets the pass it is for.
+    pub(crate) fn for_pass(
+        sel: &SelectArgs,
+        gate: &GateArgs,
+        quick: bool,
+        json: Option<PathBuf>,
+        db: &DbArg,
+    ) -> RunArgs {
+        RunArgs {
+            resume: None,
+            sel: sel.clone(),
+            gate: gate.clone(),
+            quick,
+            samples: None,
+            time_budget: None,
+            lengths: None,
+            rounds: 1,
+            cpu: None,
+            json,
+            db: db.clone(),
+            shard: None,
+            group: None,
+            baseline: None,
+            memory: false,
+            counters: None,
+            instructions: false,
+            fresh_workers: false,
+            memory_only: false,
+            memory_calls: 3,
+            scale: None,
+        }
+    }
+}
+
 #[derive(Args, Clone)]
 pub(crate) struct ScaleArgs {
     #[command(flatten)]

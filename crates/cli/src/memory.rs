@@ -217,27 +217,10 @@ pub(crate) fn cmd_memory(m: &MemoryArgs, quiet: bool) -> Result<i32> {
         return Err(usage("--calls must be at least 1"));
     }
     let a = RunArgs {
-        resume: None,
-        sel: m.sel.clone(),
-        gate: m.gate.clone(),
-        quick: m.quick,
-        samples: None,
-        time_budget: None,
-        lengths: None,
-        rounds: 1,
-        cpu: None,
-        json: m.json.clone(),
-        db: m.db.clone(),
-        shard: None,
-        group: None,
-        baseline: None,
         memory: true,
-        counters: None,
-        instructions: false,
         memory_only: true,
-        fresh_workers: false,
         memory_calls: m.calls,
-        scale: None,
+        ..RunArgs::for_pass(&m.sel, &m.gate, m.quick, m.json.clone(), &m.db)
     };
     cmd_run(&a, quiet)
 }

@@ -220,31 +220,12 @@ pub(crate) fn cmd_scale(sa: &ScaleArgs, quiet: bool) -> Result<i32> {
         )
     };
     let a = RunArgs {
-        resume: None,
-        sel: sa.sel.clone(),
-        gate: sa.gate.clone(),
-        quick: sa.quick,
-        samples: None,
-        time_budget: None,
-        lengths: None,
-        rounds: 1,
-        cpu: None,
-        json: sa.json.clone(),
-        db: sa.db.clone(),
-        shard: None,
-        group: None,
-        baseline: None,
-        memory: false,
-        counters: None,
-        instructions: false,
-        memory_only: false,
-        fresh_workers: false,
-        memory_calls: 3,
         scale: Some(scale::Settings {
             threads,
             duration: Duration::from_secs_f64(duration),
             ops,
         }),
+        ..RunArgs::for_pass(&sa.sel, &sa.gate, sa.quick, sa.json.clone(), &sa.db)
     };
     cmd_run(&a, quiet)
 }
