@@ -14,55 +14,15 @@
 
 use cryptoscope_catalogue::descriptor::{Descriptor, Family};
 use cryptoscope_measure::memcheck::{self, MemcheckError};
+pub use cryptoscope_model::apps::ct::Finding;
+use cryptoscope_model::apps::ct::{Audited, Dudect, Memcheck};
 use cryptoscope_model::protocol::Request;
-use cryptoscope_model::AppResult;
 use cryptoscope_worker::{CtAudited, CtStat, Event};
-use serde_json::{json, Value};
 use std::path::Path;
 use std::time::Duration;
 
 use crate::catalog::Catalogue;
 use crate::workers::{self, Outcome};
-
-/// The driver name of stored items.
-pub const DRIVER: &str = "ct";
-
-/// A constant-time finding: one distinct memcheck report inside an audited operation.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Finding {
-    /// "branch" (a conditional jump or move on a secret), "index" (a secret in a memory
-    /// address: memcheck's uninitialised value of the pointer's size, 8 bytes), "value"
-    /// (another use memcheck insists be defined, of another size: e.g. the count of an
-    /// AVX2 vector shift, a register operand, neither address nor branch), "decision" (the
-    /// one branch of an `open` on its verification result, which the caller learns
-    /// anyway), "uninitialised" (a branch, index or value whose undefined bits come from
-    /// memory the code never wrote rather than from the marked secret: see `origin`), "memory" (an
-    /// invalid access: a bug, not a leak), "other".
-    pub kind: String,
-    /// The innermost named function.
-    pub function: String,
-    /// Innermost `file:line` known.
-    pub location: Option<String>,
-    /// Occurrences during the one call.
-    pub count: u64,
-    /// Function names from the report's frame up to the audited operation.
-    pub stack: Vec<String>,
-    /// For an "uninitialised" finding: where valgrind says the undefined value was created
-    /// (e.g. "a stack allocation in genpoly_gen (sk_gen.c:55)"), and what memcheck saw
-    /// (branch, index or value).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub origin: Option<String>,
-    /// For an "uninitialised" finding (and one a declaration then covers): what memcheck
-    /// saw ("branch", "index" or "value").
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub seen: Option<String>,
-    /// For a `public` or `rejection` finding: what the declaration says the value is.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub declared: Option<String>,
-    /// And where the specification says so.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub declared_source: Option<String>,
-}
 
 /// One entry of `reference/ct-declassified.json`: values the specification makes public
 /// although memcheck sees them computed from a secret (see the file's `_about`).
@@ -414,33 +374,44 @@ fn dudect_once(cat: &Catalogue, d: &Descriptor, op: &str, cold: bool, s: &Dudect
 
 /// One dudect test, confirmed: a first |t| above the threshold is measured again, and the
 /// operation counts as leaking only if the second measurement agrees.
-pub fn dudect(cat: &Catalogue, d: &Descriptor, op: &str, cold: bool, s: &DudectSettings) -> Value {
+pub fn dudect(cat: &Catalogue, d: &Descriptor, op: &str, cold: bool, s: &DudectSettings) -> Dudect {
     confirmed(|| dudect_once(cat, d, op, cold, s))
 }
 
 /// The confirmation rule over the results `once` gives, one per call (a worker run each in
 /// [`dudect`]; canned results in the tests).
-fn confirmed(mut once: impl FnMut() -> Result<CtStat, String>) -> Value {
+fn confirmed(mut once: impl FnMut() -> Result<CtStat, String>) -> Dudect {
+    let status = |s: &str| Dudect {
+        status: s.into(),
+        ..Dudect::default()
+    };
     match once() {
-        Err(e) if e.contains(cryptoscope_worker::ct::TOO_SLOW) => json!({
-            "status": "not run",
-            "reason": e[e.find(cryptoscope_worker::ct::TOO_SLOW).unwrap_or(0)..].trim(),
-        }),
-        Err(e) => json!({ "status": "failed", "error": e }),
-        Ok(first) if !first.result.leak => json!({
-            "status": "pass",
-            "max_t": first.result.max_t,
-            "runs": [first],
-        }),
+        Err(e) if e.contains(cryptoscope_worker::ct::TOO_SLOW) => Dudect {
+            reason: Some(e[e.find(cryptoscope_worker::ct::TOO_SLOW).unwrap_or(0)..].trim().into()),
+            ..status("not run")
+        },
+        Err(e) => Dudect {
+            error: Some(e),
+            ..status("failed")
+        },
+        Ok(first) if !first.result.leak => Dudect {
+            max_t: Some(first.result.max_t),
+            runs: vec![first],
+            ..status("pass")
+        },
         Ok(first) => match once() {
-            Err(e) => json!({ "status": "failed", "error": format!("confirmation: {e}"), "runs": [first] }),
+            Err(e) => Dudect {
+                error: Some(format!("confirmation: {e}")),
+                runs: vec![first],
+                ..status("failed")
+            },
             Ok(second) => {
-                let status = if second.result.leak { "leak" } else { "unconfirmed" };
-                json!({
-                    "status": status,
-                    "max_t": first.result.max_t.min(second.result.max_t),
-                    "runs": [first, second],
-                })
+                let leak = second.result.leak;
+                Dudect {
+                    max_t: Some(first.result.max_t.min(second.result.max_t)),
+                    runs: vec![first, second],
+                    ..status(if leak { "leak" } else { "unconfirmed" })
+                }
             }
         },
     }
@@ -449,25 +420,21 @@ fn confirmed(mut once: impl FnMut() -> Result<CtStat, String>) -> Value {
 /// The verdict of one (subject, operation) from both methods. `timing_declared`: a
 /// declaration says a public value makes this operation's time vary, so a dudect leak is
 /// inconclusive.
-pub fn verdict(memcheck: &Value, dudect: &[&Value], timing_declared: bool) -> &'static str {
-    let any = |kinds: &[&str]| {
-        memcheck["findings"]
-            .as_array()
-            .is_some_and(|f| f.iter().any(|x| kinds.iter().any(|k| x["kind"] == *k)))
-    };
+pub fn verdict(memcheck: &Memcheck, dudect: &[&Dudect], timing_declared: bool) -> &'static str {
+    let any = |kinds: &[&str]| memcheck.any(kinds);
     let mc_leak = any(&["branch", "index"]);
     let mc_bug = any(&["memory"]);
     let mc_value = any(&["value", "other"]);
     let mc_uninit = any(&["uninitialised"]);
     let declared = any(&["public", "rejection"]);
-    let dd_any_leak = dudect.iter().any(|d| d["status"] == "leak");
+    let dd_any_leak = dudect.iter().any(|d| d.status == "leak");
     let dd_inconclusive = dd_any_leak && timing_declared;
     let dd_leak = dd_any_leak && !timing_declared;
-    let mc_ok = memcheck["status"] == "clean";
+    let mc_ok = memcheck.status == "clean";
     let dd_ok = !dudect.is_empty()
-        && dudect.iter().all(|d| {
-            d["status"] == "pass" || d["status"] == "unconfirmed" || (d["status"] == "leak" && timing_declared)
-        });
+        && dudect
+            .iter()
+            .all(|d| d.status == "pass" || d.status == "unconfirmed" || (d.status == "leak" && timing_declared));
     match (mc_leak || mc_bug, dd_leak) {
         (true, true) => "leak (both methods)",
         (true, false) => "leak (memcheck)",
@@ -487,33 +454,35 @@ pub fn verdict(memcheck: &Value, dudect: &[&Value], timing_declared: bool) -> &'
     }
 }
 
-/// The item key of a (subject, operation).
-pub fn item_key(subject: &str, op: &str) -> String {
-    format!("{subject}|{op}")
-}
-
-/// A stored item.
-pub fn item(d: &Descriptor, op: &str, data: Value) -> AppResult {
-    AppResult {
-        driver: DRIVER.into(),
-        item: item_key(&d.id, op),
-        data,
+/// The memcheck part of an item.
+pub fn memcheck_value(run: &Result<MemcheckRun, String>, op: &str) -> Memcheck {
+    match run {
+        Err(e) => Memcheck::failed(e.as_str()),
+        Ok(r) => match r.ops.iter().find(|(a, _)| a.operation == op) {
+            None => Memcheck::failed("the operation was not run"),
+            Some((a, f)) => Memcheck {
+                status: if f.iter().all(|x| NOT_LEAKS.contains(&x.kind.as_str())) {
+                    "clean"
+                } else {
+                    "findings"
+                }
+                .into(),
+                error: None,
+                secret: Some(a.secret.clone()),
+                findings: Some(f.clone()),
+                outside_operations: Some(r.outside),
+            },
+        },
     }
 }
 
-/// The memcheck part of an item.
-pub fn memcheck_value(run: &Result<MemcheckRun, String>, op: &str) -> Value {
-    match run {
-        Err(e) => json!({ "status": "failed", "error": e }),
-        Ok(r) => match r.ops.iter().find(|(a, _)| a.operation == op) {
-            None => json!({ "status": "failed", "error": "the operation was not run" }),
-            Some((a, f)) => json!({
-                "status": if f.iter().all(|x| NOT_LEAKS.contains(&x.kind.as_str())) { "clean" } else { "findings" },
-                "secret": a.secret,
-                "findings": f,
-                "outside_operations": r.outside,
-            }),
-        },
+/// The item of a subject's operation, identity filled in, the rest empty.
+pub fn audited(d: &Descriptor, op: &str) -> Audited {
+    Audited {
+        subject: d.id.clone(),
+        family: d.family.as_str().into(),
+        operation: op.into(),
+        ..Audited::default()
     }
 }
 
@@ -537,6 +506,7 @@ pub fn speed_operation(op: &str) -> Option<&'static str> {
 mod tests {
     use super::*;
     use cryptoscope_measure::memcheck::Frame;
+    use serde_json::Value;
 
     /// A worker's dudect result with this |t| (leak above 4.5).
     fn stat(max_t: f64) -> CtStat {
@@ -568,7 +538,17 @@ mod tests {
             used += 1;
             it.next().expect("asked for one result too many")
         });
-        (v, used)
+        (serde_json::to_value(v).unwrap(), used)
+    }
+
+    /// A memcheck part from its JSON (anything else: one that did not run).
+    fn mc(v: Value) -> Memcheck {
+        serde_json::from_value(v).unwrap_or_default()
+    }
+
+    /// A dudect part from its JSON.
+    fn dd(v: Value) -> Dudect {
+        serde_json::from_value(v).unwrap()
     }
 
     #[test]
@@ -827,11 +807,12 @@ mod tests {
 
     #[test]
     fn a_declared_timing_makes_dudect_inconclusive_not_clean() {
-        let public = serde_json::json!({"status": "clean", "findings": [{"kind": "public"}]});
-        let clean = serde_json::json!({"status": "clean", "findings": []});
-        let branch = serde_json::json!({"status": "findings", "findings": [{"kind": "branch"}, {"kind": "public"}]});
-        let leak = serde_json::json!({"status": "leak"});
-        let pass = serde_json::json!({"status": "pass"});
+        let public = mc(serde_json::json!({"status": "clean", "findings": [{"kind": "public"}]}));
+        let clean = mc(serde_json::json!({"status": "clean", "findings": []}));
+        let branch =
+            mc(serde_json::json!({"status": "findings", "findings": [{"kind": "branch"}, {"kind": "public"}]}));
+        let leak = dd(serde_json::json!({"status": "leak"}));
+        let pass = dd(serde_json::json!({"status": "pass"}));
         assert_eq!(
             verdict(&public, &[&leak], true),
             "no leak found (declared public values aside)"
@@ -847,7 +828,7 @@ mod tests {
         assert_eq!(verdict(&public, &[&leak], false), "timing difference (dudect)");
         assert_eq!(verdict(&branch, &[&leak], true), "leak (memcheck)");
         // dudect alone (--method dudect): a declared difference leaves nothing to say.
-        let none = serde_json::Value::Null;
+        let none = mc(Value::Null);
         assert_eq!(verdict(&none, &[&leak], true), "inconclusive (dudect: declared timing)");
         assert_eq!(verdict(&none, &[&pass], true), "no leak found (one method)");
         assert_eq!(verdict(&none, &[&leak], false), "timing difference (dudect)");
@@ -884,31 +865,31 @@ mod tests {
 
     #[test]
     fn verdicts() {
-        let clean = serde_json::json!({"status": "clean", "findings": []});
-        let branch = serde_json::json!({"status": "findings", "findings": [{"kind": "branch"}]});
-        let pass = serde_json::json!({"status": "pass"});
-        let leak = serde_json::json!({"status": "leak"});
-        let unconfirmed = serde_json::json!({"status": "unconfirmed"});
+        let clean = mc(serde_json::json!({"status": "clean", "findings": []}));
+        let branch = mc(serde_json::json!({"status": "findings", "findings": [{"kind": "branch"}]}));
+        let pass = dd(serde_json::json!({"status": "pass"}));
+        let leak = dd(serde_json::json!({"status": "leak"}));
+        let unconfirmed = dd(serde_json::json!({"status": "unconfirmed"}));
         assert_eq!(verdict(&clean, &[&pass], false), "no leak found");
         assert_eq!(verdict(&clean, &[&unconfirmed], false), "no leak found");
         assert_eq!(verdict(&branch, &[&pass], false), "leak (memcheck)");
         assert_eq!(verdict(&clean, &[&pass, &leak], false), "timing difference (dudect)");
         assert_eq!(verdict(&branch, &[&leak], false), "leak (both methods)");
         assert_eq!(
-            verdict(&serde_json::json!({"status": "not run"}), &[&pass], false),
+            verdict(&mc(serde_json::json!({"status": "not run"})), &[&pass], false),
             "no leak found (one method)"
         );
         assert_eq!(
-            verdict(&serde_json::json!({"status": "failed"}), &[], false),
+            verdict(&mc(serde_json::json!({"status": "failed"})), &[], false),
             "not audited"
         );
-        let value = serde_json::json!({"status": "findings", "findings": [{"kind": "value"}]});
+        let value = mc(serde_json::json!({"status": "findings", "findings": [{"kind": "value"}]}));
         assert_eq!(
             verdict(&value, &[&pass], false),
             "no branch or address (memcheck: value reports)"
         );
         assert_eq!(verdict(&value, &[&leak], false), "timing difference (dudect)");
-        let uninit = serde_json::json!({"status": "findings", "findings": [{"kind": "uninitialised"}]});
+        let uninit = mc(serde_json::json!({"status": "findings", "findings": [{"kind": "uninitialised"}]}));
         assert_eq!(
             verdict(&uninit, &[&pass], false),
             "no leak found by dudect (memcheck: memory never written)"
@@ -920,9 +901,9 @@ mod tests {
             "inconclusive (memcheck: memory never written; dudect: declared timing)"
         );
         let both =
-            serde_json::json!({"status": "findings", "findings": [{"kind": "uninitialised"}, {"kind": "index"}]});
+            mc(serde_json::json!({"status": "findings", "findings": [{"kind": "uninitialised"}, {"kind": "index"}]}));
         assert_eq!(verdict(&both, &[&pass], false), "leak (memcheck)");
-        let decided = serde_json::json!({"status": "clean", "findings": [{"kind": "decision"}]});
+        let decided = mc(serde_json::json!({"status": "clean", "findings": [{"kind": "decision"}]}));
         assert_eq!(verdict(&decided, &[&pass], false), "no leak found");
     }
 }

@@ -6,6 +6,8 @@ use crate::catalog::Catalogue;
 use crate::ui::*;
 use crate::*;
 use anyhow::Result;
+use cryptoscope_model::apps::ct::{Audited, Dudect, Memcheck, Setup, Speed};
+use cryptoscope_model::apps::Item;
 use cryptoscope_model::{GateStatus, ResultRow, RunFile, SCHEMA};
 use std::time::Duration;
 
@@ -25,12 +27,7 @@ impl Audit<'_> {
     /// Audits one gated subject: memcheck once, then dudect per operation. Each operation's
     /// item goes to `sink` as soon as it exists; returns whether the subject crashed or timed
     /// out under memcheck.
-    fn subject(
-        &self,
-        d: &cryptoscope_catalogue::Descriptor,
-        pb: &Progress,
-        sink: &mut dyn FnMut(cryptoscope_model::AppResult),
-    ) -> bool {
+    fn subject(&self, d: &cryptoscope_catalogue::Descriptor, pb: &Progress, sink: &mut dyn FnMut(Audited)) -> bool {
         pb.message(&format!("memcheck {}", d.id));
         let mc = if self.use_memcheck {
             Some(ct::memcheck(self.cat, d, self.decls, self.tmp, self.timeout))
@@ -52,9 +49,9 @@ impl Audit<'_> {
         op: &str,
         mc: Option<&std::result::Result<ct::MemcheckRun, String>>,
         pb: &Progress,
-    ) -> cryptoscope_model::AppResult {
-        let mcv = mc.map_or(serde_json::json!({"status": "not run"}), |m| ct::memcheck_value(m, op));
-        let mut dudects = serde_json::Map::new();
+    ) -> Audited {
+        let mcv = mc.map_or(Memcheck::status("not run"), |m| ct::memcheck_value(m, op));
+        let mut dudects = std::collections::BTreeMap::new();
         if self.use_dudect {
             pb.message(&format!("dudect {} {op}", d.id));
             dudects.insert("warm".into(), ct::dudect(self.cat, d, op, false, &self.dd));
@@ -70,41 +67,34 @@ impl Audit<'_> {
         // from it, and says so.
         let timing = ct::declared_timing(self.decls, &d.algorithm, op);
         if let Some(t) = &timing {
-            for v in dudects.values_mut() {
-                if v["status"] == "leak" {
-                    v["inconclusive"] = serde_json::Value::String(t.clone());
-                }
+            for v in dudects.values_mut().filter(|v| v.status == "leak") {
+                v.inconclusive = Some(t.clone());
             }
         }
-        let dv: Vec<&serde_json::Value> = dudects.values().collect();
+        let dv: Vec<&Dudect> = dudects.values().collect();
         let verdict = ct::verdict(&mcv, &dv, timing.is_some());
-        ct::item(
-            d,
-            op,
-            serde_json::json!({
-                "subject": d.id, "algorithm": d.algorithm, "provider": d.provider,
-                "implementation": d.implementation, "family": d.family.as_str(),
-                "operation": op, "verdict": verdict, "gate": "pass",
-                "memcheck": mcv, "dudect": dudects,
-            }),
-        )
+        Audited {
+            algorithm: Some(d.algorithm.clone()),
+            provider: Some(d.provider.clone()),
+            implementation: Some(d.implementation.clone()),
+            verdict: verdict.into(),
+            gate: "pass".into(),
+            memcheck: Some(mcv),
+            dudect: Some(dudects),
+            ..ct::audited(d, op)
+        }
     }
 }
 
 /// The items of a subject that failed its gate: not audited, with the gate's cause.
-fn not_audited(d: &cryptoscope_catalogue::Descriptor, v: &gating::Verdict) -> Vec<cryptoscope_model::AppResult> {
+fn not_audited(d: &cryptoscope_catalogue::Descriptor, v: &gating::Verdict) -> Vec<Audited> {
     d.ct_operations()
         .iter()
-        .map(|op| {
-            ct::item(
-                d,
-                op,
-                serde_json::json!({
-                    "subject": d.id, "operation": op, "family": d.family.as_str(),
-                    "verdict": "not audited",
-                    "gate": v.status.as_str(), "gate_detail": v.detail,
-                }),
-            )
+        .map(|op| Audited {
+            verdict: "not audited".into(),
+            gate: v.status.as_str().into(),
+            gate_detail: Some(v.detail.clone()),
+            ..ct::audited(d, op)
         })
         .collect()
 }
@@ -218,19 +208,17 @@ pub(crate) fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
     }
     let mut run_file = ct_run_file(a, &run_id, &started_at, &picked, env);
     let mut store_error: Option<String> = store.begin_run(&run_file).err().map(|e| e.to_string());
-    let mut items = vec![cryptoscope_model::AppResult {
-        driver: ct::DRIVER.into(),
-        item: "setup".into(),
-        data: serde_json::json!({
-            "valgrind": valgrind,
-            "methods": a.method,
-            "dudect_samples": samples,
-            "dudect_budget_s": budget,
-            "threshold": cryptoscope_measure::ttest::THRESHOLD,
-            "clock": clock.source().label(),
-            "tsc_hz": clock.tsc_hz(),
-        }),
-    }];
+    let setup = Setup {
+        valgrind: valgrind.clone(),
+        methods: Some(a.method.clone()),
+        dudect_samples: Some(samples),
+        dudect_budget_s: Some(budget),
+        threshold: Some(cryptoscope_measure::ttest::THRESHOLD),
+        clock: Some(clock.source().label().into()),
+        tsc_hz: clock.tsc_hz(),
+        rest: Default::default(),
+    };
+    let mut items = vec![setup.to_app("setup")];
     if let Err(e) = store.add_app_result(&run_id, &items[0]) {
         store_error.get_or_insert(e.to_string());
     }
@@ -247,11 +235,11 @@ pub(crate) fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
     for d in &picked {
         let v = &verdicts[&d.id];
         // Every item is committed as soon as it exists.
-        let mut keep = |item: cryptoscope_model::AppResult, attach: bool| {
-            let mut item = item;
+        let mut keep = |mut audited: Audited, attach: bool| {
             if attach {
-                ct_attach_speed(&mut store, std::slice::from_mut(&mut item));
+                ct_attach_speed(&mut store, std::slice::from_mut(&mut audited));
             }
+            let item = audited.stored();
             if let Err(e) = store.add_app_result(&run_id, &item) {
                 store_error.get_or_insert(e.to_string());
             }
@@ -313,18 +301,12 @@ pub(crate) fn ct_beside_speed(store: &mut cryptoscope_store::Store, rows: &[Resu
     let mut flags: Vec<(String, String, String, String)> = Vec::new();
     for r in runs.iter().filter(|r| r.suites == "ct").take(10) {
         let Ok(run) = store.load(&r.id) else { continue };
-        let mut here: std::collections::BTreeSet<String> = Default::default();
-        for a in run
-            .applications
-            .iter()
-            .filter(|a| a.driver == ct::DRIVER && a.item != "setup")
-        {
-            if let Some(s) = a.data["subject"].as_str() {
-                if measured.contains(s) && !audited.contains(s) && a.data["verdict"] != "not audited" {
-                    here.insert(s.to_string());
-                }
-            }
-        }
+        let here: std::collections::BTreeSet<String> = Audited::all(&run.applications)
+            .filter(|a| {
+                measured.contains(a.subject.as_str()) && !audited.contains(&a.subject) && a.verdict != "not audited"
+            })
+            .map(|a| a.subject)
+            .collect();
         for (s, op, v) in cryptoscope_report::ct::flagged(&run.applications) {
             if here.contains(&s) {
                 flags.push((s, op, v, r.id.clone()));
@@ -351,31 +333,30 @@ pub(crate) fn ct_beside_speed(store: &mut cryptoscope_store::Store, rows: &[Resu
 
 /// Adds to each audited item the latest speed the store holds for its subject (the most
 /// recent of the last 20 runs that measured it).
-pub(crate) fn ct_attach_speed(store: &mut cryptoscope_store::Store, items: &mut [cryptoscope_model::AppResult]) {
+pub(crate) fn ct_attach_speed(store: &mut cryptoscope_store::Store, items: &mut [Audited]) {
     let Ok(runs) = store.runs() else { return };
-    let mut wanted: Vec<usize> = (0..items.len()).filter(|&i| items[i].item != "setup").collect();
+    let mut wanted: Vec<usize> = (0..items.len()).collect();
     for r in runs.iter().filter(|r| r.measured > 0).take(20) {
         if wanted.is_empty() {
             break;
         }
         let Ok(run) = store.load(&r.id) else { continue };
         wanted.retain(|&i| {
-            let data = &items[i].data;
-            let (Some(subject), Some(op)) = (data["subject"].as_str(), data["operation"].as_str()) else {
+            let Some(speed_op) = ct::speed_operation(&items[i].operation) else {
                 return false;
             };
-            let Some(speed_op) = ct::speed_operation(op) else {
-                return false;
-            };
+            let subject = &items[i].subject;
             match run
                 .results
                 .iter()
-                .find(|x| x.subject == subject && x.operation == speed_op && x.median_ns.is_some())
+                .find(|x| x.subject == *subject && x.operation == speed_op && x.median_ns.is_some())
             {
                 Some(row) => {
-                    items[i].data["speed"] = serde_json::json!({
-                        "run": run.run_id, "operation": speed_op, "median_ns": row.median_ns,
-                        "median_cycles": row.median_cycles,
+                    items[i].speed = Some(Speed {
+                        run: run.run_id.clone(),
+                        operation: speed_op.into(),
+                        median_ns: row.median_ns,
+                        median_cycles: row.median_cycles,
                     });
                     false
                 }

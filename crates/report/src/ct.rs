@@ -3,62 +3,55 @@
 
 use crate::table::render;
 use crate::AppResult;
-use serde_json::Value;
+use cryptoscope_model::apps::ct::{Audited, Dudect, Finding, Memcheck, Speed};
 
-/// The driver name under which audit items are stored.
-pub const DRIVER: &str = "ct";
+pub use cryptoscope_model::apps::ct::DRIVER;
+
+/// How many of these findings are of this kind.
+fn count(f: &[Finding], kind: &str) -> usize {
+    f.iter().filter(|x| x.kind == kind).count()
+}
 
 /// memcheck's cell: "clean", "3 branch, 1 index", or why it did not run.
-fn memcheck_cell(m: &Value) -> String {
-    match m["status"].as_str() {
-        Some("clean") => {
+fn memcheck_cell(m: &Memcheck) -> String {
+    let f = m.findings();
+    match m.status.as_str() {
+        "clean" => {
             // Findings that are not leaks: an AEAD open's decision, declared public values.
-            let f = m["findings"].as_array().cloned().unwrap_or_default();
-            let parts: Vec<String> = [
-                ("decision", "decision"),
-                ("public", "public"),
-                ("rejection", "rejection"),
-            ]
-            .iter()
-            .filter_map(|(k, label)| {
-                let n = f.iter().filter(|x| x["kind"] == *k).count();
-                match n {
+            let parts: Vec<String> = ["decision", "public", "rejection"]
+                .iter()
+                .filter_map(|k| match count(f, k) {
                     0 => None,
-                    1 => Some(format!("1 {label}")),
+                    1 => Some(format!("1 {k}")),
                     n if *k == "decision" => Some(format!("{n} decisions")),
-                    n => Some(format!("{n} {label}")),
-                }
-            })
-            .collect();
+                    n => Some(format!("{n} {k}")),
+                })
+                .collect();
             if parts.is_empty() {
                 "clean".into()
             } else {
                 format!("clean ({})", parts.join(", "))
             }
         }
-        Some("findings") => {
-            let f = m["findings"].as_array().cloned().unwrap_or_default();
-            let count = |k: &str| f.iter().filter(|x| x["kind"] == k).count();
-            let mut parts = Vec::new();
-            for k in [
-                "branch",
-                "index",
-                "value",
-                "uninitialised",
-                "memory",
-                "other",
-                "public",
-                "rejection",
-            ] {
-                let n = count(k);
-                if n > 0 {
-                    parts.push(format!("{n} {k}"));
-                }
-            }
-            parts.join(", ")
-        }
-        Some("failed") => {
-            let e = m["error"].as_str().unwrap_or("?");
+        "findings" => [
+            "branch",
+            "index",
+            "value",
+            "uninitialised",
+            "memory",
+            "other",
+            "public",
+            "rejection",
+        ]
+        .iter()
+        .filter_map(|k| match count(f, k) {
+            0 => None,
+            n => Some(format!("{n} {k}")),
+        })
+        .collect::<Vec<_>>()
+        .join(", "),
+        "failed" => {
+            let e = m.error.as_deref().unwrap_or("?");
             if let Some(i) = e.find("cpu lacks") {
                 // Valgrind's virtual CPU has no AVX-512 (and, in 3.19, no VAES or GFNI).
                 format!("not run: valgrind's CPU {}", &e[i + 4..])
@@ -70,34 +63,87 @@ fn memcheck_cell(m: &Value) -> String {
                 format!("failed: {e}")
             }
         }
-        Some(s) => s.to_string(),
-        None => "-".into(),
+        "" => "-".into(),
+        s => s.to_string(),
     }
 }
 
 /// dudect's cell: "|t| 3.1", "|t| 48.1 LEAK", "|t| 5.2 unconfirmed (2.0)".
-fn dudect_cell(d: &Value) -> String {
-    let runs = d["runs"].as_array().cloned().unwrap_or_default();
-    let t = |i: usize| runs.get(i).and_then(|r| r["result"]["max_t"].as_f64());
-    match d["status"].as_str() {
-        Some("pass") => t(0).map_or("-".into(), |t| format!("{t:.1}")),
-        Some("leak") if d["inconclusive"].is_string() => {
-            format!("{:.1} / {:.1} declared", t(0).unwrap_or(0.0), t(1).unwrap_or(0.0))
-        }
-        Some("leak") => format!("{:.1} / {:.1}", t(0).unwrap_or(0.0), t(1).unwrap_or(0.0)),
-        Some("unconfirmed") => format!("{:.1}, then {:.1}", t(0).unwrap_or(0.0), t(1).unwrap_or(0.0)),
-        Some("failed") => "failed".into(),
-        Some("not run") => "not run (slow)".into(),
+fn dudect_cell(d: Option<&Dudect>) -> String {
+    let Some(d) = d else { return "-".into() };
+    let t = |i: usize| d.t(i).unwrap_or(0.0);
+    match d.status.as_str() {
+        "pass" => d.t(0).map_or("-".into(), |t| format!("{t:.1}")),
+        "leak" if d.inconclusive.is_some() => format!("{:.1} / {:.1} declared", t(0), t(1)),
+        "leak" => format!("{:.1} / {:.1}", t(0), t(1)),
+        "unconfirmed" => format!("{:.1}, then {:.1}", t(0), t(1)),
+        "failed" => "failed".into(),
+        "not run" => "not run (slow)".into(),
         _ => "-".into(),
     }
 }
 
-fn speed_cell(s: &Value) -> String {
-    match s["median_ns"].as_f64() {
+fn speed_cell(s: Option<&Speed>) -> String {
+    match s.and_then(|s| s.median_ns) {
         Some(ns) if ns >= 1e6 => format!("{:.2} ms", ns / 1e6),
         Some(ns) if ns >= 1e3 => format!("{:.1} µs", ns / 1e3),
         Some(ns) => format!("{ns:.0} ns"),
         None => "-".into(),
+    }
+}
+
+/// The lines under the table for one item's findings: declared public values one line per
+/// declaration, naming the functions; then the others (at most five unless `all`).
+fn finding_notes(a: &Audited, all: bool, notes: &mut Vec<String>) {
+    let Some(found) = a.memcheck.as_ref().and_then(|m| m.findings.as_deref()) else {
+        return;
+    };
+    let (subject, op) = (&a.subject, &a.operation);
+    let mut declared: Vec<(&str, &str, Vec<&str>, usize)> = Vec::new();
+    for x in found {
+        let Some(what) = x.declared.as_deref() else { continue };
+        let func = x.function.as_str();
+        match declared.iter_mut().find(|(k, w, _, _)| *k == x.kind && *w == what) {
+            Some((_, _, fs, n)) => {
+                *n += 1;
+                if !fs.contains(&func) {
+                    fs.push(func);
+                }
+            }
+            None => declared.push((&x.kind, what, vec![func], 1)),
+        }
+    }
+    for (kind, what, fs, n) in declared {
+        notes.push(format!(
+            "{subject} {op}: {n} {kind} finding{} (declared: {what}) in {}",
+            if n == 1 { "" } else { "s" },
+            fs.join(", ")
+        ));
+    }
+    let f: Vec<&Finding> = found.iter().filter(|x| x.declared.is_none()).collect();
+    let shown = if all { f.len() } else { 5 };
+    for x in f.iter().take(shown) {
+        let what = match x.kind.as_str() {
+            "decision" => "accept/reject decision (a branch on the verification result)".to_string(),
+            "value" => "value (not an address or branch)".to_string(),
+            "uninitialised" => format!(
+                "traced to memory never written ({}; memcheck keeps one origin per value, so the secret may reach it too)",
+                x.origin.as_deref().unwrap_or("origin unknown")
+            ),
+            k => format!("secret-dependent {k}"),
+        };
+        notes.push(format!(
+            "{subject} {op}: {what} in {} ({}; {}×)",
+            x.function,
+            x.location.as_deref().unwrap_or("no line information"),
+            x.count,
+        ));
+    }
+    if f.len() > shown {
+        notes.push(format!(
+            "{subject} {op}: … and {} more (the JSON and the HTML report have all)",
+            f.len() - shown
+        ));
     }
 }
 
@@ -115,74 +161,22 @@ pub fn rows(apps: &[AppResult], all_findings: bool) -> (Vec<&'static str>, Vec<V
     ];
     let mut rows = Vec::new();
     let mut notes = Vec::new();
-    for a in apps.iter().filter(|a| a.driver == DRIVER && a.item != "setup") {
-        let d = &a.data;
-        let subject = d["subject"].as_str().unwrap_or("?");
-        let op = d["operation"].as_str().unwrap_or("?");
-        let dd = &d["dudect"];
+    for a in Audited::all(apps) {
+        let dd = a.dudect.as_ref();
         rows.push(vec![
-            subject.to_string(),
-            op.to_string(),
-            if d["verdict"] == "not audited" && d["gate"] != "pass" {
-                format!("gate {}", d["gate"].as_str().unwrap_or("?"))
+            a.subject.clone(),
+            a.operation.clone(),
+            if a.verdict == "not audited" && a.gate != "pass" {
+                format!("gate {}", a.gate)
             } else {
-                memcheck_cell(&d["memcheck"])
+                a.memcheck.as_ref().map_or("-".into(), memcheck_cell)
             },
-            dudect_cell(&dd["warm"]),
-            dudect_cell(&dd["cold"]),
-            d["verdict"].as_str().unwrap_or("?").to_string(),
-            speed_cell(&d["speed"]),
+            dudect_cell(dd.and_then(|d| d.get("warm"))),
+            dudect_cell(dd.and_then(|d| d.get("cold"))),
+            a.verdict.clone(),
+            speed_cell(a.speed.as_ref()),
         ]);
-        if let Some(all) = d["memcheck"]["findings"].as_array() {
-            // Declared public values: one line per declaration, naming the functions.
-            let mut declared: Vec<(String, String, Vec<String>, usize)> = Vec::new();
-            for x in all.iter().filter(|x| x["declared"].is_string()) {
-                let kind = x["kind"].as_str().unwrap_or("?").to_string();
-                let what = x["declared"].as_str().unwrap_or("?").to_string();
-                let func = x["function"].as_str().unwrap_or("?").to_string();
-                match declared.iter_mut().find(|(k, w, _, _)| *k == kind && *w == what) {
-                    Some((_, _, fs, n)) => {
-                        *n += 1;
-                        if !fs.contains(&func) {
-                            fs.push(func);
-                        }
-                    }
-                    None => declared.push((kind, what, vec![func], 1)),
-                }
-            }
-            for (kind, what, fs, n) in declared {
-                notes.push(format!(
-                    "{subject} {op}: {n} {kind} finding{} (declared: {what}) in {}",
-                    if n == 1 { "" } else { "s" },
-                    fs.join(", ")
-                ));
-            }
-            let f: Vec<&Value> = all.iter().filter(|x| !x["declared"].is_string()).collect();
-            let shown = if all_findings { f.len() } else { 5 };
-            for x in f.iter().take(shown) {
-                let what = match x["kind"].as_str().unwrap_or("?") {
-                    "decision" => "accept/reject decision (a branch on the verification result)".to_string(),
-                    "value" => "value (not an address or branch)".to_string(),
-                    "uninitialised" => format!(
-                        "traced to memory never written ({}; memcheck keeps one origin per value, so the secret may reach it too)",
-                        x["origin"].as_str().unwrap_or("origin unknown")
-                    ),
-                    k => format!("secret-dependent {k}"),
-                };
-                notes.push(format!(
-                    "{subject} {op}: {what} in {} ({}; {}×)",
-                    x["function"].as_str().unwrap_or("?"),
-                    x["location"].as_str().unwrap_or("no line information"),
-                    x["count"].as_u64().unwrap_or(1),
-                ));
-            }
-            if f.len() > shown {
-                notes.push(format!(
-                    "{subject} {op}: … and {} more (the JSON and the HTML report have all)",
-                    f.len() - shown
-                ));
-            }
-        }
+        finding_notes(&a, all_findings, &mut notes);
     }
     (header, rows, notes)
 }
@@ -221,17 +215,8 @@ pub fn table(apps: &[AppResult]) -> String {
 /// The latest verdict per subject in these items: (subject, operation, verdict) for every
 /// audited operation whose verdict is not "no leak found".
 pub fn flagged(apps: &[AppResult]) -> Vec<(String, String, String)> {
-    apps.iter()
-        .filter(|a| a.driver == DRIVER && a.item != "setup")
-        .filter_map(|a| {
-            let v = a.data["verdict"].as_str()?;
-            (v.starts_with("leak") || v.starts_with("timing")).then(|| {
-                (
-                    a.data["subject"].as_str().unwrap_or("?").to_string(),
-                    a.data["operation"].as_str().unwrap_or("?").to_string(),
-                    v.to_string(),
-                )
-            })
-        })
+    Audited::all(apps)
+        .filter(|a| a.verdict.starts_with("leak") || a.verdict.starts_with("timing"))
+        .map(|a| (a.subject, a.operation, a.verdict))
         .collect()
 }

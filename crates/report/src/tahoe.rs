@@ -1,125 +1,19 @@
-//! The Tahoe-LAFS study's results: from the driver's JSON (`python -m cryptoscope.tahoe`)
-//! to stored items (medians over repeats per hash, vector and direction), and from stored
-//! items to the terminal table and the report's section.
+//! The Tahoe-LAFS study's results: from stored items (medians over repeats per hash, vector
+//! and direction; made from the driver's output by [`items`]) to the terminal table and the
+//! report's section.
 
 use crate::AppResult;
 pub use cryptoscope_model::apps::tahoe::DRIVER;
-use cryptoscope_model::apps::tahoe::{Measured, Repeats, Setup};
+use cryptoscope_model::apps::tahoe::{Measured, Setup};
 use cryptoscope_model::apps::Item;
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 /// The run's measured items (all but the set-up), typed.
 pub fn measured(apps: &[AppResult]) -> impl Iterator<Item = Measured> + '_ {
     apps.iter().filter(|a| a.item != "setup").filter_map(Measured::from_app)
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(|a, b| a.total_cmp(b));
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
-/// A number of the driver's output (0 when absent): the one place its rows are read by key.
-fn num(v: &Value, k: &str) -> f64 {
-    v[k].as_f64().unwrap_or(0.0)
-}
-
-/// The stored items of one study: `setup` first, then one item per (hash, vector,
-/// direction) in the order measured, each with medians over repeats and every repeat's
-/// figures. Errors name what is missing from the driver's output.
-pub fn items(driver_output: &Value) -> Result<Vec<AppResult>, String> {
-    let rows = driver_output["rows"]
-        .as_array()
-        .ok_or("the driver's output has no `rows`")?;
-    let mut setup = driver_output.clone();
-    if let Some(m) = setup.as_object_mut() {
-        m.remove("rows");
-    }
-    // The set-up is kept as the driver wrote it (read back as `Setup`).
-    let mut out = vec![AppResult {
-        driver: DRIVER.into(),
-        item: "setup".into(),
-        data: setup,
-    }];
-    let mut keys: Vec<(String, String, String)> = Vec::new();
-    for r in rows {
-        let k = (
-            r["hash"].as_str().unwrap_or("?").to_string(),
-            r["vector"].as_str().unwrap_or("?").to_string(),
-            r["direction"].as_str().unwrap_or("?").to_string(),
-        );
-        if !keys.contains(&k) {
-            keys.push(k);
-        }
-    }
-    for (hash, vector, direction) in keys {
-        let reps: Vec<&Value> = rows
-            .iter()
-            .filter(|r| {
-                r["hash"] == hash.as_str() && r["vector"] == vector.as_str() && r["direction"] == direction.as_str()
-            })
-            .collect();
-        let first = reps[0];
-        let proc = |r: &Value, role: &str, k: &str| num(&r["processes"][role], k);
-        let servers = |r: &Value, k: &str| proc(r, "storage", k) + proc(r, "introducer", k);
-        let each = |f: &dyn Fn(&Value) -> f64| reps.iter().map(|r| f(r)).collect::<Vec<f64>>();
-        let totals = each(&|r| num(r, "total_s"));
-        let client_wall = each(&|r| proc(r, "client", "wall_ns") / 1e9);
-        let fractions: Vec<f64> = totals
-            .iter()
-            .zip(&client_wall)
-            .map(|(t, h)| if *t > 0.0 { h / t } else { 0.0 })
-            .collect();
-        let mut histogram: BTreeMap<String, u64> = BTreeMap::new();
-        for r in &reps {
-            if let Some(h) = r["processes"]["client"]["histogram"].as_object() {
-                for (b, n) in h {
-                    *histogram.entry(b.clone()).or_default() += n.as_u64().unwrap_or(0);
-                }
-            }
-        }
-        let m = Measured {
-            implementation: driver_output["hashes"][&hash]["implementation"]
-                .as_str()
-                .map(String::from),
-            count: Some(first["count"].clone()).filter(|v| !v.is_null()),
-            size: Some(first["size"].clone()).filter(|v| !v.is_null()),
-            repeats: reps.len(),
-            literal: reps.iter().all(|r| r["literal"].as_bool().unwrap_or(false)),
-            total_s: median(totals.clone()),
-            client_hash_s: median(client_wall.clone()),
-            client_hash_cpu_s: median(each(&|r| proc(r, "client", "cpu_ns") / 1e9)),
-            fraction: median(fractions),
-            client_digests: median(each(&|r| proc(r, "client", "digests"))),
-            client_updates: median(each(&|r| proc(r, "client", "updates"))),
-            client_bytes: median(each(&|r| proc(r, "client", "bytes"))),
-            servers_hash_s: median(each(&|r| servers(r, "wall_ns") / 1e9)),
-            servers_digests: median(each(&|r| servers(r, "digests"))),
-            client_histogram_all_repeats: histogram,
-            retried_after: reps
-                .iter()
-                .filter_map(|r| r["retried_after"].as_str().map(String::from))
-                .collect(),
-            each: Repeats {
-                total_s: totals,
-                client_hash_s: client_wall,
-            },
-            hash,
-            vector,
-            direction,
-        };
-        out.push(m.to_app(m.key()));
-    }
-    Ok(out)
-}
+pub use cryptoscope_model::apps::tahoe::items;
 
 fn seconds(s: f64) -> String {
     crate::table::duration(s * 1e9)
@@ -258,14 +152,15 @@ mod tests {
         assert_eq!(items.len(), 3);
         assert_eq!(items[0].item, "setup");
         assert!(items[0].data.get("rows").is_none());
-        let up = &items[1].data;
+        let up = Measured::from_app(&items[1]).unwrap();
         assert_eq!(items[1].item, "blake3|3x1 MB|upload");
-        assert_eq!(up["total_s"], 2.0);
-        assert_eq!(up["client_hash_s"], 0.3);
+        assert_eq!(up.total_s, 2.0);
+        assert_eq!(up.client_hash_s, 0.3);
         // Per-repeat shares 0.1, 0.1, 0.25: the median share, not the ratio of medians.
-        assert_eq!(up["fraction"], 0.1);
-        assert_eq!(up["servers_hash_s"], 0.001);
-        assert_eq!(up["client_histogram_all_repeats"]["20"], 9);
+        assert_eq!(up.fraction, 0.1);
+        assert_eq!(up.servers_hash_s, 0.001);
+        assert_eq!(up.client_histogram_all_repeats["20"], 9);
+        assert_eq!(up.implementation.as_deref(), Some("x"));
         let (_, rows) = rows(&items);
         assert_eq!(rows[0][5], "10.0 %");
         assert_eq!(rows[0][9], "median of 3");

@@ -121,19 +121,7 @@ pub struct CtAudited {
 }
 
 /// A dudect measurement: Welch's t between fixed and random secret inputs.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct CtStat {
-    pub subject: String,
-    pub operation: String,
-    /// The two classes of input.
-    pub classes: String,
-    /// Caches evicted before every call.
-    pub cold: bool,
-    /// Unit of the timings ("TSC ticks" or "ns").
-    pub unit: String,
-    pub seconds: f64,
-    pub result: cryptoscope_measure::ttest::TResult,
-}
+pub use cryptoscope_model::apps::ct::CtStat;
 
 /// One line of worker output.
 #[derive(Debug, Clone, Serialize, Deserialize)]

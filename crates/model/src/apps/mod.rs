@@ -3,8 +3,9 @@
 //! renamed field fails the build, not a report. Every field added later is optional with a
 //! default, so items stored by earlier versions still read.
 //!
-//! Typed so far: [`tahoe`]. The TLS, tunnel and constant-time items are still read by key.
+//! Typed so far: [`tahoe`], [`ct`]. The TLS and tunnel items are still read by key.
 
+pub mod ct;
 pub mod tahoe;
 
 use crate::AppResult;

@@ -113,6 +113,153 @@ impl Measured {
     }
 }
 
+/// One repeat of one (hash, file set, direction) as the driver (`python -m
+/// cryptoscope.tahoe`) reports it.
+#[derive(Debug, Clone, Deserialize)]
+struct DriverRow {
+    hash: String,
+    vector: String,
+    direction: String,
+    #[serde(default)]
+    count: Value,
+    #[serde(default)]
+    size: Value,
+    #[serde(default)]
+    total_s: Option<f64>,
+    #[serde(default)]
+    literal: Option<bool>,
+    #[serde(default)]
+    retried_after: Option<String>,
+    /// Per role (`client`, `storage`, `introducer`): what its hash probe counted.
+    #[serde(default)]
+    processes: BTreeMap<String, Probe>,
+}
+
+/// One process's hash probe.
+#[derive(Debug, Clone, Default, Deserialize)]
+struct Probe {
+    #[serde(default)]
+    wall_ns: Option<f64>,
+    #[serde(default)]
+    cpu_ns: Option<f64>,
+    #[serde(default)]
+    digests: Option<f64>,
+    #[serde(default)]
+    updates: Option<f64>,
+    #[serde(default)]
+    bytes: Option<f64>,
+    /// Digests per input size bucket.
+    #[serde(default)]
+    histogram: BTreeMap<String, u64>,
+}
+
+impl DriverRow {
+    /// A figure of one role's probe (0 when the role or the figure is absent).
+    fn probe(&self, role: &str, figure: impl Fn(&Probe) -> Option<f64>) -> f64 {
+        self.processes.get(role).and_then(figure).unwrap_or(0.0)
+    }
+
+    /// A figure over the servers: storage nodes and the introducer.
+    fn servers(&self, figure: impl Fn(&Probe) -> Option<f64> + Copy) -> f64 {
+        self.probe("storage", figure) + self.probe("introducer", figure)
+    }
+}
+
+/// The driver's whole output: its rows, and the rest as the set-up.
+#[derive(Debug, Clone, Deserialize)]
+struct DriverOutput {
+    rows: Vec<DriverRow>,
+    #[serde(default)]
+    hashes: BTreeMap<String, HashInfo>,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// The stored items of one study from the driver's output: `setup` first (the output as the
+/// driver wrote it, without its rows), then one [`Measured`] per (hash, file set, direction)
+/// in the order measured, with medians over repeats and every repeat's figures. Errors name
+/// what is missing from the output.
+pub fn items(driver_output: &Value) -> Result<Vec<crate::AppResult>, String> {
+    let out: DriverOutput =
+        serde_json::from_value(driver_output.clone()).map_err(|e| format!("the driver's output: {e}"))?;
+    let mut setup = driver_output.clone();
+    if let Some(m) = setup.as_object_mut() {
+        m.remove("rows");
+    }
+    let mut items = vec![crate::AppResult {
+        driver: DRIVER.into(),
+        item: "setup".into(),
+        data: setup,
+    }];
+    let mut keys: Vec<(&str, &str, &str)> = Vec::new();
+    for r in &out.rows {
+        let k = (r.hash.as_str(), r.vector.as_str(), r.direction.as_str());
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    for (hash, vector, direction) in keys {
+        let reps: Vec<&DriverRow> = out
+            .rows
+            .iter()
+            .filter(|r| (r.hash.as_str(), r.vector.as_str(), r.direction.as_str()) == (hash, vector, direction))
+            .collect();
+        let first = reps[0];
+        let each = |f: &dyn Fn(&DriverRow) -> f64| reps.iter().map(|r| f(r)).collect::<Vec<f64>>();
+        let totals = each(&|r| r.total_s.unwrap_or(0.0));
+        let client_wall = each(&|r| r.probe("client", |p| p.wall_ns) / 1e9);
+        let fractions: Vec<f64> = totals
+            .iter()
+            .zip(&client_wall)
+            .map(|(t, h)| if *t > 0.0 { h / t } else { 0.0 })
+            .collect();
+        let mut histogram: BTreeMap<String, u64> = BTreeMap::new();
+        for p in reps.iter().filter_map(|r| r.processes.get("client")) {
+            for (b, n) in &p.histogram {
+                *histogram.entry(b.clone()).or_default() += n;
+            }
+        }
+        let m = Measured {
+            hash: hash.into(),
+            implementation: out.hashes.get(hash).and_then(|h| h.implementation.clone()),
+            vector: vector.into(),
+            count: Some(first.count.clone()).filter(|v| !v.is_null()),
+            size: Some(first.size.clone()).filter(|v| !v.is_null()),
+            direction: direction.into(),
+            repeats: reps.len(),
+            literal: reps.iter().all(|r| r.literal.unwrap_or(false)),
+            total_s: median(totals.clone()),
+            client_hash_s: median(client_wall.clone()),
+            client_hash_cpu_s: median(each(&|r| r.probe("client", |p| p.cpu_ns) / 1e9)),
+            fraction: median(fractions),
+            client_digests: median(each(&|r| r.probe("client", |p| p.digests))),
+            client_updates: median(each(&|r| r.probe("client", |p| p.updates))),
+            client_bytes: median(each(&|r| r.probe("client", |p| p.bytes))),
+            servers_hash_s: median(each(&|r| r.servers(|p| p.wall_ns) / 1e9)),
+            servers_digests: median(each(&|r| r.servers(|p| p.digests))),
+            client_histogram_all_repeats: histogram,
+            retried_after: reps.iter().filter_map(|r| r.retried_after.clone()).collect(),
+            each: Repeats {
+                total_s: totals,
+                client_hash_s: client_wall,
+            },
+        };
+        items.push(m.to_app(m.key()));
+    }
+    Ok(items)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
