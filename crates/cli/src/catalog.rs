@@ -115,13 +115,14 @@ impl Selection {
             .filter(|s| !s.is_empty())
         {
             let s = s.to_ascii_lowercase();
-            if !names::SUITES.contains(&s.as_str()) {
-                let hint = names::did_you_mean(&s, names::SUITES.iter().copied())
+            let known = names::suites();
+            if !known.contains(&s.as_str()) {
+                let hint = names::did_you_mean(&s, known.iter().copied())
                     .map(|h| format!(" (did you mean `{h}`?)"))
                     .unwrap_or_default();
                 bail!(usage(format!(
                     "unknown suite `{s}`{hint}; suites: {}",
-                    names::SUITES.join(", ")
+                    known.join(", ")
                 )));
             }
             suites.push(s);
@@ -193,14 +194,14 @@ impl Selection {
             .filter(|d| self.suites.is_empty() || self.suites.iter().any(|s| s == d.family.as_str()))
             .filter(|d| {
                 if self.algorithms.is_empty() {
-                    // The hash suite is not part of the default run; naming it takes all of it.
+                    // A family outside the default run (hashes, ciphers, AEADs): naming its
+                    // suite takes all of it.
                     self.all
                         || names::TEST_PROVIDERS.contains(&d.provider.as_str())
                         || names::algorithm(&d.algorithm).is_some_and(|a| {
                             a.default_suite
-                                || (a.family == Family::Hash && self.suites.iter().any(|s| s == "hash"))
-                                || (a.family == Family::Cipher && self.suites.iter().any(|s| s == "cipher"))
-                                || (a.family == Family::Aead && self.suites.iter().any(|s| s == "aead"))
+                                || (!a.family.info().in_default_run
+                                    && self.suites.iter().any(|s| s == a.family.as_str()))
                         })
                 } else {
                     self.algorithms.contains(&d.algorithm)
@@ -297,7 +298,7 @@ impl Selection {
                     !names::TEST_PROVIDERS.contains(&d.provider.as_str()) || self.providers.contains(&d.provider)
                 })
                 .filter(|d| self.implementations.is_empty() || self.implementations.iter().any(|i| impl_matches(i, d)))
-                .filter(|d| matches!(d.family, Family::Hash | Family::Cipher | Family::Aead))
+                .filter(|d| !d.family.info().in_default_run)
                 .map(|d| d.family.as_str())
                 .collect();
             suites.sort_unstable();

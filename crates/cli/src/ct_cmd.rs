@@ -55,11 +55,8 @@ impl Audit<'_> {
         if self.use_dudect {
             pb.message(&format!("dudect {} {op}", d.id));
             dudects.insert("warm".into(), ct::dudect(self.cat, d, op, false, &self.dd));
-            // Table-driven code shows best with the caches evicted: block ciphers, and an
-            // AEAD's encryption (software AES-GCM is often T-table code).
-            if d.family == cryptoscope_catalogue::Family::Cipher
-                || (d.family == cryptoscope_catalogue::Family::Aead && op == "seal")
-            {
+            // Table-driven code shows best with the caches evicted (the family says where).
+            if d.family.info().ct_cold.contains(&op) {
                 dudects.insert("cold".into(), ct::dudect(self.cat, d, op, true, &self.dd));
             }
         }
@@ -89,7 +86,7 @@ impl Audit<'_> {
 /// The items of a subject that failed its gate: not audited, with the gate's cause.
 fn not_audited(d: &cryptoscope_catalogue::Descriptor, v: &gating::Verdict) -> Vec<Audited> {
     d.ct_operations()
-        .iter()
+        .into_iter()
         .map(|op| Audited {
             verdict: "not audited".into(),
             gate: v.status.as_str().into(),
@@ -153,7 +150,7 @@ pub(crate) fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
     let mut selection = a.sel.selection()?;
     if no_selection {
         // The whole catalogue: every family, every algorithm.
-        selection.suites = cryptoscope_catalogue::names::SUITES
+        selection.suites = cryptoscope_catalogue::names::suites()
             .iter()
             .map(|s| s.to_string())
             .collect();

@@ -18,15 +18,79 @@ pub enum Family {
     Aead,
 }
 
+/// What the model knows of a family, in one place: its name (also the `--suite` that
+/// selects it), its operations, which of them the constant-time audit covers, and whether
+/// the default run includes it.
+#[derive(Debug)]
+pub struct FamilyInfo {
+    pub name: &'static str,
+    /// Operations in the order a protocol runs them ([`Operation::of`]).
+    pub operations: &'static [Operation],
+    /// Operations the constant-time audit covers when the harness supplies the randomness
+    /// ([`Descriptor::ct_operations`]).
+    pub ct_operations: &'static [&'static str],
+    /// Those of them that need the harness's randomness (key generation, encapsulation):
+    /// left out for a library with its own generator.
+    pub ct_needs_randomness: &'static [&'static str],
+    /// Audited with dudect a second time with the caches evicted: table-driven code shows
+    /// best that way (block ciphers, an AEAD's encryption: software AES is often T-tables).
+    pub ct_cold: &'static [&'static str],
+    /// Measured by a plain `run`; otherwise its suite must be named (`--suite hash`).
+    pub in_default_run: bool,
+}
+
 impl Family {
-    pub fn as_str(self) -> &'static str {
+    /// Every family, in the catalogue's order.
+    pub const ALL: [Family; 5] = [Family::Kem, Family::Kex, Family::Hash, Family::Cipher, Family::Aead];
+
+    /// The family's facts; the one place a family is described.
+    pub fn info(self) -> &'static FamilyInfo {
         match self {
-            Family::Kem => "kem",
-            Family::Kex => "kex",
-            Family::Hash => "hash",
-            Family::Cipher => "cipher",
-            Family::Aead => "aead",
+            Family::Kem => &FamilyInfo {
+                name: "kem",
+                operations: &[Operation::Keypair, Operation::Encaps, Operation::Decaps],
+                ct_operations: &["keypair", "encaps", "decaps", "decaps-rejected"],
+                ct_needs_randomness: &["keypair", "encaps"],
+                ct_cold: &[],
+                in_default_run: true,
+            },
+            Family::Kex => &FamilyInfo {
+                name: "kex",
+                operations: &[Operation::Keypair, Operation::Exchange],
+                ct_operations: &["keypair", "exchange"],
+                ct_needs_randomness: &["keypair"],
+                ct_cold: &[],
+                in_default_run: true,
+            },
+            Family::Hash => &FamilyInfo {
+                name: "hash",
+                operations: HASH_OPS,
+                ct_operations: &["hash"],
+                ct_needs_randomness: &[],
+                ct_cold: &[],
+                in_default_run: false,
+            },
+            Family::Cipher => &FamilyInfo {
+                name: "cipher",
+                operations: &[Operation::KeySchedule],
+                ct_operations: &["key-schedule", "encrypt"],
+                ct_needs_randomness: &[],
+                ct_cold: &["key-schedule", "encrypt"],
+                in_default_run: false,
+            },
+            Family::Aead => &FamilyInfo {
+                name: "aead",
+                operations: AEAD_OPS,
+                ct_operations: &["seal", "open", "open-forged"],
+                ct_needs_randomness: &[],
+                ct_cold: &["seal"],
+                in_default_run: false,
+            },
         }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        self.info().name
     }
 }
 
@@ -193,13 +257,7 @@ impl Operation {
     /// length, one update then 64-byte updates). A cipher's operations depend on the
     /// strategy: see [`Descriptor::operations`]; here only the key schedule.
     pub fn of(family: Family) -> &'static [Operation] {
-        match family {
-            Family::Kem => &[Operation::Keypair, Operation::Encaps, Operation::Decaps],
-            Family::Kex => &[Operation::Keypair, Operation::Exchange],
-            Family::Hash => HASH_OPS,
-            Family::Cipher => &[Operation::KeySchedule],
-            Family::Aead => AEAD_OPS,
-        }
+        family.info().operations
     }
 }
 
@@ -385,17 +443,14 @@ impl Descriptor {
     /// input the harness can mark. Key generation and encapsulation only where the harness
     /// supplies the randomness, the secret input they are audited with; `decaps-rejected`
     /// decapsulates a ciphertext that fails its check, `open-forged` opens a forged tag.
-    pub fn ct_operations(&self) -> &'static [&'static str] {
+    pub fn ct_operations(&self) -> Vec<&'static str> {
+        let info = self.family.info();
         let harness = self.randomness == Randomness::Harness;
-        match self.family {
-            Family::Kem if harness => &["keypair", "encaps", "decaps", "decaps-rejected"],
-            Family::Kem => &["decaps", "decaps-rejected"],
-            Family::Kex if harness => &["keypair", "exchange"],
-            Family::Kex => &["exchange"],
-            Family::Hash => &["hash"],
-            Family::Cipher => &["key-schedule", "encrypt"],
-            Family::Aead => &["seal", "open", "open-forged"],
-        }
+        info.ct_operations
+            .iter()
+            .copied()
+            .filter(|op| harness || !info.ct_needs_randomness.contains(op))
+            .collect()
     }
 
     pub fn make_id(algorithm: &str, provider: &str, implementation: &str) -> String {

@@ -211,8 +211,10 @@ pub fn algorithm(name: &str) -> Option<&'static AlgorithmInfo> {
     ALGORITHMS.iter().find(|a| a.name.eq_ignore_ascii_case(name))
 }
 
-/// Suites a user can name with `--suite`.
-pub const SUITES: &[&str] = &["kem", "kex", "hash", "cipher", "aead"];
+/// Suites a user can name with `--suite`: one per family.
+pub fn suites() -> Vec<&'static str> {
+    crate::descriptor::Family::ALL.iter().map(|f| f.as_str()).collect()
+}
 
 /// Levenshtein distance, for suggestions.
 fn distance(a: &str, b: &str) -> usize {

@@ -1,6 +1,8 @@
-//! Drives the measurement of one subject: allocate every buffer from the descriptor,
-//! prepare inputs (a key pair, a ciphertext) outside timing, then sample each operation.
+//! Drives the measurement of one subject: its family prepares the inputs (a key pair, a
+//! ciphertext) outside timing (`crate::family`), then each operation is sampled, counted,
+//! probed, measured for memory or run on threads.
 
+use crate::family::{self, Prepared};
 use crate::protocol::{
     ClockInfo, CounterReading, Event, OpCounters, OpMeasurement, OpMemory, OpProbes, ProbedFunction, ScaleRun,
 };
@@ -9,88 +11,34 @@ use cryptoscope_measure::sampler::{sample, Plan};
 use cryptoscope_measure::Clock;
 use std::time::{Duration, Instant};
 
-/// The buffers of one subject's operations, sized from its descriptor: the prepared inputs
-/// (a key pair `pk`/`sk`, and for a KEM a ciphertext `ct` with its secret `ss`; for a key
-/// exchange a second key pair `pk2`/`sk2`) and the outputs measured calls write into.
-pub struct Inputs {
-    pub pk: Vec<u8>,
-    pub sk: Vec<u8>,
-    pub pk2: Vec<u8>,
-    pub sk2: Vec<u8>,
-    pub ct: Vec<u8>,
-    pub ss: Vec<u8>,
-    pub ct2: Vec<u8>,
-    pub ss2: Vec<u8>,
+/// Inputs a long-lived worker keeps between visits of one subject (`serve`): prepared once,
+/// with how long each preparing call took.
+pub struct Kept<'a> {
+    prepared: Box<dyn Prepared + 'a>,
+    warm: Vec<(Operation, Duration)>,
 }
 
-impl Inputs {
-    /// Prepares the inputs of `subject`'s operations, untimed; `note` sees each preparing
-    /// call's operation and how long it took.
-    pub fn prepare(
-        subject: &Subject,
-        note: &mut dyn FnMut(Operation, Duration),
-    ) -> Result<Inputs, cryptoscope_catalogue::OpError> {
-        let s = &subject.descriptor().sizes;
-        let mut i = Inputs {
-            pk: vec![0u8; s.public_key],
-            sk: vec![0u8; s.secret_key],
-            pk2: vec![0u8; s.public_key],
-            sk2: vec![0u8; s.secret_key],
-            ct: vec![0u8; s.ciphertext],
-            ss: vec![0u8; s.shared_secret],
-            ct2: vec![0u8; s.ciphertext],
-            ss2: vec![0u8; s.shared_secret],
-        };
-        let mut timed = |op: Operation, f: &mut dyn FnMut() -> Result<(), cryptoscope_catalogue::OpError>| {
-            let t = Instant::now();
-            let r = f();
-            note(op, t.elapsed());
-            r
-        };
-        match subject {
-            Subject::Kem(k) => {
-                timed(Operation::Keypair, &mut || k.keypair(&mut i.pk, &mut i.sk))?;
-                timed(Operation::Encaps, &mut || k.encaps(&mut i.ct, &mut i.ss, &i.pk))?;
-            }
-            Subject::Kex(k) => {
-                timed(Operation::Keypair, &mut || k.keypair(&mut i.pk, &mut i.sk))?;
-                timed(Operation::Keypair, &mut || k.keypair(&mut i.pk2, &mut i.sk2))?;
-            }
-            // A hash's input is its message, made by the hash driver; a cipher's key and
-            // blocks are made by `CipherBench`, an AEAD's by `AeadBench`.
-            Subject::Hash(_) | Subject::Cipher(_) | Subject::Aead(_) => {}
-        }
-        Ok(i)
-    }
-}
+/// The kept inputs of every subject a long-lived worker has measured, by subject.
+pub type KeptInputs<'a> = std::collections::HashMap<String, Kept<'a>>;
 
 /// Measures the operations of `subject` (all, or `only`) within `budget` in total: each
 /// operation gets an equal share of what is left, so time a fast operation does not use
-/// passes to the slower ones measured after it. Fast operations are measured first.
-pub fn measure_subject(
-    subject: &Subject,
+/// passes to the slower ones measured after it. Fast operations are measured first. With
+/// `kept`, inputs prepared on an earlier visit are used again, and this visit's are kept.
+#[allow(clippy::too_many_arguments)]
+pub fn measure_subject<'a>(
+    subject: &'a Subject,
     clock: &Clock,
     plan: &Plan,
     budget: Duration,
     only: Option<&[Operation]>,
     cpu: Option<usize>,
+    kept: Option<&mut KeptInputs<'a>>,
     emit: &mut dyn FnMut(Event),
 ) {
     let d = subject.descriptor();
-    let order: &[Operation] = match subject {
-        Subject::Kem(_) => &[Operation::Encaps, Operation::Decaps, Operation::Keypair],
-        Subject::Kex(_) => &[Operation::Exchange, Operation::Keypair],
-        Subject::Hash(_) | Subject::Cipher(_) | Subject::Aead(_) => &d.operations(),
-    };
-    let ops: Vec<Operation> = match (subject, only) {
-        // A hash is measured at whatever lengths the parent asks for (`run --lengths`).
-        (Subject::Hash(_), Some(l)) => l.to_vec(),
-        _ => order
-            .iter()
-            .copied()
-            .filter(|o| only.is_none_or(|l| l.contains(o)))
-            .collect(),
-    };
+    let family = family::of(subject);
+    let ops = family.measured(only);
     let info = ClockInfo {
         cycle_source: clock.source(),
         tsc_hz: clock.tsc_hz(),
@@ -98,36 +46,33 @@ pub fn measure_subject(
         overhead_ns: clock.overhead_ns(),
         perf_status: clock.perf_status().to_string(),
     };
-    let failed = |emit: &mut dyn FnMut(Event), op: Operation, e: String| {
-        for o in &ops {
-            if *o == op || op == Operation::Keypair {
-                emit(Event::OpFailed {
-                    subject: d.id.clone(),
-                    operation: *o,
-                    error: e.clone(),
-                });
-            }
-        }
-    };
     // Inputs every operation needs, made once, untimed. How long each preparing call took
     // is noted: an operation already run here that takes longer than the warm-up time
     // needs no warm-up call of its own (that call would only double the cost of slow
     // operations like Classic McEliece key generation).
-    let mut warm: Vec<(Operation, Duration)> = Vec::new();
-    let Inputs {
-        pk,
-        sk,
-        mut pk2,
-        mut sk2,
-        ct,
-        mut ct2,
-        mut ss2,
-        ..
-    } = match Inputs::prepare(subject, &mut |op, t| warm.push((op, t))) {
-        Ok(i) => i,
-        Err(e) => {
-            failed(emit, Operation::Keypair, format!("preparing inputs: {e}"));
-            return;
+    let mut fresh = None;
+    let inputs: &mut Kept<'a> = match kept {
+        Some(k) if k.contains_key(&d.id) => k.get_mut(&d.id).expect("present"),
+        kept => {
+            let mut warm = Vec::new();
+            let prepared = match family.prepare(&mut |op, t| warm.push((op, t))) {
+                Ok(p) => p,
+                Err(e) => {
+                    for o in &ops {
+                        emit(Event::OpFailed {
+                            subject: d.id.clone(),
+                            operation: *o,
+                            error: format!("preparing inputs: {e}"),
+                        });
+                    }
+                    return;
+                }
+            };
+            let k = Kept { prepared, warm };
+            match kept {
+                Some(all) => all.entry(d.id.clone()).or_insert(k),
+                None => fresh.insert(k),
+            }
         }
     };
     // The budget is for measuring; preparing inputs does not use it up.
@@ -137,36 +82,10 @@ pub fn measure_subject(
         let share = left / (ops.len() - i) as u32;
         let mut p = plan.clone();
         p.budget = share;
-        if warm.iter().any(|&(o, t)| o == op && t >= p.warmup) {
+        if inputs.warm.iter().any(|&(o, t)| o == op && t >= p.warmup) {
             p.warmup = Duration::ZERO;
         }
-        let r = match (subject, op) {
-            (Subject::Kem(k), Operation::Keypair) => sample(clock, &p, || k.keypair(&mut pk2, &mut sk2)),
-            (Subject::Kem(k), Operation::Encaps) => sample(clock, &p, || k.encaps(&mut ct2, &mut ss2, &pk)),
-            (Subject::Kem(k), Operation::Decaps) => match k.decapsulator(&sk) {
-                Ok(mut dec) => sample(clock, &p, || dec.decaps(&mut ss2, &ct)),
-                Err(e) => Err(e),
-            },
-            (Subject::Kex(k), Operation::Keypair) => sample(clock, &p, || k.keypair(&mut pk2, &mut sk2)),
-            (Subject::Kex(k), Operation::Exchange) => match k.exchanger(&sk) {
-                Ok(mut ex) => sample(clock, &p, || ex.exchange(&mut ss2, &pk2)),
-                Err(e) => Err(e),
-            },
-            (Subject::Hash(h), Operation::Hash(_) | Operation::Stream(_)) => {
-                let msg = message(op);
-                let mut out = vec![0u8; d.sizes.shared_secret];
-                sample(clock, &p, || hash_once(h.as_ref(), op, &msg, &mut out))
-            }
-            (Subject::Cipher(c), _) => match CipherBench::new(c.as_ref(), op) {
-                Ok(mut b) => sample(clock, &p, || b.run()),
-                Err(e) => Err(e),
-            },
-            (Subject::Aead(a), _) => match AeadBench::new(a.as_ref(), op) {
-                Ok(mut b) => sample(clock, &p, || b.run()),
-                Err(e) => Err(e),
-            },
-            _ => continue,
-        };
+        let r = inputs.prepared.call(op).and_then(|call| sample(clock, &p, call));
         match r {
             Ok(samples) => emit(Event::Measured(OpMeasurement {
                 subject: d.id.clone(),
@@ -211,259 +130,19 @@ pub fn run_loop(
     // Warm-up calls run before the marker and outside `cryptoscope_profiled_op`, so
     // one-time initialisation stays outside the marked or profiled window.
     let warm = warmup.max(u64::from(marker));
-    let mut inputs = Inputs::prepare(subject, &mut |_, _| {})?;
-    with_call(subject, op, &mut inputs, &mut |call| {
-        for i in 0..n + warm {
-            if i == warm {
-                mark(MARK_BEFORE);
-            }
-            if i < warm {
-                call()?
-            } else {
-                cryptoscope_profiled_op(call)?
-            }
+    let mut inputs = family::of(subject).prepare(&mut |_, _| {})?;
+    let mut call = inputs.call(op)?;
+    for i in 0..n + warm {
+        if i == warm {
+            mark(MARK_BEFORE);
         }
-        mark(MARK_AFTER);
-        Ok(())
-    })?
-}
-
-/// One call of an operation on prepared inputs.
-pub type OpCall<'a> = dyn FnMut() -> Result<(), cryptoscope_catalogue::OpError> + 'a;
-
-/// Hands `body` a closure that performs one call of `op` on the prepared `inputs`
-/// (outputs go to the `*2` buffers, so the inputs stay valid for every call).
-pub fn with_call<R>(
-    subject: &Subject,
-    op: Operation,
-    inputs: &mut Inputs,
-    body: &mut dyn FnMut(&mut OpCall<'_>) -> R,
-) -> Result<R, cryptoscope_catalogue::OpError> {
-    let unsupported = || {
-        cryptoscope_catalogue::OpError::Unavailable(format!(
-            "{} has no operation {}",
-            subject.descriptor().id,
-            op.as_str()
-        ))
-    };
-    let s = &subject.descriptor().sizes;
-    let Inputs {
-        pk,
-        sk,
-        pk2,
-        sk2,
-        ct,
-        ct2,
-        ss2,
-        ..
-    } = inputs;
-    match subject {
-        Subject::Kem(k) => {
-            let mut dec = k.decapsulator(sk)?;
-            let mut call = || match op {
-                Operation::Keypair => k.keypair(pk2, sk2),
-                Operation::Encaps => k.encaps(ct2, ss2, pk),
-                Operation::Decaps => dec.decaps(ss2, ct),
-                _ => Err(unsupported()),
-            };
-            Ok(body(&mut call))
-        }
-        Subject::Kex(k) => {
-            let mut ex = k.exchanger(sk)?;
-            let (mut pk3, mut sk3) = (vec![0u8; s.public_key], vec![0u8; s.secret_key]);
-            let mut call = || match op {
-                Operation::Keypair => k.keypair(&mut pk3, &mut sk3),
-                Operation::Exchange => ex.exchange(ss2, pk2),
-                _ => Err(unsupported()),
-            };
-            Ok(body(&mut call))
-        }
-        Subject::Hash(h) => {
-            if op.message_bytes().is_none() {
-                return Err(unsupported());
-            }
-            let msg = message(op);
-            let mut out = vec![0u8; s.shared_secret];
-            let mut call = || hash_once(h.as_ref(), op, &msg, &mut out);
-            Ok(body(&mut call))
-        }
-        Subject::Cipher(c) => {
-            let mut b = CipherBench::new(c.as_ref(), op)?;
-            let mut call = || b.run();
-            Ok(body(&mut call))
-        }
-        Subject::Aead(a) => {
-            let mut b = AeadBench::new(a.as_ref(), op)?;
-            let mut call = || b.run();
-            Ok(body(&mut call))
-        }
-    }
-}
-
-/// A fixed byte pattern for keys and messages of the symmetric benches (no result depends on
-/// its values).
-fn pattern(n: usize, seed: usize) -> Vec<u8> {
-    (0..n).map(|i| (i.wrapping_mul(167) ^ seed) as u8).collect()
-}
-
-/// One block cipher operation, ready to be called again and again: a keyed instance (key
-/// made from a fixed pattern) and the buffer the operation works on, prepared untimed.
-/// `keysched` re-expands the key; `block:N`, `ecb:N` encrypt the N-byte buffer in place
-/// (its content changes from call to call, as a chain of encryptions); `ctr:N` XORs it with
-/// the key stream; an inner function runs on the loaded internal state (round 1).
-pub struct CipherBench {
-    keyed: Box<dyn cryptoscope_catalogue::KeyedCipher>,
-    op: Operation,
-    key: Vec<u8>,
-    iv: Vec<u8>,
-    data: Vec<u8>,
-}
-
-impl CipherBench {
-    pub fn new(
-        c: &dyn cryptoscope_catalogue::BlockCipher,
-        op: Operation,
-    ) -> Result<CipherBench, cryptoscope_catalogue::OpError> {
-        let d = c.descriptor();
-        let info = d.cipher.as_ref().ok_or_else(|| {
-            cryptoscope_catalogue::OpError::Unavailable(format!("{} has no cipher description", d.id))
-        })?;
-        if !d.operations().contains(&op) {
-            return Err(cryptoscope_catalogue::OpError::Unavailable(format!(
-                "{} has no operation {}",
-                d.id,
-                op.as_str()
-            )));
-        }
-        let key = pattern(info.key_bytes, 0x3c);
-        let keyed = c.keyed(&key)?;
-        let data = match op {
-            Operation::Func(..) => {
-                let blocks = pattern(info.block_bytes * info.batch.max(1), 0x5a);
-                let mut state = vec![0u8; keyed.state_bytes()];
-                keyed.load(&blocks, &mut state);
-                state
-            }
-            _ => pattern(op.message_bytes().unwrap_or(0) as usize, 0x69),
-        };
-        Ok(CipherBench {
-            keyed,
-            op,
-            key,
-            iv: pattern(info.block_bytes, 0x11),
-            data,
-        })
-    }
-
-    /// One call of the operation.
-    pub fn run(&mut self) -> Result<(), cryptoscope_catalogue::OpError> {
-        let r = match self.op {
-            Operation::KeySchedule => self.keyed.rekey(std::hint::black_box(&self.key)),
-            Operation::Func(..) => {
-                let f = self.op.function().unwrap_or_default();
-                self.keyed.call(f, &mut self.data, 1)
-            }
-            Operation::Ctr(_) => self.keyed.ctr(&self.iv, &mut self.data),
-            _ => self.keyed.encrypt(&mut self.data),
-        };
-        std::hint::black_box(&self.data);
-        r
-    }
-}
-
-/// One AEAD operation, ready to be called again and again: a keyed instance (key made
-/// from a fixed pattern), a nonce, [`cryptoscope_catalogue::descriptor::AEAD_AAD_BYTES`]
-/// of associated data and the message, prepared untimed. `seal:N` seals the N-byte buffer
-/// in place (its content changes from call to call, as a chain of encryptions under one
-/// nonce: the work is the same); `open:N` opens one valid ciphertext of N bytes, sealed
-/// beforehand, into a separate buffer, every call (a failure to open it is an error).
-pub struct AeadBench {
-    key: Box<dyn cryptoscope_catalogue::AeadKey>,
-    open: bool,
-    nonce: Vec<u8>,
-    aad: Vec<u8>,
-    data: Vec<u8>,
-    tag: Vec<u8>,
-    out: Vec<u8>,
-}
-
-impl AeadBench {
-    pub fn new(
-        a: &dyn cryptoscope_catalogue::Aead,
-        op: Operation,
-    ) -> Result<AeadBench, cryptoscope_catalogue::OpError> {
-        let d = a.descriptor();
-        let info = d
-            .aead
-            .ok_or_else(|| cryptoscope_catalogue::OpError::Unavailable(format!("{} has no AEAD description", d.id)))?;
-        let (open, n) = match op {
-            Operation::Seal(n) => (false, n as usize),
-            Operation::Open(n) => (true, n as usize),
-            _ => {
-                return Err(cryptoscope_catalogue::OpError::Unavailable(format!(
-                    "{} has no operation {}",
-                    d.id,
-                    op.as_str()
-                )))
-            }
-        };
-        let mut key = a.keyed(&pattern(info.key_bytes, 0x3c))?;
-        let nonce = pattern(info.nonce_bytes, 0x11);
-        let aad = pattern(cryptoscope_catalogue::descriptor::AEAD_AAD_BYTES, 0x22);
-        let mut data = pattern(n, 0x69);
-        let mut tag = vec![0u8; info.tag_bytes];
-        if open {
-            key.seal(&nonce, &aad, &mut data, &mut tag)?;
-        }
-        Ok(AeadBench {
-            key,
-            open,
-            nonce,
-            aad,
-            out: vec![0u8; n],
-            data,
-            tag,
-        })
-    }
-
-    /// One call of the operation.
-    pub fn run(&mut self) -> Result<(), cryptoscope_catalogue::OpError> {
-        let r = if self.open {
-            self.key
-                .open(&self.nonce, &self.aad, &self.data, &self.tag, &mut self.out)
+        if i < warm {
+            call()?
         } else {
-            self.key.seal(&self.nonce, &self.aad, &mut self.data, &mut self.tag)
-        };
-        std::hint::black_box((&self.data, &self.out, &self.tag));
-        r
-    }
-}
-
-/// The message a hash operation hashes (a fixed pattern; no result depends on it).
-pub fn message(op: Operation) -> Vec<u8> {
-    let n = op.message_bytes().unwrap_or(0) as usize;
-    (0..n).map(|i| (i.wrapping_mul(131) ^ (i >> 8)) as u8).collect()
-}
-
-/// One call of a hash operation: a fresh state, the message in one update (`hash:N`) or
-/// in 64-byte updates (`stream:N`), the digest into `out`.
-pub fn hash_once(
-    h: &dyn cryptoscope_catalogue::Hash,
-    op: Operation,
-    msg: &[u8],
-    out: &mut [u8],
-) -> Result<(), cryptoscope_catalogue::OpError> {
-    let mut st = h.start();
-    match op {
-        Operation::Stream(_) => {
-            for piece in msg.chunks(cryptoscope_catalogue::descriptor::STREAM_PIECE) {
-                st.update(piece);
-            }
+            cryptoscope_profiled_op(&mut call)?
         }
-        _ => st.update(msg),
     }
-    st.finish(out);
-    std::hint::black_box(&out);
+    mark(MARK_AFTER);
     Ok(())
 }
 
@@ -512,11 +191,10 @@ pub fn counters_subject(
     };
     let overhead = around(calls.max(31), &mut || Ok(())).map_err(|e| e.to_string())?;
     for op in ops {
-        let result = with_call(subject, op, &mut inputs, &mut |call| {
+        let result = inputs.call(op).and_then(|mut call| {
             call()?;
-            around(calls, call)
-        })
-        .and_then(|r| r);
+            around(calls, &mut call)
+        });
         match result {
             Ok(deltas) => {
                 let readings = opened
@@ -563,8 +241,12 @@ pub fn counters_subject(
 
 /// Prepares inputs; when that fails, reports every operation in `ops` as failed with the
 /// reason and returns `None`.
-fn prepare_or_report(subject: &Subject, ops: &[Operation], emit: &mut dyn FnMut(Event)) -> Option<Inputs> {
-    match Inputs::prepare(subject, &mut |_, _| {}) {
+fn prepare_or_report<'a>(
+    subject: &'a Subject,
+    ops: &[Operation],
+    emit: &mut dyn FnMut(Event),
+) -> Option<Box<dyn Prepared + 'a>> {
+    match family::of(subject).prepare(&mut |_, _| {}) {
         Ok(i) => Some(i),
         Err(e) => {
             for o in ops {
@@ -590,9 +272,10 @@ pub fn probes_subject(
     emit: &mut dyn FnMut(Event),
 ) -> Result<(), String> {
     let d = subject.descriptor();
+    // Only `cryptoscope build` libraries have probes, and they are KEMs.
     let probes = match subject {
         Subject::Kem(k) => k.probes(),
-        Subject::Kex(_) | Subject::Hash(_) | Subject::Cipher(_) | Subject::Aead(_) => None,
+        _ => None,
     }
     .ok_or_else(|| format!("{} has no timing probes (only `cryptoscope build` libraries do)", d.id))?;
     let names = probes.names();
@@ -608,7 +291,7 @@ pub fn probes_subject(
     };
     let clock = cryptoscope_measure::Clock::new(cryptoscope_measure::clock::ClockChoice::Tsc);
     for op in ops {
-        let result = with_call(subject, op, &mut inputs, &mut |call| {
+        let result = inputs.call(op).and_then(|mut call| {
             call()?;
             // Per operation: (calls, ticks) deltas of each function, and the whole call.
             let mut per_op: Vec<Vec<(u64, u64)>> = Vec::with_capacity(calls);
@@ -629,8 +312,7 @@ pub fn probes_subject(
                 );
             }
             Ok::<_, cryptoscope_catalogue::OpError>((per_op, whole))
-        })
-        .and_then(|r| r);
+        });
         match result {
             Ok((per_op, whole)) => {
                 let functions = names
@@ -726,17 +408,7 @@ pub fn memory_subject(
         .copied()
         .filter(|o| only.is_none_or(|l| l.contains(o)))
         .collect();
-    let Some(Inputs {
-        pk,
-        sk,
-        mut pk2,
-        mut sk2,
-        ct,
-        mut ct2,
-        mut ss2,
-        ..
-    }) = prepare_or_report(subject, &ops, emit)
-    else {
+    let Some(mut inputs) = prepare_or_report(subject, &ops, emit) else {
         return Ok(());
     };
     for op in ops {
@@ -749,8 +421,18 @@ pub fn memory_subject(
             harness_stack_bytes: harness,
             heap: Default::default(),
         };
-        // A hash operation's message, made outside the measurement (empty otherwise).
-        let msg = message(op);
+        // The call, made outside the measurement (a hash's message, a decapsulator).
+        let mut op_call = match inputs.call(op) {
+            Ok(c) => c,
+            Err(e) => {
+                emit(Event::OpFailed {
+                    subject: d.id.clone(),
+                    operation: op,
+                    error: e.to_string(),
+                });
+                continue;
+            }
+        };
         // One measurement of the operation on the painted stack: stack and heap of a
         // second call on a fresh thread.
         let mut call = |f: &mut dyn FnMut() -> Result<(), cryptoscope_catalogue::OpError>,
@@ -773,34 +455,7 @@ pub fn memory_subject(
                 }
             }
         };
-        let mut per_call = |stack: &mut PaintedStack| -> Result<Option<crate::memory::Usage>, String> {
-            match (subject, op) {
-                (Subject::Kem(k), Operation::Keypair) => call(&mut || k.keypair(&mut pk2, &mut sk2), stack),
-                (Subject::Kem(k), Operation::Encaps) => call(&mut || k.encaps(&mut ct2, &mut ss2, &pk), stack),
-                (Subject::Kem(k), Operation::Decaps) => match k.decapsulator(&sk) {
-                    Ok(mut dec) => call(&mut || dec.decaps(&mut ss2, &ct), stack),
-                    Err(e) => Err(e.to_string()),
-                },
-                (Subject::Kex(k), Operation::Keypair) => call(&mut || k.keypair(&mut pk2, &mut sk2), stack),
-                (Subject::Kex(k), Operation::Exchange) => match k.exchanger(&sk) {
-                    Ok(mut ex) => call(&mut || ex.exchange(&mut ss2, &pk), stack),
-                    Err(e) => Err(e.to_string()),
-                },
-                (Subject::Hash(h), Operation::Hash(_) | Operation::Stream(_)) => {
-                    let mut out = vec![0u8; d.sizes.shared_secret];
-                    call(&mut || hash_once(h.as_ref(), op, &msg, &mut out), stack)
-                }
-                (Subject::Cipher(c), _) => match CipherBench::new(c.as_ref(), op) {
-                    Ok(mut b) => call(&mut || b.run(), stack),
-                    Err(e) => Err(e.to_string()),
-                },
-                (Subject::Aead(a), _) => match AeadBench::new(a.as_ref(), op) {
-                    Ok(mut b) => call(&mut || b.run(), stack),
-                    Err(e) => Err(e.to_string()),
-                },
-                _ => Err(format!("{} has no operation {}", d.id, op.as_str())),
-            }
-        };
+        let mut per_call = |stack: &mut PaintedStack| call(&mut op_call, stack);
         // The first measurement's duration decides how many there are.
         let t = Instant::now();
         let mut failure = None;
@@ -855,54 +510,22 @@ pub fn scale_subject(subject: &Subject, op: Operation, threads: usize, duration:
     let barrier = Barrier::new(threads + 1);
     let stop = AtomicBool::new(false);
     let one_thread = || -> Result<(u64, f64), String> {
-        let prep = Inputs::prepare(subject, &mut |_, _| {});
+        let family = family::of(subject);
+        let prep = family.prepare(&mut |_, _| {});
         // Every thread reaches the barrier, even after a failure, so none waits forever.
         barrier.wait();
         let start = Instant::now();
-        let Inputs {
-            pk,
-            sk,
-            mut pk2,
-            mut sk2,
-            ct,
-            mut ct2,
-            mut ss2,
-            ..
-        } = prep.map_err(|e| format!("preparing inputs: {e}"))?;
+        let mut inputs = prep.map_err(|e| format!("preparing inputs: {e}"))?;
+        let mut call = inputs.call(op).map_err(|e| e.to_string())?;
         let mut n = 0u64;
         // At least one call per thread, however late the thread starts (a busy machine
         // may not schedule it inside a short window); the stop finishes the call in progress.
-        let mut run = |f: &mut dyn FnMut() -> Result<(), cryptoscope_catalogue::OpError>| {
-            loop {
-                f().map_err(|e| e.to_string())?;
-                n += 1;
-                if stop.load(Ordering::Relaxed) {
-                    break;
-                }
+        loop {
+            call().map_err(|e| e.to_string())?;
+            n += 1;
+            if stop.load(Ordering::Relaxed) {
+                break;
             }
-            Ok::<(), String>(())
-        };
-        match (subject, op) {
-            (Subject::Kem(k), Operation::Keypair) => run(&mut || k.keypair(&mut pk2, &mut sk2))?,
-            (Subject::Kex(k), Operation::Keypair) => run(&mut || k.keypair(&mut pk2, &mut sk2))?,
-            (Subject::Kem(k), Operation::Encaps) => run(&mut || k.encaps(&mut ct2, &mut ss2, &pk))?,
-            (Subject::Kem(k), Operation::Decaps) => {
-                let mut dec = k.decapsulator(&sk).map_err(|e| e.to_string())?;
-                run(&mut || dec.decaps(&mut ss2, &ct))?
-            }
-            (Subject::Kex(k), Operation::Exchange) => {
-                let mut ex = k.exchanger(&sk).map_err(|e| e.to_string())?;
-                run(&mut || ex.exchange(&mut ss2, &pk2))?
-            }
-            (Subject::Cipher(c), _) => {
-                let mut b = CipherBench::new(c.as_ref(), op).map_err(|e| e.to_string())?;
-                run(&mut || b.run())?
-            }
-            (Subject::Aead(a), _) => {
-                let mut b = AeadBench::new(a.as_ref(), op).map_err(|e| e.to_string())?;
-                run(&mut || b.run())?
-            }
-            _ => return Err(format!("no operation {}", op.as_str())),
         }
         Ok((n, start.elapsed().as_secs_f64()))
     };
@@ -930,4 +553,97 @@ pub fn scale_subject(subject: &Subject, op: Operation, threads: usize, duration:
         per_thread,
         seconds,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cryptoscope_catalogue::{Decapsulator, Descriptor, Kem, OpError, Randomness, Sizes};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    /// A KEM that counts its key generations (its results are never looked at).
+    struct Counting {
+        d: Descriptor,
+        keypairs: Arc<AtomicUsize>,
+    }
+
+    struct Decaps;
+
+    impl Decapsulator for Decaps {
+        fn decaps(&mut self, _: &mut [u8], _: &[u8]) -> Result<(), OpError> {
+            Ok(())
+        }
+    }
+
+    impl Kem for Counting {
+        fn descriptor(&self) -> &Descriptor {
+            &self.d
+        }
+        fn keypair(&self, _: &mut [u8], _: &mut [u8]) -> Result<(), OpError> {
+            self.keypairs.fetch_add(1, Ordering::SeqCst);
+            Ok(())
+        }
+        fn encaps(&self, _: &mut [u8], _: &mut [u8], _: &[u8]) -> Result<(), OpError> {
+            Ok(())
+        }
+        fn decapsulator<'a>(&'a self, _: &[u8]) -> Result<Box<dyn Decapsulator + 'a>, OpError> {
+            Ok(Box::new(Decaps))
+        }
+    }
+
+    /// Two visits measuring `encaps`, whose inputs include a key pair: how many key pairs
+    /// were made, and how many operations were measured.
+    fn two_visits(keep: bool) -> (usize, usize) {
+        let count = Arc::new(AtomicUsize::new(0));
+        let sizes = Sizes {
+            public_key: 8,
+            secret_key: 8,
+            ciphertext: 8,
+            shared_secret: 8,
+        };
+        let d = Descriptor::catalogued(
+            "ML-KEM-768",
+            "test",
+            "counting",
+            "0".into(),
+            "-".into(),
+            sizes,
+            Randomness::Harness,
+        );
+        let s = Subject::Kem(Box::new(Counting {
+            d,
+            keypairs: count.clone(),
+        }));
+        let clock = Clock::new(cryptoscope_measure::clock::ClockChoice::Auto);
+        let plan = Plan::quick(Duration::from_millis(5));
+        let mut kept = KeptInputs::new();
+        let mut measured = 0;
+        for _ in 0..2 {
+            let mut emit = |e: Event| measured += usize::from(matches!(e, Event::Measured(_)));
+            let only = [Operation::Encaps];
+            let visit_kept = keep.then_some(&mut kept);
+            measure_subject(
+                &s,
+                &clock,
+                &plan,
+                Duration::from_millis(20),
+                Some(&only),
+                None,
+                visit_kept,
+                &mut emit,
+            );
+        }
+        (count.load(Ordering::SeqCst), measured)
+    }
+
+    #[test]
+    fn kept_inputs_are_prepared_once_for_every_visit() {
+        assert_eq!(two_visits(true), (1, 2), "one key pair serves both visits");
+        assert_eq!(
+            two_visits(false),
+            (2, 2),
+            "without keeping, each visit prepares its own"
+        );
+    }
 }

@@ -13,6 +13,7 @@
 pub mod builds;
 pub mod ct;
 pub mod driver;
+pub mod family;
 pub mod memory;
 pub mod protocol;
 pub mod verify_file;
@@ -45,11 +46,6 @@ fn read_json<T: for<'de> serde::Deserialize<'de>>(p: &PathBuf) -> T {
     serde_json::from_str(&text).unwrap_or_else(|e| fail(format!("malformed {}: {e}", p.display())))
 }
 
-fn write_json<T: serde::Serialize>(p: &PathBuf, v: &T) {
-    let text = serde_json::to_string(v).expect("serialisable");
-    std::fs::write(p, text).unwrap_or_else(|e| fail(format!("cannot write {}: {e}", p.display())));
-}
-
 /// The program of every provider worker binary.
 pub fn worker_main(subjects: fn() -> Vec<Subject>) -> ! {
     std::panic::set_hook(Box::new(|info| {
@@ -69,7 +65,7 @@ pub fn worker_main(subjects: fn() -> Vec<Subject>) -> ! {
     }
     let request = Request::from_args(&argv).unwrap_or_else(|e| fail(e));
     set_command(request.command());
-    dispatch(request, &all);
+    dispatch(request, &all, None);
     emit(&Event::Done);
     std::process::exit(0);
 }
@@ -78,6 +74,8 @@ pub fn worker_main(subjects: fn() -> Vec<Subject>) -> ! {
 /// like a one-shot call (its events, then `done`), until standard input ends.
 fn serve(all: &[Subject]) -> ! {
     use std::io::BufRead;
+    // Inputs prepared on a subject's first visit serve its later ones.
+    let mut kept = driver::KeptInputs::new();
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
         if line.trim().is_empty() {
@@ -85,7 +83,7 @@ fn serve(all: &[Subject]) -> ! {
         }
         let request: Request = serde_json::from_str(&line).unwrap_or_else(|e| fail(format!("bad request ({e})")));
         set_command(request.command());
-        dispatch(request, all);
+        dispatch(request, all, Some(&mut kept));
         emit(&Event::Done);
     }
     std::process::exit(0);
@@ -106,8 +104,8 @@ pub fn command() -> String {
 }
 
 /// Runs one command, emitting its events (not `done`).
-fn dispatch(request: Request, all: &[Subject]) {
-    let find = |id: &str| -> &Subject {
+fn dispatch<'a>(request: Request, all: &'a [Subject], kept: Option<&mut driver::KeptInputs<'a>>) {
+    let find = |id: &str| -> &'a Subject {
         let s = all
             .iter()
             .find(|s| s.descriptor().id == id)
@@ -129,12 +127,10 @@ fn dispatch(request: Request, all: &[Subject]) {
         } => {
             let entries: Vec<KatEntry> = read_json(&reference);
             let encs: Vec<Encapsulation> = read_json(&encaps);
-            let check = match find(&subject) {
-                Subject::Kem(k) => gate::verify_encapsulations(k.as_ref(), &entries, &encs),
-                Subject::Kex(_) | Subject::Hash(_) | Subject::Cipher(_) | Subject::Aead(_) => {
-                    fail("verify-encaps applies to KEMs only".into())
-                }
+            let Subject::Kem(k) = find(&subject) else {
+                fail("verify-encaps applies to KEMs only".into())
             };
+            let check = gate::verify_encapsulations(k.as_ref(), &entries, &encs);
             emit(&Event::Verify { subject, check });
         }
         Request::VerifyFile {
@@ -187,7 +183,10 @@ fn dispatch(request: Request, all: &[Subject]) {
             }
         }
         Request::CtMaterial { subject, out } => {
-            if let Err(e) = ct::write_material(find(&subject), &out) {
+            let Subject::Kem(k) = find(&subject) else {
+                fail("material is for KEMs only".into())
+            };
+            if let Err(e) = family::kem::write_material(k.as_ref(), &out) {
                 fail(e);
             }
         }
@@ -203,7 +202,7 @@ fn dispatch(request: Request, all: &[Subject]) {
             }
         }
         r @ Request::CtDudect { .. } => ct_dudect(r, &find),
-        r @ Request::Measure { .. } => measure(r, &find),
+        r @ Request::Measure { .. } => measure(r, &find, kept),
     }
 }
 
@@ -227,24 +226,15 @@ fn gate<'a>(request: Request, find: &dyn Fn(&str) -> &'a Subject) {
         "all" => KatDepth::All,
         d => fail(format!("unknown depth `{d}`")),
     };
-    let s = find(&subject);
-    let report = match s {
-        Subject::Kem(k) => {
-            let refs: Option<Vec<KatEntry>> = reference.as_ref().map(read_json);
-            let g = gate::gate_kem(k.as_ref(), &vectors, depth, keep, refs.as_deref());
-            if let (Some(p), false) = (&entries_out, g.entries.is_empty()) {
-                write_json(p, &g.entries);
-            }
-            if let (Some(p), false) = (&encaps_out, g.encapsulations.is_empty()) {
-                write_json(p, &g.encapsulations);
-            }
-            g.report
-        }
-        Subject::Kex(k) => gate::gate_kex(k.as_ref(), &vectors),
-        Subject::Hash(h) => gate::gate_hash(h.as_ref(), &vectors, depth),
-        Subject::Cipher(c) => cryptoscope_catalogue::cipher_gate::gate_cipher(c.as_ref(), &vectors),
-        Subject::Aead(a) => cryptoscope_catalogue::aead_gate::gate_aead(a.as_ref(), &vectors),
+    let ask = family::GateAsk {
+        vectors: &vectors,
+        depth,
+        keep,
+        entries_out: entries_out.as_ref(),
+        reference: reference.as_ref(),
+        encaps_out: encaps_out.as_ref(),
     };
+    let report = family::of(find(&subject)).gate(&ask).unwrap_or_else(|e| fail(e));
     emit(&Event::Gate { subject, report });
 }
 
@@ -308,7 +298,7 @@ fn ct_dudect<'a>(request: Request, find: &dyn Fn(&str) -> &'a Subject) {
 }
 
 /// The timing of every operation of one subject (or of `ops`).
-fn measure<'a>(request: Request, find: &dyn Fn(&str) -> &'a Subject) {
+fn measure<'a>(request: Request, find: &dyn Fn(&str) -> &'a Subject, kept: Option<&mut driver::KeptInputs<'a>>) {
     let Request::Measure {
         subject,
         plan,
@@ -340,6 +330,7 @@ fn measure<'a>(request: Request, find: &dyn Fn(&str) -> &'a Subject) {
         std::time::Duration::from_secs_f64(budget),
         ops.as_deref(),
         cpu,
+        kept,
         &mut |e| emit(&e),
     );
 }

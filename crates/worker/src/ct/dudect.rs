@@ -16,7 +16,7 @@ pub struct DudectPlan {
 }
 
 /// A small xorshift generator for the class sequence (its statistics are all that matter).
-pub(super) struct ClassRng(u64);
+pub(crate) struct ClassRng(u64);
 
 impl ClassRng {
     fn bit(&mut self) -> usize {
@@ -32,13 +32,13 @@ impl ClassRng {
 /// input is kept in as many copies as the pool has entries, at their own addresses, so that
 /// fetching an input moves the same amount of memory through the caches for both classes
 /// (a 64 KiB pool against one hot buffer was itself a class difference).
-pub(super) struct Classes {
+pub struct Classes {
     fixed: Vec<Vec<u8>>,
     pool: Vec<Vec<u8>>,
 }
 
 impl Classes {
-    fn new(fixed: Vec<u8>, pool: Vec<Vec<u8>>) -> Classes {
+    pub fn new(fixed: Vec<u8>, pool: Vec<Vec<u8>>) -> Classes {
         Classes {
             fixed: vec![fixed; pool.len()],
             pool,
@@ -52,47 +52,29 @@ impl Classes {
 
 /// The timed call on one input, which the harness has copied into the same working buffer
 /// for both classes (so that where an input lives in memory is never a class difference).
-pub(super) type Call<'a> = Box<dyn FnMut(&mut [u8]) -> Result<(), String> + 'a>;
+pub type Call<'a> = Box<dyn FnMut(&mut [u8]) -> Result<(), String> + 'a>;
 
 /// Inputs per random class of a dudect test.
-pub(super) const POOL: usize = 64;
+pub const POOL: usize = 64;
 
 /// `POOL` random inputs of `n` bytes.
-pub(super) fn pool(n: usize) -> Vec<Vec<u8>> {
+pub fn pool(n: usize) -> Vec<Vec<u8>> {
     (0..POOL).map(|_| random(n)).collect()
 }
 
 /// Key generation and encapsulation draw their randomness from NIST's CTR_DRBG seeded with
 /// the input (installed inside the call: the same work for both classes).
-pub(super) fn seeded(seed: &[u8]) -> Result<cryptoscope_catalogue::rng::KatGuard, String> {
+pub(crate) fn seeded(seed: &[u8]) -> Result<cryptoscope_catalogue::rng::KatGuard, String> {
     let seed: [u8; 48] = seed.try_into().map_err(|_| "a 48-byte seed".to_string())?;
     Ok(install_kat(kat_prng(KatPrngKind::AesCtrDrbg, &seed)))
 }
 
 /// A dudect test's two classes, what they are, and the timed call.
-pub(super) type Setup<'a> = (Classes, String, Call<'a>);
+pub type Setup<'a> = (Classes, String, Call<'a>);
 
-/// Per family: the two classes, what they are, and the call. Key generation and
-/// encapsulation: the input is the 48-byte seed of the randomness the call draws, one fixed
-/// seed against 64 random ones.
-pub(super) fn setup<'a>(s: &'a Subject, op: &str) -> Result<Setup<'a>, String> {
-    let d = s.descriptor();
-    match (s, op) {
-        (Subject::Kem(_) | Subject::Kex(_), "keypair") => keypair_classes(s),
-        (Subject::Kem(k), "encaps") => encaps_classes(k.as_ref(), d),
-        (Subject::Kem(k), "decaps" | "decaps-rejected") => decaps_classes(k.as_ref(), d, op),
-        (Subject::Kex(k), "exchange") => exchange_classes(k.as_ref(), d),
-        (Subject::Hash(h), "hash") => hash_classes(h.as_ref(), d),
-        (Subject::Cipher(c), "key-schedule" | "encrypt") => cipher_classes(c.as_ref(), d, op),
-        (Subject::Aead(a), "seal") => seal_classes(a.as_ref(), d),
-        (Subject::Aead(a), "open") => open_classes(a.as_ref(), d),
-        (Subject::Aead(a), "open-forged") => forged_classes(a.as_ref(), d),
-        _ => Err(format!("operation `{op}` is not audited for {}", d.id)),
-    }
-}
-
-pub(super) fn keypair_classes(s: &Subject) -> Result<Setup<'_>, String> {
-    let d = s.descriptor();
+/// Key generation (a KEM's or a key exchange's): the input is the 48-byte seed of the
+/// randomness the call draws, one fixed seed against 64 random ones.
+pub(crate) fn keypair_classes<'a>(d: &Descriptor, mut keypair: Box<KeypairFn<'a>>) -> Result<Setup<'a>, String> {
     let sz = &d.sizes;
     let (mut pk, mut sk) = (vec![0u8; sz.public_key], vec![0u8; sz.secret_key]);
     Ok((
@@ -100,197 +82,7 @@ pub(super) fn keypair_classes(s: &Subject) -> Result<Setup<'_>, String> {
         "one fixed randomness (a 48-byte DRBG seed) against 64 random ones".into(),
         Box::new(move |seed: &mut [u8]| {
             let _g = seeded(seed)?;
-            match s {
-                Subject::Kem(k) => k.keypair(&mut pk, &mut sk),
-                Subject::Kex(k) => k.keypair(&mut pk, &mut sk),
-                _ => unreachable!("matched above"),
-            }
-            .map_err(err)
-        }),
-    ))
-}
-
-pub(super) fn encaps_classes<'a>(k: &'a dyn cryptoscope_catalogue::Kem, d: &Descriptor) -> Result<Setup<'a>, String> {
-    let pk = kem_material(k)?.0;
-    let sz = &d.sizes;
-    let (mut ct, mut ss) = (vec![0u8; sz.ciphertext], vec![0u8; sz.shared_secret]);
-    Ok((
-        Classes::new(vec![0u8; 48], pool(48)),
-        "one fixed randomness (a 48-byte DRBG seed) against 64 random ones (same public key)".into(),
-        Box::new(move |seed: &mut [u8]| {
-            let _g = seeded(seed)?;
-            k.encaps(&mut ct, &mut ss, &pk).map_err(err)
-        }),
-    ))
-}
-
-pub(super) fn decaps_classes<'a>(
-    k: &'a dyn cryptoscope_catalogue::Kem,
-    d: &Descriptor,
-    op: &str,
-) -> Result<Setup<'a>, String> {
-    let (pk, sk, ct) = kem_material(k)?;
-    let mut others = Vec::with_capacity(POOL);
-    for _ in 0..POOL {
-        let (mut c, mut ss) = (vec![0u8; d.sizes.ciphertext], vec![0u8; d.sizes.shared_secret]);
-        k.encaps(&mut c, &mut ss, &pk).map_err(err)?;
-        if op == "decaps-rejected" {
-            // A modified ciphertext: the implicit-rejection path.
-            let i = others.len() % c.len();
-            c[i] ^= 1 << (others.len() % 8);
-        }
-        others.push(c);
-    }
-    let what = if op == "decaps" {
-        "one valid ciphertext against 64 other valid ones (same key)".to_string()
-    } else {
-        "one valid ciphertext against 64 modified ones (implicit rejection)".to_string()
-    };
-    let mut dec = k.decapsulator(&sk).map_err(err)?;
-    let mut ss = vec![0u8; d.sizes.shared_secret];
-    let rejected = op == "decaps-rejected";
-    Ok((
-        Classes::new(ct, others),
-        what,
-        Box::new(move |c: &mut [u8]| match dec.decaps(&mut ss, c) {
-            // HQC reports a rejected ciphertext as an error (after computing the
-            // implicit-rejection secret): part of the path being timed.
-            Err(_) if rejected => Ok(()),
-            r => r.map_err(err),
-        }),
-    ))
-}
-
-pub(super) fn exchange_classes<'a>(k: &'a dyn cryptoscope_catalogue::Kex, d: &Descriptor) -> Result<Setup<'a>, String> {
-    let sz = &d.sizes;
-    let mut keys = Vec::with_capacity(POOL + 2);
-    for _ in 0..POOL + 2 {
-        let (mut pk, mut sk) = (vec![0u8; sz.public_key], vec![0u8; sz.secret_key]);
-        k.keypair(&mut pk, &mut sk).map_err(err)?;
-        keys.push((pk, sk));
-    }
-    let peer = keys.pop().expect("keys").0;
-    let fixed = keys.pop().expect("keys").1;
-    let mut ss = vec![0u8; sz.shared_secret];
-    Ok((
-        Classes::new(fixed, keys.into_iter().map(|k| k.1).collect()),
-        "one secret key against 64 others (same peer)".into(),
-        Box::new(move |sk: &mut [u8]| {
-            let mut e = k.exchanger(sk).map_err(err)?;
-            e.exchange(&mut ss, &peer).map_err(err)
-        }),
-    ))
-}
-
-pub(super) fn hash_classes<'a>(h: &'a dyn cryptoscope_catalogue::Hash, d: &Descriptor) -> Result<Setup<'a>, String> {
-    let mut out = vec![0u8; d.sizes.shared_secret];
-    Ok((
-        Classes::new(vec![0u8; 1024], pool(1024)),
-        "a 1024-byte all-zero message against random ones".into(),
-        Box::new(move |m: &mut [u8]| {
-            let mut s = h.start();
-            s.update(m);
-            s.finish(&mut out);
-            Ok(())
-        }),
-    ))
-}
-
-pub(super) fn cipher_classes<'a>(
-    c: &'a dyn cryptoscope_catalogue::BlockCipher,
-    d: &Descriptor,
-    op: &str,
-) -> Result<Setup<'a>, String> {
-    if op == "key-schedule" {
-        let info = d.cipher.clone().ok_or("block cipher without cipher information")?;
-        let mut k = c.keyed(&random(info.key_bytes)).map_err(err)?;
-        Ok((
-            Classes::new(vec![0u8; info.key_bytes], pool(info.key_bytes)),
-            "the all-zero key against random keys".into(),
-            Box::new(move |key: &mut [u8]| k.rekey(key).map_err(err)),
-        ))
-    } else {
-        let info = d.cipher.clone().ok_or("block cipher without cipher information")?;
-        let mut k = c.keyed(&random(info.key_bytes)).map_err(err)?;
-        let n = encrypt_bytes(&info);
-        Ok((
-            Classes::new(vec![0u8; n], pool(n)),
-            format!("{n} all-zero plaintext bytes against random ones (one random key)"),
-            Box::new(move |p: &mut [u8]| k.encrypt(p).map_err(err)),
-        ))
-    }
-}
-
-pub(super) fn seal_classes<'a>(a: &'a dyn cryptoscope_catalogue::Aead, d: &Descriptor) -> Result<Setup<'a>, String> {
-    let info = d.aead.ok_or("AEAD without AEAD information")?;
-    let mut k = a.keyed(&random(info.key_bytes)).map_err(err)?;
-    let (nonce, aad) = (
-        random(info.nonce_bytes),
-        random(cryptoscope_catalogue::descriptor::AEAD_AAD_BYTES),
-    );
-    let mut tag = vec![0u8; info.tag_bytes];
-    Ok((
-        Classes::new(vec![0u8; AEAD_AUDIT_BYTES], pool(AEAD_AUDIT_BYTES)),
-        format!("{AEAD_AUDIT_BYTES} all-zero plaintext bytes against random ones (one random key)"),
-        Box::new(move |m: &mut [u8]| k.seal(&nonce, &aad, m, &mut tag).map_err(err)),
-    ))
-}
-
-pub(super) fn open_classes<'a>(a: &'a dyn cryptoscope_catalogue::Aead, d: &Descriptor) -> Result<Setup<'a>, String> {
-    // Each input is a ciphertext and its tag: of the all-zero message, or of one of
-    // 64 random messages (same key and nonce).
-    let info = d.aead.ok_or("AEAD without AEAD information")?;
-    let mut k = a.keyed(&random(info.key_bytes)).map_err(err)?;
-    let (nonce, aad) = (
-        random(info.nonce_bytes),
-        random(cryptoscope_catalogue::descriptor::AEAD_AAD_BYTES),
-    );
-    let mut sealed = |m: Vec<u8>| -> Result<Vec<u8>, String> {
-        let mut data = m;
-        let mut tag = vec![0u8; info.tag_bytes];
-        k.seal(&nonce, &aad, &mut data, &mut tag).map_err(err)?;
-        data.extend(tag);
-        Ok(data)
-    };
-    let fixed = sealed(vec![0u8; AEAD_AUDIT_BYTES])?;
-    let others = pool(AEAD_AUDIT_BYTES)
-        .into_iter()
-        .map(&mut sealed)
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut out = vec![0u8; AEAD_AUDIT_BYTES];
-    Ok((
-        Classes::new(fixed, others),
-        format!("the ciphertext of {AEAD_AUDIT_BYTES} zero bytes against those of random messages (one key)"),
-        Box::new(move |w: &mut [u8]| {
-            let (ct, tag) = w.split_at(AEAD_AUDIT_BYTES);
-            k.open(&nonce, &aad, ct, tag, &mut out).map_err(err)
-        }),
-    ))
-}
-
-pub(super) fn forged_classes<'a>(a: &'a dyn cryptoscope_catalogue::Aead, d: &Descriptor) -> Result<Setup<'a>, String> {
-    // dudect's comparison test: one ciphertext, and tags that differ from its valid
-    // tag only in the last byte (fixed) or anywhere (random): a compare that stops
-    // at the first difference takes longer on the fixed class.
-    let info = d.aead.ok_or("AEAD without AEAD information")?;
-    let mut k = a.keyed(&random(info.key_bytes)).map_err(err)?;
-    let (nonce, aad) = (
-        random(info.nonce_bytes),
-        random(cryptoscope_catalogue::descriptor::AEAD_AAD_BYTES),
-    );
-    let mut ct = random(16);
-    let mut tag = vec![0u8; info.tag_bytes];
-    k.seal(&nonce, &aad, &mut ct, &mut tag).map_err(err)?;
-    let mut fixed = tag.clone();
-    let last = fixed.len() - 1;
-    fixed[last] ^= 0x80;
-    let mut out = vec![0u8; ct.len()];
-    Ok((
-        Classes::new(fixed, pool(info.tag_bytes)),
-        "a 16-byte ciphertext with its tag's last byte flipped against random tags".into(),
-        Box::new(move |t: &mut [u8]| match k.open(&nonce, &aad, &ct, t, &mut out) {
-            Ok(()) => Err("opened a ciphertext with a forged tag".into()),
-            Err(_) => Ok(()),
+            keypair(&mut pk, &mut sk).map_err(err)
         }),
     ))
 }
@@ -298,7 +90,7 @@ pub(super) fn forged_classes<'a>(a: &'a dyn cryptoscope_catalogue::Aead, d: &Des
 /// dudect mode: Welch's t between fixed and random secret inputs of one operation.
 pub fn dudect(s: &Subject, op: &str, plan: &DudectPlan, clock: &cryptoscope_measure::Clock) -> Result<CtStat, String> {
     let d = s.descriptor();
-    let (classes, what, mut call) = setup(s, op)?;
+    let (classes, what, mut call) = crate::family::of(s).dudect(op)?;
     let mut seed = [0u8; 8];
     cryptoscope_catalogue::rng::fill(&mut seed);
     let (result, seconds) = measure_classes(&classes, &mut call, plan, clock, u64::from_le_bytes(seed))?;
@@ -322,7 +114,7 @@ pub fn dudect(s: &Subject, op: &str, plan: &DudectPlan, clock: &cryptoscope_meas
 /// (class, time) given to the analysis. Generic over the timer so that the calibration
 /// cases are tested on timings the test controls (tests below); the time budget and the
 /// "too slow" rule read the real clock. Returns the result and the seconds spent.
-pub(super) fn measure_classes<T: Timer>(
+pub(crate) fn measure_classes<T: Timer>(
     classes: &Classes,
     call: &mut Call,
     plan: &DudectPlan,
