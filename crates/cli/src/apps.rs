@@ -189,10 +189,7 @@ impl Driver for tls::TlsArgs {
         let (setup, rows, code) = tls::run(self, quiet)?;
         let app = AppRun {
             suite: Self::NAME,
-            algorithms: rows
-                .iter()
-                .filter_map(|r| r["group"].as_str().map(String::from))
-                .collect(),
+            algorithms: rows.iter().map(|r| r.group.clone()).collect(),
             quick: self.quick,
             rounds: 0,
             libraries: Vec::new(),

@@ -10,7 +10,8 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use serde_json::{json, Value};
+use cryptoscope_model::apps::tls::{Configuration, GroupInfo, Measurement, Setup};
+use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -162,7 +163,7 @@ struct Config {
     soft: bool,
     /// The driver binary (rustls peer): which provider's KEMs it links.
     driver: PathBuf,
-    info: Value,
+    info: GroupInfo,
 }
 
 fn label(c: &Config, peer: &str) -> String {
@@ -353,7 +354,7 @@ fn start_nginx(ctx: &Ctx, c: &Config, dir: &Path) -> Result<Server> {
     }
 }
 
-fn measure(ctx: &Ctx, c: &Config) -> Result<Value> {
+fn measure(ctx: &Ctx, c: &Config) -> Result<Measurement> {
     let a = ctx.a;
     let dir = cert_dir(ctx, &c.driver, &c.cert)?;
     let server = if a.peer == "openssl" {
@@ -399,28 +400,21 @@ fn measure(ctx: &Ctx, c: &Config) -> Result<Value> {
     if !out.status.success() {
         bail!("load generator: {}", String::from_utf8_lossy(&out.stderr).trim());
     }
-    let mut v: Value = serde_json::from_slice(&out.stdout).context("the load generator's output")?;
-    let window = v["window_s"].as_f64().unwrap_or(f64::NAN);
-    let n = v["handshakes"].as_f64().unwrap_or(0.0);
-    let m = v.as_object_mut().expect("object");
-    if let Some(cpu) = m.get("server_cpu_s").and_then(Value::as_f64) {
+    let mut m: Measurement = serde_json::from_slice(&out.stdout).context("the load generator's output")?;
+    let (window, n) = (m.window_s, m.handshakes as f64);
+    // What cannot be computed is stored as null (a non-finite number serialises as null).
+    if let Some(cpu) = m.server_cpu_s {
         let pct = cpu / window * 100.0;
-        m.insert("server_cpu_pct".into(), json!(pct));
-        m.insert(
-            "server_cpu_s_per_handshake".into(),
-            json!(if n > 0.0 { cpu / n } else { f64::NAN }),
-        );
-        m.insert(
-            "handshakes_per_min_per_cpu_pct".into(),
-            json!(if pct > 0.0 { n / window * 60.0 / pct } else { f64::NAN }),
-        );
+        m.server_cpu_pct = Some(Some(pct));
+        m.server_cpu_s_per_handshake = Some((n > 0.0).then(|| cpu / n));
+        m.handshakes_per_min_per_cpu_pct = Some((pct > 0.0).then(|| n / window * 60.0 / pct));
     }
-    m.insert("handshakes_per_min".into(), json!(n / window * 60.0));
-    Ok(v)
+    m.handshakes_per_min = Some(n / window * 60.0);
+    Ok(m)
 }
 
 /// Resolves the requested groups with the driver binaries; experimental ones are gated.
-fn plan(a: &TlsArgs, dir: &Path, quiet: bool) -> Result<(Vec<Config>, Vec<Value>, Vec<String>)> {
+fn plan(a: &TlsArgs, dir: &Path, quiet: bool) -> Result<(Vec<Config>, Vec<Configuration>, Vec<String>)> {
     let liboqs = dir.join("cryptoscope-tls");
     let pqclean = dir.join("cryptoscope-tls-pqclean");
     if !liboqs.is_file() {
@@ -464,7 +458,7 @@ fn plan(a: &TlsArgs, dir: &Path, quiet: bool) -> Result<(Vec<Config>, Vec<Value>
     let mut configs = Vec::new();
     let mut skipped = Vec::new();
     let mut gate_failed = Vec::new();
-    let mut resolved: Vec<(String, PathBuf, Value)> = Vec::new();
+    let mut resolved: Vec<(String, PathBuf, GroupInfo)> = Vec::new();
     if a.peer == "openssl" {
         for g in &groups {
             let Some(name) = OPENSSL_GROUPS.iter().find(|n| n.eq_ignore_ascii_case(g)) else {
@@ -476,11 +470,12 @@ fn plan(a: &TlsArgs, dir: &Path, quiet: bool) -> Result<(Vec<Config>, Vec<Value>
             if *name == "DHE" && certs.iter().any(|c| !c.starts_with("rsa-")) {
                 bail!("DHE (TLS 1.2 DHE-RSA) needs RSA certificates");
             }
-            resolved.push((
-                name.to_string(),
-                liboqs.clone(),
-                json!({"name": name, "kind": "openssl"}),
-            ));
+            let info = GroupInfo {
+                name: name.to_string(),
+                kind: "openssl".into(),
+                ..GroupInfo::default()
+            };
+            resolved.push((name.to_string(), liboqs.clone(), info));
         }
     } else {
         let ask = |bin: &Path, names: &[String]| -> Result<Vec<Value>> {
@@ -503,22 +498,23 @@ fn plan(a: &TlsArgs, dir: &Path, quiet: bool) -> Result<(Vec<Config>, Vec<Value>
                 let e = first[i]["error"].as_str().unwrap_or("unknown group");
                 bail!("{e}");
             };
-            let info = v["ok"].clone();
-            if !info["fits"].as_bool().unwrap_or(false) {
-                skipped.push(json!({
-                    "group": info["name"], "status": "does not fit",
-                    "client_share": info["client_share"], "server_share": info["server_share"],
-                    "limit": 65535, "subject": info["subject"],
-                }));
+            let info: GroupInfo = serde_json::from_value(v["ok"].clone()).context("the driver's group")?;
+            if !info.fits.unwrap_or(false) {
+                skipped.push(Configuration {
+                    group: info.name,
+                    status: "does not fit".into(),
+                    client_share: info.client_share,
+                    server_share: info.server_share,
+                    limit: Some(65535),
+                    subject: Some(info.subject),
+                    ..Configuration::default()
+                });
                 continue;
             }
-            resolved.push((info["name"].as_str().unwrap_or(g).to_string(), bin, info));
+            resolved.push((info.name.clone(), bin, info));
         }
         // Correct before fast: a catalogue KEM is gated before it carries a handshake.
-        let ids: Vec<String> = resolved
-            .iter()
-            .filter_map(|(_, _, i)| i["subject"].as_str().map(String::from))
-            .collect();
+        let ids: Vec<String> = resolved.iter().filter_map(|(_, _, i)| i.subject.clone()).collect();
         if !ids.is_empty() {
             let cat = Catalogue::discover()?;
             let picked: Vec<_> = cat.subjects.iter().filter(|d| ids.contains(&d.id)).cloned().collect();
@@ -533,7 +529,7 @@ fn plan(a: &TlsArgs, dir: &Path, quiet: bool) -> Result<(Vec<Config>, Vec<Value>
                     eprintln!("gate {}: {}", d.id, v.status.as_str());
                 }
             });
-            resolved.retain(|(name, _, info)| match info["subject"].as_str() {
+            resolved.retain(|(name, _, info)| match info.subject.as_deref() {
                 Some(id) => match verdicts.get(id) {
                     Some(v) if v.status == cryptoscope_model::GateStatus::Pass => true,
                     v => {
@@ -565,7 +561,7 @@ fn plan(a: &TlsArgs, dir: &Path, quiet: bool) -> Result<(Vec<Config>, Vec<Value>
 }
 
 /// Runs the study; returns (setup, rows, exit code).
-pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
+pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)> {
     if a.clients == 0 {
         bail!("--clients must be at least 1");
     }
@@ -646,25 +642,29 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
                 None => eprintln!("[{}/{total}] {lbl} ({duration} s)", i + 1),
             }
         }
-        let mut row = json!({
-            "peer": a.peer, "group": c.group, "cert": c.cert,
-            "accel": if c.soft { "soft" } else { "accel" },
-            "mask": if c.soft { MASK_AES } else { "" },
-            "network": network, "group_info": c.info,
-        });
+        let mut row = Configuration {
+            peer: Some(a.peer.clone()),
+            group: c.group.clone(),
+            cert: Some(c.cert.clone()),
+            accel: Some(if c.soft { "soft" } else { "accel" }.into()),
+            mask: Some(if c.soft { MASK_AES } else { "" }.into()),
+            network: Some(network.clone()),
+            group_info: Some(c.info.clone()),
+            ..Configuration::default()
+        };
         match measure(&ctx, c) {
-            Ok(v) => {
-                if v["handshakes"].as_u64().unwrap_or(0) == 0 {
+            Ok(m) => {
+                if m.handshakes == 0 {
                     code = 1;
                     eprintln!(
                         "error: {lbl}: no handshake completed: {}",
-                        v["first_error"].as_str().unwrap_or("?")
+                        m.first_error.as_deref().unwrap_or("?")
                     );
-                    row["status"] = json!("failed");
+                    row.status = "failed".into();
                 } else {
-                    row["status"] = json!("ok");
+                    row.status = "ok".into();
                 }
-                row["measurement"] = v;
+                row.measurement = Some(m);
             }
             Err(e) => {
                 code = 1;
@@ -672,8 +672,8 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
                     break;
                 }
                 eprintln!("error: {lbl}: {e:#}");
-                row["status"] = json!("failed");
-                row["error"] = json!(format!("{e:#}"));
+                row.status = "failed".into();
+                row.error = Some(format!("{e:#}"));
             }
         }
         rows.push(row);
@@ -682,26 +682,43 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
     if INTERRUPTED.load(Ordering::SeqCst) {
         eprintln!("interrupted: servers and namespaces removed; what was measured is kept");
     }
-    for s in &skipped {
-        rows.push(s.clone());
-    }
-    let setup = json!({
-        "peer": a.peer,
-        "server": if a.peer == "openssl" { format!("nginx ({} workers), system OpenSSL", threads) } else { format!("rustls 0.23 (AWS-LC), {threads} threads") },
-        "client": if a.peer == "openssl" { "OpenSSL (system libssl) via the openssl crate" } else { "rustls (AWS-LC)" },
-        "clients": a.clients,
-        "warmup_s": warmup,
-        "duration_s": if a.count.is_some() { Value::Null } else { json!(duration) },
-        "count": a.count,
-        "request_bytes": a.request,
-        "network": network,
-        "netem": if !is_root() { "not checked (needs root)" } else if netem_available() { "available (sweeps not wired in yet)" } else { "not available on this kernel (no sch_netem): no delay or loss sweeps; --rate (tc tbf) is what exists" },
-        "resumption": "off (full handshakes only; no tickets, no session cache)",
-        "window": "at least the duration, extended until 20 handshakes completed in it (60 s at most); steal = share of the CPUs' time the hypervisor gave to others during the window (/proc/stat), noted from 10 %",
-        "cpu": "server CPU = utime+stime of its processes over the window (/proc/PID/stat, clock ticks); CPU % is of one core",
-        "mask": MASK_AES,
-        "gate_failed": gate_failed,
-        "interrupted": INTERRUPTED.load(Ordering::SeqCst),
-    });
+    rows.extend(skipped);
+    let setup = setup(a, &ctx, network, gate_failed);
     Ok((setup, rows, code))
+}
+
+/// The run's set-up item: what every configuration shares.
+fn setup(a: &TlsArgs, ctx: &Ctx, network: String, gate_failed: Vec<String>) -> Setup {
+    let openssl = a.peer == "openssl";
+    let netem = if !is_root() {
+        "not checked (needs root)"
+    } else if netem_available() {
+        "available (sweeps not wired in yet)"
+    } else {
+        "not available on this kernel (no sch_netem): no delay or loss sweeps; --rate (tc tbf) is what exists"
+    };
+    Setup {
+        peer: Some(a.peer.clone()),
+        server: Some(if openssl {
+            format!("nginx ({} workers), system OpenSSL", ctx.threads)
+        } else {
+            format!("rustls 0.23 (AWS-LC), {} threads", ctx.threads)
+        }),
+        client: Some(
+            if openssl { "OpenSSL (system libssl) via the openssl crate" } else { "rustls (AWS-LC)" }.into(),
+        ),
+        clients: Some(a.clients as u64),
+        warmup_s: Some(ctx.warmup),
+        duration_s: if a.count.is_some() { None } else { Some(ctx.duration) },
+        count: a.count,
+        request_bytes: Some(a.request as u64),
+        network: Some(network),
+        netem: Some(netem.into()),
+        resumption: Some("off (full handshakes only; no tickets, no session cache)".into()),
+        window: Some("at least the duration, extended until 20 handshakes completed in it (60 s at most); steal = share of the CPUs' time the hypervisor gave to others during the window (/proc/stat), noted from 10 %".into()),
+        cpu: Some("server CPU = utime+stime of its processes over the window (/proc/PID/stat, clock ticks); CPU % is of one core".into()),
+        mask: Some(MASK_AES.into()),
+        gate_failed,
+        interrupted: INTERRUPTED.load(Ordering::SeqCst),
+    }
 }

@@ -4,45 +4,83 @@
 
 use crate::table::{duration, render};
 use crate::AppResult;
-use serde_json::Value;
-
-/// The driver name under which TLS items are stored.
-pub const DRIVER: &str = "tls";
+pub use cryptoscope_model::apps::tls::DRIVER;
+use cryptoscope_model::apps::tls::{Configuration, Measurement, Setup, Summary};
+use cryptoscope_model::apps::Item;
+use serde::Serialize;
 
 /// Items to store: `setup`, then one per configuration (measured, failed or "does not fit").
-pub fn items(setup: &Value, rows: &[Value]) -> Vec<AppResult> {
-    let mut out = vec![AppResult {
-        driver: DRIVER.into(),
-        item: "setup".into(),
-        data: setup.clone(),
-    }];
-    for r in rows {
-        let item = format!(
-            "{} {} {} {}",
-            r["peer"].as_str().unwrap_or(setup["peer"].as_str().unwrap_or("?")),
-            r["group"].as_str().unwrap_or("?"),
-            r["cert"].as_str().unwrap_or("-"),
-            r["accel"].as_str().unwrap_or("-")
-        );
-        out.push(AppResult {
-            driver: DRIVER.into(),
-            item,
-            data: r.clone(),
-        });
-    }
+pub fn items(setup: &Setup, rows: &[Configuration]) -> Vec<AppResult> {
+    let mut out = vec![setup.to_app("setup")];
+    out.extend(rows.iter().map(|r| r.to_app(r.key(setup))));
     out
 }
 
-fn f(v: &Value) -> Option<f64> {
-    v.as_f64().filter(|x| x.is_finite())
+/// The run's configurations (all but the set-up), typed.
+pub fn configurations(apps: &[AppResult]) -> impl Iterator<Item = Configuration> + '_ {
+    apps.iter()
+        .filter(|a| a.item != "setup")
+        .filter_map(Configuration::from_app)
 }
 
-fn ms(ns: &Value) -> String {
-    f(ns).map_or("-".into(), duration)
+/// A value as the stored JSON writes it (`null` when absent).
+fn shown<T: Serialize>(v: &Option<T>) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// A percentile of a summary, in nanoseconds or bytes.
+fn pct(s: &Option<Summary>, p: fn(&Summary) -> u64) -> Option<f64> {
+    s.as_ref().map(|s| p(s) as f64)
+}
+
+fn ms(ns: Option<f64>) -> String {
+    ns.map_or("-".into(), duration)
 }
 
 fn count(x: Option<f64>, digits: usize) -> String {
     x.map_or("-".into(), |x| format!("{x:.digits$}"))
+}
+
+fn cpu_pct(p: Option<f64>) -> String {
+    p.map_or("-".into(), |p| format!("{p:.0} %"))
+}
+
+/// The note of a configuration: why it was not measured, errors, a noisy window, and what
+/// an experimental group is.
+fn note(d: &Configuration) -> String {
+    let m = d.measurement.as_ref();
+    let first_error = m.and_then(|m| m.first_error.as_deref());
+    let mut note = match d.status.as_str() {
+        "does not fit" => format!(
+            "does not fit: key shares {} / {} B, TLS limit {} B",
+            shown(&d.client_share),
+            shown(&d.server_share),
+            shown(&d.limit)
+        ),
+        "failed" => format!(
+            "FAILED: {}",
+            d.error.as_deref().or(first_error).unwrap_or("no handshake completed")
+        ),
+        _ => String::new(),
+    };
+    if let Some(m) = m.filter(|m| d.status == "ok" && m.errors > 0) {
+        note = format!("{} errors: {}", m.errors, first_error.unwrap_or(""));
+    }
+    if let Some(st) = m.and_then(|m| m.steal_pct).filter(|s| *s >= 10.0) {
+        let w = format!("hypervisor stole {st:.0} % of CPU time: noisy");
+        note = if note.is_empty() { w } else { format!("{note}; {w}") };
+    }
+    if let Some(g) = d.group_info.as_ref().filter(|g| g.kind == "experimental") {
+        let code = g.code.unwrap_or(0);
+        let subj = g.subject.as_deref().unwrap_or("");
+        note = [format!("{subj}, code {code:#06x}"), note]
+            .iter()
+            .filter(|s| !s.is_empty())
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("; ");
+    }
+    note
 }
 
 /// Header and cells, one row per configuration.
@@ -65,78 +103,32 @@ pub fn rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String>>) {
         "note",
     ];
     let mut out = Vec::new();
-    for a in apps.iter().filter(|a| a.driver == DRIVER && a.item != "setup") {
-        let d = &a.data;
-        let m = &d["measurement"];
-        let status = d["status"].as_str().unwrap_or("?");
-        let mut note = match status {
-            "does not fit" => format!(
-                "does not fit: key shares {} / {} B, TLS limit {} B",
-                d["client_share"], d["server_share"], d["limit"]
-            ),
-            "failed" => format!(
-                "FAILED: {}",
-                d["error"]
-                    .as_str()
-                    .or(m["first_error"].as_str())
-                    .unwrap_or("no handshake completed")
-            ),
-            _ => String::new(),
-        };
-        if status == "ok" && m["errors"].as_u64().unwrap_or(0) > 0 {
-            note = format!("{} errors: {}", m["errors"], m["first_error"].as_str().unwrap_or(""));
+    for d in configurations(apps) {
+        let mut row = vec![
+            d.group.clone(),
+            d.cert.clone().unwrap_or_else(|| "-".into()),
+            d.accel.clone().unwrap_or_else(|| "-".into()),
+        ];
+        match &d.measurement {
+            None => row.extend(std::iter::repeat_n("-".to_string(), 11)),
+            Some(m) => row.extend([
+                count(m.handshakes_per_s, 0),
+                count(m.handshakes_per_min, 0),
+                ms(pct(&m.connection_ns, |s| s.p50)),
+                ms(pct(&m.connection_ns, |s| s.p95)),
+                ms(pct(&m.connection_ns, |s| s.p99)),
+                cpu_pct(m.server_cpu_pct.flatten()),
+                m.server_cpu_s_per_handshake
+                    .flatten()
+                    .map_or("-".into(), |s| duration(s * 1e9)),
+                count(m.handshakes_per_min_per_cpu_pct.flatten(), 1),
+                count(pct(&m.bytes_client_to_server, |s| s.p50), 0),
+                count(pct(&m.bytes_server_to_client, |s| s.p50), 0),
+                count(pct(&m.round_trips, |s| s.p50), 0),
+            ]),
         }
-        if let Some(st) = f(&m["steal_pct"]).filter(|s| *s >= 10.0) {
-            let w = format!("hypervisor stole {st:.0} % of CPU time: noisy");
-            note = if note.is_empty() { w } else { format!("{note}; {w}") };
-        }
-        if d["group_info"]["kind"] == "experimental" {
-            let code = d["group_info"]["code"].as_u64().unwrap_or(0);
-            let subj = d["group_info"]["subject"].as_str().unwrap_or("");
-            note = [format!("{subj}, code {code:#06x}"), note]
-                .iter()
-                .filter(|s| !s.is_empty())
-                .cloned()
-                .collect::<Vec<_>>()
-                .join("; ");
-        }
-        if m.is_null() {
-            out.push(vec![
-                d["group"].as_str().unwrap_or("?").into(),
-                d["cert"].as_str().unwrap_or("-").into(),
-                d["accel"].as_str().unwrap_or("-").into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                note,
-            ]);
-            continue;
-        }
-        out.push(vec![
-            d["group"].as_str().unwrap_or("?").into(),
-            d["cert"].as_str().unwrap_or("-").into(),
-            d["accel"].as_str().unwrap_or("-").into(),
-            count(f(&m["handshakes_per_s"]), 0),
-            count(f(&m["handshakes_per_min"]), 0),
-            ms(&m["connection_ns"]["p50"]),
-            ms(&m["connection_ns"]["p95"]),
-            ms(&m["connection_ns"]["p99"]),
-            f(&m["server_cpu_pct"]).map_or("-".into(), |p| format!("{p:.0} %")),
-            f(&m["server_cpu_s_per_handshake"]).map_or("-".into(), |s| duration(s * 1e9)),
-            count(f(&m["handshakes_per_min_per_cpu_pct"]), 1),
-            count(f(&m["bytes_client_to_server"]["p50"]), 0),
-            count(f(&m["bytes_server_to_client"]["p50"]), 0),
-            count(f(&m["round_trips"]["p50"]), 0),
-            note,
-        ]);
+        row.push(note(&d));
+        out.push(row);
     }
     (header, out)
 }
@@ -165,41 +157,33 @@ pub fn ratio_rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String>>) {
         "CPU accel",
         "CPU/hs soft÷accel",
     ];
-    let mine: Vec<&AppResult> = apps
-        .iter()
-        .filter(|a| a.driver == DRIVER && a.item != "setup")
-        .collect();
+    let mine: Vec<Configuration> = configurations(apps).collect();
+    let measured = |c: &Configuration, accel: &str| c.accel.as_deref() == Some(accel) && c.status == "ok";
     let mut out = Vec::new();
-    for s in mine
-        .iter()
-        .filter(|a| a.data["accel"] == "soft" && a.data["status"] == "ok")
-    {
-        let Some(h) = mine.iter().find(|a| {
-            a.data["accel"] == "accel"
-                && a.data["status"] == "ok"
-                && a.data["group"] == s.data["group"]
-                && a.data["cert"] == s.data["cert"]
-                && a.data["peer"] == s.data["peer"]
-        }) else {
+    for s in mine.iter().filter(|c| measured(c, "soft")) {
+        let Some(h) = mine
+            .iter()
+            .find(|h| measured(h, "accel") && h.group == s.group && h.cert == s.cert && h.peer == s.peer)
+        else {
             continue;
         };
-        let (ms_, mh) = (&s.data["measurement"], &h.data["measurement"]);
+        let (ms_, mh) = (s.measurement.as_ref(), h.measurement.as_ref());
+        let hs = |m: Option<&Measurement>| m.and_then(|m| m.handshakes_per_s);
+        let cpu = |m: Option<&Measurement>| m.and_then(|m| m.server_cpu_pct.flatten());
+        let per_hs = |m: Option<&Measurement>| m.and_then(|m| m.server_cpu_s_per_handshake.flatten());
         let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
             (Some(a), Some(b)) if b > 0.0 => format!("×{:.2}", a / b),
             _ => "-".into(),
         };
         out.push(vec![
-            s.data["group"].as_str().unwrap_or("?").into(),
-            s.data["cert"].as_str().unwrap_or("?").into(),
-            count(f(&ms_["handshakes_per_s"]), 0),
-            count(f(&mh["handshakes_per_s"]), 0),
-            ratio(f(&mh["handshakes_per_s"]), f(&ms_["handshakes_per_s"])),
-            f(&ms_["server_cpu_pct"]).map_or("-".into(), |p| format!("{p:.0} %")),
-            f(&mh["server_cpu_pct"]).map_or("-".into(), |p| format!("{p:.0} %")),
-            ratio(
-                f(&ms_["server_cpu_s_per_handshake"]),
-                f(&mh["server_cpu_s_per_handshake"]),
-            ),
+            s.group.clone(),
+            s.cert.clone().unwrap_or_else(|| "?".into()),
+            count(hs(ms_), 0),
+            count(hs(mh), 0),
+            ratio(hs(mh), hs(ms_)),
+            cpu_pct(cpu(ms_)),
+            cpu_pct(cpu(mh)),
+            ratio(per_hs(ms_), per_hs(mh)),
         ]);
     }
     (header, out)
@@ -219,42 +203,39 @@ pub fn ratio_table(apps: &[AppResult]) -> Option<String> {
 
 /// One line per fact of the set-up.
 pub fn setup_lines(apps: &[AppResult]) -> Vec<String> {
-    let Some(s) = apps.iter().find(|a| a.driver == DRIVER && a.item == "setup") else {
+    let Some(d) = apps.iter().filter(|a| a.item == "setup").find_map(Setup::from_app) else {
         return Vec::new();
     };
-    let d = &s.data;
     let mut lines = vec![
         format!(
             "server: {}; clients: {} × {}; {}",
-            d["server"].as_str().unwrap_or("?"),
-            d["clients"],
-            d["client"].as_str().unwrap_or("?"),
-            d["network"].as_str().unwrap_or("?")
+            d.server.as_deref().unwrap_or("?"),
+            shown(&d.clients),
+            d.client.as_deref().unwrap_or("?"),
+            d.network.as_deref().unwrap_or("?")
         ),
         format!(
             "{} s warm-up, {} per configuration; {}; {}",
-            d["warmup_s"],
-            match d["count"].as_u64() {
+            shown(&d.warmup_s),
+            match d.count {
                 Some(n) => format!("{n} handshakes measured"),
-                None => format!("{} s measured", d["duration_s"]),
+                None => format!("{} s measured", shown(&d.duration_s)),
             },
-            d["resumption"].as_str().unwrap_or(""),
-            if d["request_bytes"].as_u64().unwrap_or(0) > 0 {
-                format!("then {} bytes echoed", d["request_bytes"])
+            d.resumption.as_deref().unwrap_or(""),
+            if d.request_bytes.unwrap_or(0) > 0 {
+                format!("then {} bytes echoed", shown(&d.request_bytes))
             } else {
                 "handshake, close_notify both ways, close".into()
             }
         ),
         format!(
             "connect = TCP connect + handshake at the client; bytes = TLS bytes each way up to the end of the handshake; RTT = times the client waited for an answer during the handshake (TCP's own round trip not counted); soft = OPENSSL_ia32cap={} (AES-NI and PCLMULQDQ masked)",
-            d["mask"].as_str().unwrap_or("?")
+            d.mask.as_deref().unwrap_or("?")
         ),
-        d["cpu"].as_str().unwrap_or("").to_string(),
+        d.cpu.clone().unwrap_or_default(),
     ];
-    if let Some(w) = d["window"].as_str() {
-        lines.push(w.to_string());
-    }
-    if let Some(n) = d["netem"].as_str() {
+    lines.extend(d.window);
+    if let Some(n) = d.netem {
         lines.push(format!("network conditions: {n}"));
     }
     lines
@@ -263,21 +244,41 @@ pub fn setup_lines(apps: &[AppResult]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
-    fn row(accel: &str, hs: f64, cpu: f64) -> Value {
-        json!({"peer": "rustls", "group": "X25519", "cert": "rsa-2048", "accel": accel, "status": "ok",
-               "measurement": {"handshakes_per_s": hs, "server_cpu_pct": cpu,
-                               "server_cpu_s_per_handshake": cpu / 100.0 / hs,
-                               "connection_ns": {"p50": 1e6, "p95": 2e6, "p99": 3e6}}})
+    fn row(accel: &str, hs: f64, cpu: f64) -> Configuration {
+        let connection_ns = Summary {
+            p50: 1_000_000,
+            p95: 2_000_000,
+            p99: 3_000_000,
+            ..Summary::default()
+        };
+        Configuration {
+            peer: Some("rustls".into()),
+            group: "X25519".into(),
+            cert: Some("rsa-2048".into()),
+            accel: Some(accel.into()),
+            status: "ok".into(),
+            measurement: Some(Measurement {
+                handshakes_per_s: Some(hs),
+                server_cpu_pct: Some(Some(cpu)),
+                server_cpu_s_per_handshake: Some(Some(cpu / 100.0 / hs)),
+                connection_ns: Some(connection_ns),
+                ..Measurement::default()
+            }),
+            ..Configuration::default()
+        }
+    }
+
+    fn rustls() -> Setup {
+        Setup {
+            peer: Some("rustls".into()),
+            ..Setup::default()
+        }
     }
 
     #[test]
     fn ratios_pair_soft_with_accelerated() {
-        let apps = items(
-            &json!({"peer": "rustls"}),
-            &[row("accel", 600.0, 50.0), row("soft", 200.0, 100.0)],
-        );
+        let apps = items(&rustls(), &[row("accel", 600.0, 50.0), row("soft", 200.0, 100.0)]);
         let (_, r) = ratio_rows(&apps);
         assert_eq!(r.len(), 1);
         assert_eq!(r[0][4], "×3.00");
@@ -287,12 +288,16 @@ mod tests {
 
     #[test]
     fn does_not_fit_rows_say_why() {
-        let apps = items(
-            &json!({"peer": "rustls"}),
-            &[
-                json!({"group": "Classic-McEliece-348864", "status": "does not fit", "client_share": 261120, "server_share": 96, "limit": 65535}),
-            ],
-        );
+        let unfit = Configuration {
+            group: "Classic-McEliece-348864".into(),
+            status: "does not fit".into(),
+            client_share: Some(261120),
+            server_share: Some(96),
+            limit: Some(65535),
+            ..Configuration::default()
+        };
+        let apps = items(&rustls(), &[unfit]);
+        assert_eq!(apps[1].item, "rustls Classic-McEliece-348864 - -");
         let (_, r) = rows(&apps);
         assert!(r[0].last().unwrap().contains("261120"), "{:?}", r[0]);
     }

@@ -3,14 +3,15 @@
 //! renamed field fails the build, not a report. Every field added later is optional with a
 //! default, so items stored by earlier versions still read.
 //!
-//! Typed so far: [`tahoe`], [`ct`]. The TLS and tunnel items are still read by key.
+//! Typed so far: [`tahoe`], [`ct`], [`tls`]. The tunnel items are still read by key.
 
 pub mod ct;
 pub mod tahoe;
+pub mod tls;
 
 use crate::AppResult;
 use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 
 /// An item type of one driver.
 pub trait Item: Serialize + DeserializeOwned {
@@ -33,4 +34,15 @@ pub trait Item: Serialize + DeserializeOwned {
             .then(|| serde_json::from_value(a.data.clone()).ok())
             .flatten()
     }
+}
+
+/// Reads a key that is present, possibly as null, as `Some` of its value: with
+/// `#[serde(default, skip_serializing_if = "Option::is_none")]` on an `Option<Option<T>>`,
+/// an absent key stays absent and a null one stays null.
+pub(crate) fn present<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(d).map(Some)
 }

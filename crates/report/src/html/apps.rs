@@ -79,18 +79,16 @@ pub(crate) fn tls_section(ri: usize, run: &RunFile) -> String {
         s.push_str("<h4>Software versus accelerated</h4>");
         s.push_str(&plain_table(&rh, &rr));
     }
-    let bars: Vec<Bar> = run
-        .applications
-        .iter()
-        .filter(|a| a.driver == crate::tls::DRIVER && a.item != "setup" && a.data["status"] == "ok")
+    let bars: Vec<Bar> = crate::tls::configurations(&run.applications)
+        .filter(|c| c.status == "ok")
         .enumerate()
-        .filter_map(|(i, a)| {
-            let hs = a.data["measurement"]["handshakes_per_s"].as_f64()?;
+        .filter_map(|(i, c)| {
+            let hs = c.measurement.as_ref()?.handshakes_per_s?;
             let name = format!(
                 "{} {} {}",
-                a.data["group"].as_str().unwrap_or("?"),
-                a.data["cert"].as_str().unwrap_or("?"),
-                a.data["accel"].as_str().unwrap_or("")
+                c.group,
+                c.cert.as_deref().unwrap_or("?"),
+                c.accel.as_deref().unwrap_or("")
             );
             Some((name, hs, None, PALETTE[i % PALETTE.len()]))
         })
