@@ -3,9 +3,11 @@
 //! renamed field fails the build, not a report. Every field added later is optional with a
 //! default, so items stored by earlier versions still read.
 //!
-//! Typed so far: [`tahoe`]. The TLS, tunnel and constant-time items are still read by key.
+//! Typed so far: [`tahoe`] and [`tunnel`]. The TLS and constant-time items are still read by
+//! key.
 
 pub mod tahoe;
+pub mod tunnel;
 
 use crate::AppResult;
 use serde::de::DeserializeOwned;
