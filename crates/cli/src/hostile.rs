@@ -5,7 +5,7 @@
 //! namespaces to an address in the other, never anywhere else.
 
 use anyhow::{Context, Result};
-use serde_json::{json, Value};
+use cryptoscope_model::apps::tunnel::Traffic;
 use std::io::Write;
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, TcpStream, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -343,7 +343,7 @@ impl Hostile {
     }
 
     /// Stops the traffic (closing every connection held) and says what was sent.
-    pub fn stop(self) -> Result<Value> {
+    pub fn stop(self) -> Result<Traffic> {
         self.stop.store(true, Ordering::Relaxed);
         let mut c = Counts::default();
         for t in self.threads {
@@ -359,21 +359,21 @@ impl Hostile {
             c.garbage_connections += x.garbage_connections;
             c.refused_or_failed += x.refused_or_failed;
         }
-        Ok(json!({
-            "seconds": self.started.elapsed().as_secs_f64(),
-            "garbage_datagrams": c.garbage_datagrams,
-            "half_handshakes": c.half_handshakes,
-            "spoofed_datagrams": c.spoofed,
-            "server_replies": c.replies_received,
-            "tcp_opened_and_dropped": c.opened_and_dropped,
-            "tcp_stalled_after_banner": c.stalled_after_banner,
-            "tcp_garbage": c.garbage_connections,
-            "tcp_refused_or_failed": c.refused_or_failed,
-            "limits": format!(
+        Ok(Traffic {
+            seconds: self.started.elapsed().as_secs_f64(),
+            garbage_datagrams: c.garbage_datagrams,
+            half_handshakes: c.half_handshakes,
+            spoofed_datagrams: c.spoofed,
+            server_replies: c.replies_received,
+            tcp_opened_and_dropped: c.opened_and_dropped,
+            tcp_stalled_after_banner: c.stalled_after_banner,
+            tcp_garbage: c.garbage_connections,
+            tcp_refused_or_failed: c.refused_or_failed,
+            limits: format!(
                 "≤{DATAGRAMS_PER_S} datagrams/s, ≤{CONNECTIONS_PER_S} connections/s, ≤{HELD_AT_ONCE} held open for {} s each",
                 HOLD_FOR.as_secs()
             ),
-        }))
+        })
     }
 }
 

@@ -9,7 +9,8 @@
 //!   (`median_cycles`, `median_ns`). The schema is documented in `docs/results-schema.md`;
 //!   changing a field's meaning needs a new schema version.
 //! - [`secrets`]: the command line recorded with a run, with every secret masked.
-//! - [`apps`]: typed items of the application drivers (Tahoe-LAFS and TLS so far).
+//! - [`apps`]: typed items of the application drivers (Tahoe-LAFS, the constant-time audit,
+//!   TLS, the tunnels).
 //! - [`error`]: the error an operation reports from inside a provider.
 //! - [`protocol`]: what the harness asks a worker, as a typed [`protocol::Request`] (JSON for
 //!   a long-lived worker, a command line for a one-shot one).

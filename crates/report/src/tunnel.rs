@@ -4,60 +4,44 @@
 
 use crate::table::render;
 use crate::AppResult;
-use serde_json::Value;
+pub use cryptoscope_model::apps::tunnel::DRIVER;
+use cryptoscope_model::apps::tunnel::{Row, Setup, Status};
+use cryptoscope_model::apps::Item;
 
-/// The driver name under which tunnel items are stored.
-pub const DRIVER: &str = "tunnel";
-
-/// Items to store: `setup`, the baseline (`none`), then one per (tunnel, couple, accel).
-pub fn items(setup: &Value, rows: &[Value]) -> Vec<AppResult> {
-    let mut out = vec![AppResult {
-        driver: DRIVER.into(),
-        item: "setup".into(),
-        data: setup.clone(),
-    }];
-    for r in rows {
-        out.push(AppResult {
-            driver: DRIVER.into(),
-            item: format!(
-                "{} {} {}",
-                r["tunnel"].as_str().unwrap_or("?"),
-                r["couple"].as_str().unwrap_or("-"),
-                r["accel"].as_str().unwrap_or("-")
-            ),
-            data: r.clone(),
-        });
-    }
-    out
-}
-
-fn f(v: &Value) -> Option<f64> {
-    v.as_f64().filter(|x| x.is_finite())
-}
-
-fn ms(v: &Value) -> String {
-    f(v).map_or("-".into(), |x| format!("{x:.3} ms"))
-}
-
-/// The ping sizes of the run, in order.
-fn sizes(apps: &[AppResult]) -> Vec<String> {
-    apps.iter()
-        .find(|a| a.driver == DRIVER && a.item == "setup")
-        .and_then(|s| s.data["sizes"].as_array().cloned())
-        .unwrap_or_default()
-        .iter()
-        .map(|v| v.to_string())
+/// Items to store: `setup`, the baseline (`none - -`), then one per (tunnel, couple, accel).
+pub fn items(setup: &Setup, rows: &[Row]) -> Vec<AppResult> {
+    std::iter::once(setup.to_app("setup"))
+        .chain(rows.iter().map(|r| r.to_app(r.key())))
         .collect()
+}
+
+/// The run's set-up, typed.
+pub fn setup(apps: &[AppResult]) -> Option<Setup> {
+    apps.iter().filter(|a| a.item == "setup").find_map(Setup::from_app)
+}
+
+/// The run's configurations (all but the set-up), typed, in order.
+pub fn configurations(apps: &[AppResult]) -> impl Iterator<Item = Row> + '_ {
+    apps.iter().filter(|a| a.item != "setup").filter_map(Row::from_app)
+}
+
+/// A figure to show: `None` when it is absent or could not be measured.
+fn f(x: Option<f64>) -> Option<f64> {
+    x.filter(|x| x.is_finite())
+}
+
+fn ms(x: Option<f64>) -> String {
+    f(x).map_or("-".into(), |x| format!("{x:.3} ms"))
 }
 
 /// Header and cells: one row per configuration, ping p50 for the smallest, a middle and
 /// the largest size.
 pub fn rows(apps: &[AppResult]) -> (Vec<String>, Vec<Vec<String>>) {
-    let sz = sizes(apps);
-    let shown: Vec<String> = match sz.len() {
+    let sz = setup(apps).map(|s| s.sizes).unwrap_or_default();
+    let shown: Vec<u32> = match sz.len() {
         0 => vec![],
         1..=3 => sz.clone(),
-        n => vec![sz[0].clone(), sz[n / 2].clone(), sz[n - 1].clone()],
+        n => vec![sz[0], sz[n / 2], sz[n - 1]],
     };
     let mut header: Vec<String> = ["tunnel", "couple", "cpu", "MB/s", "vs plain", "CPU A", "CPU B"]
         .iter()
@@ -68,28 +52,27 @@ pub fn rows(apps: &[AppResult]) -> (Vec<String>, Vec<Vec<String>>) {
     }
     header.push("note".into());
     let mut out = Vec::new();
-    for a in apps.iter().filter(|a| a.driver == DRIVER && a.item != "setup") {
-        let d = &a.data;
-        let t = &d["transfer"];
+    for d in configurations(apps) {
+        let t = d.transfer.as_ref();
         let mut row = vec![
-            d["tunnel"].as_str().unwrap_or("?").to_string(),
-            d["couple"].as_str().unwrap_or("-").to_string(),
-            d["accel"].as_str().unwrap_or("-").to_string(),
-            f(&t["mb_per_s"]).map_or("-".into(), |x| format!("{x:.1}")),
-            f(&d["throughput_vs_plain"]).map_or("-".into(), |x| format!("{:.0} %", x * 100.0)),
-            f(&t["cpu_a_pct"]).map_or("-".into(), |x| format!("{x:.0} %")),
-            f(&t["cpu_b_pct"]).map_or("-".into(), |x| format!("{x:.0} %")),
+            d.tunnel.clone(),
+            d.couple.clone(),
+            d.accel.clone(),
+            f(t.map(|t| t.mb_per_s)).map_or("-".into(), |x| format!("{x:.1}")),
+            f(d.throughput_vs_plain).map_or("-".into(), |x| format!("{:.0} %", x * 100.0)),
+            f(t.and_then(|t| t.cpu_a_pct)).map_or("-".into(), |x| format!("{x:.0} %")),
+            f(t.and_then(|t| t.cpu_b_pct)).map_or("-".into(), |x| format!("{x:.0} %")),
         ];
         for s in &shown {
-            row.push(ms(&d["ping"][s]["p50_ms"]));
+            row.push(ms(d.pings().and_then(|p| p.get(s)).map(|p| p.p50_ms)));
         }
-        let note = match d["status"].as_str().unwrap_or("?") {
-            "not supported" => format!("not supported: {}", d["reason"].as_str().unwrap_or("")),
-            "failed" => format!("FAILED: {}", d["error"].as_str().unwrap_or("")),
-            _ if d["tunnel"] == "none" => "the same veth path without a tunnel".to_string(),
-            _ => {
-                let mut n = d["software"].as_str().unwrap_or("").to_string();
-                if let Some(p) = d["ping_note"].as_str() {
+        let note = match d.status {
+            Status::NotSupported => format!("not supported: {}", d.reason.as_deref().unwrap_or("")),
+            Status::Failed => format!("FAILED: {}", d.error.as_deref().unwrap_or("")),
+            Status::Ok if d.tunnel == "none" => "the same veth path without a tunnel".to_string(),
+            Status::Ok => {
+                let mut n = d.software.clone().unwrap_or_default();
+                if let Some(p) = &d.ping_note {
                     n = format!("{n}; {p}");
                 }
                 n
@@ -122,29 +105,28 @@ pub fn ratio_rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String>>) {
         "CPU A soft",
         "CPU A accel",
     ];
-    let mine: Vec<&AppResult> = apps
-        .iter()
-        .filter(|a| a.driver == DRIVER && a.data["status"] == "ok")
-        .collect();
+    let mine: Vec<Row> = configurations(apps).filter(|r| r.status == Status::Ok).collect();
     let mut out = Vec::new();
-    for s in mine.iter().filter(|a| a.data["accel"] == "soft") {
-        let Some(h) = mine.iter().find(|a| {
-            a.data["accel"] == "accel" && a.data["tunnel"] == s.data["tunnel"] && a.data["couple"] == s.data["couple"]
-        }) else {
+    for s in mine.iter().filter(|r| r.accel == "soft") {
+        let Some(h) = mine
+            .iter()
+            .find(|r| r.accel == "accel" && r.tunnel == s.tunnel && r.couple == s.couple)
+        else {
             continue;
         };
-        let (ts, th) = (&s.data["transfer"], &h.data["transfer"]);
+        let (ts, th) = (s.transfer.as_ref(), h.transfer.as_ref());
+        let (soft, accel) = (f(ts.map(|t| t.mb_per_s)), f(th.map(|t| t.mb_per_s)));
         out.push(vec![
-            s.data["tunnel"].as_str().unwrap_or("?").into(),
-            s.data["couple"].as_str().unwrap_or("?").into(),
-            f(&ts["mb_per_s"]).map_or("-".into(), |x| format!("{x:.1}")),
-            f(&th["mb_per_s"]).map_or("-".into(), |x| format!("{x:.1}")),
-            match (f(&th["mb_per_s"]), f(&ts["mb_per_s"])) {
+            s.tunnel.clone(),
+            s.couple.clone(),
+            soft.map_or("-".into(), |x| format!("{x:.1}")),
+            accel.map_or("-".into(), |x| format!("{x:.1}")),
+            match (accel, soft) {
                 (Some(a), Some(b)) if b > 0.0 => format!("×{:.2}", a / b),
                 _ => "-".into(),
             },
-            f(&ts["cpu_a_pct"]).map_or("-".into(), |x| format!("{x:.0} %")),
-            f(&th["cpu_a_pct"]).map_or("-".into(), |x| format!("{x:.0} %")),
+            f(ts.and_then(|t| t.cpu_a_pct)).map_or("-".into(), |x| format!("{x:.0} %")),
+            f(th.and_then(|t| t.cpu_a_pct)).map_or("-".into(), |x| format!("{x:.0} %")),
         ]);
     }
     (header, out)
@@ -174,52 +156,43 @@ pub fn hostile_rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String>>)
         "new session",
     ];
     let mut out = Vec::new();
-    for a in apps
-        .iter()
-        .filter(|a| a.driver == DRIVER && a.data["hostile"].is_object())
-    {
-        let h = &a.data["hostile"];
-        let t = &h["traffic"];
-        let n = |k: &str| t[k].as_u64().unwrap_or(0);
+    for a in configurations(apps) {
+        let Some(h) = &a.hostile else {
+            continue;
+        };
+        let t = h.traffic.clone().unwrap_or_default();
         let mut traffic = Vec::new();
-        if n("garbage_datagrams") + n("half_handshakes") > 0 {
+        if t.garbage_datagrams + t.half_handshakes > 0 {
             traffic.push(format!(
                 "{} junk datagrams, {} half handshakes",
-                n("garbage_datagrams"),
-                n("half_handshakes")
+                t.garbage_datagrams, t.half_handshakes
             ));
         }
-        if n("spoofed_datagrams") > 0 {
-            traffic.push(format!("{} from the peer's forged address", n("spoofed_datagrams")));
+        if t.spoofed_datagrams > 0 {
+            traffic.push(format!("{} from the peer's forged address", t.spoofed_datagrams));
         }
-        let tcp = n("tcp_opened_and_dropped") + n("tcp_stalled_after_banner") + n("tcp_garbage");
+        let tcp = t.tcp_opened_and_dropped + t.tcp_stalled_after_banner + t.tcp_garbage;
         if tcp > 0 {
             traffic.push(format!(
                 "{tcp} connections ({} dropped, {} stalled, {} garbage)",
-                n("tcp_opened_and_dropped"),
-                n("tcp_stalled_after_banner"),
-                n("tcp_garbage")
+                t.tcp_opened_and_dropped, t.tcp_stalled_after_banner, t.tcp_garbage
             ));
         }
         out.push(vec![
-            a.data["tunnel"].as_str().unwrap_or("?").into(),
-            a.data["couple"].as_str().unwrap_or("?").into(),
-            a.data["accel"].as_str().unwrap_or("?").into(),
-            if h["served"] == true {
+            a.tunnel.clone(),
+            a.couple.clone(),
+            a.accel.clone(),
+            if h.served {
                 "yes".into()
             } else {
-                format!("NO: {}", h["why"].as_str().unwrap_or("?"))
+                format!("NO: {}", h.why.as_deref().unwrap_or("?"))
             },
             traffic.join("; "),
-            f(&h["ping_loss"]).map_or("-".into(), |x| format!("{:.0} %", x * 100.0)),
-            f(&h["latency_vs_calm"]).map_or("-".into(), |x| format!("×{x:.2}")),
-            f(&h["transfer"]["mb_per_s"]).map_or("-".into(), |x| format!("{x:.1}")),
-            f(&h["throughput_vs_calm"]).map_or("-".into(), |x| format!("×{x:.2}")),
-            match (
-                f(&h["new_login_s"]),
-                h["new_login_attempts"].as_u64(),
-                f(&h["new_handshake_s"]),
-            ) {
+            f(h.ping_loss).map_or("-".into(), |x| format!("{:.0} %", x * 100.0)),
+            f(h.latency_vs_calm).map_or("-".into(), |x| format!("×{x:.2}")),
+            f(h.transfer.as_ref().map(|t| t.mb_per_s)).map_or("-".into(), |x| format!("{x:.1}")),
+            f(h.throughput_vs_calm).map_or("-".into(), |x| format!("×{x:.2}")),
+            match (f(h.new_login_s), h.new_login_attempts, f(h.new_handshake_s)) {
                 (Some(x), Some(1), _) => format!("login {x:.2} s"),
                 (Some(x), Some(n), _) => format!("login {x:.2} s, {n} tries"),
                 (_, _, Some(x)) => format!("handshake {x:.2} s"),
@@ -240,39 +213,67 @@ pub fn hostile_table(apps: &[AppResult]) -> Option<String> {
 }
 
 pub fn setup_lines(apps: &[AppResult]) -> Vec<String> {
-    let Some(s) = apps.iter().find(|a| a.driver == DRIVER && a.item == "setup") else {
+    let Some(d) = setup(apps) else {
         return Vec::new();
     };
-    let d = &s.data;
     vec![
         format!(
             "{}; {} pings per size (sizes {}), {} bytes per transfer",
-            d["network"].as_str().unwrap_or("?"),
-            d["pings_per_size"],
-            d["sizes"].as_array().map(|a| a.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")).unwrap_or_default(),
-            d["transfer_bytes"]
+            d.network,
+            d.pings_per_size,
+            d.sizes.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
+            d.transfer_bytes
         ),
-        d["transfer"].as_str().unwrap_or("").to_string(),
-        d["cpu"].as_str().unwrap_or("").to_string(),
-        format!("soft = OPENSSL_ia32cap={} in both endpoints (AES-NI and PCLMULQDQ masked); ping columns are p50 round-trip times", d["mask"].as_str().unwrap_or("?")),
+        d.transfer,
+        d.cpu,
+        format!("soft = OPENSSL_ia32cap={} in both endpoints (AES-NI and PCLMULQDQ masked); ping columns are p50 round-trip times", d.mask),
     ]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use cryptoscope_model::apps::tunnel::{Hostile, Traffic, Transfer};
+
+    fn set_up(sizes: &[u32]) -> Setup {
+        Setup {
+            network: "veth between two namespaces".into(),
+            pings_per_size: 10,
+            sizes: sizes.to_vec(),
+            transfer_bytes: 1 << 20,
+            transfer: "iperf3".into(),
+            cpu: "/proc/PID/stat".into(),
+            mask: "~0x200000200000000".into(),
+            openvpn_tls_crypt: None,
+            hostile: None,
+            interrupted: false,
+        }
+    }
+
+    /// A measured row with its throughput and, if given, endpoint A's CPU.
+    fn measured(tunnel: &str, couple: &str, accel: &str, mb_per_s: f64, cpu_a_pct: Option<f64>) -> Row {
+        Row {
+            transfer: Some(Transfer {
+                mb_per_s,
+                cpu_a_pct,
+                ..Default::default()
+            }),
+            ..Row::new(tunnel, couple, accel, Status::Ok)
+        }
+    }
 
     #[test]
     fn unsupported_couples_carry_their_reason_and_ratios_pair_up() {
-        let setup = json!({"sizes": [64, 1400, 16000]});
         let rows = [
-            json!({"tunnel": "none", "couple": "-", "accel": "-", "status": "ok", "transfer": {"mb_per_s": 400.0}}),
-            json!({"tunnel": "ssh", "couple": "none:none", "accel": "-", "status": "not supported", "reason": "OpenSSH has no `none` cipher"}),
-            json!({"tunnel": "ssh", "couple": "aes-256-gcm", "accel": "accel", "status": "ok", "transfer": {"mb_per_s": 150.0, "cpu_a_pct": 90.0}}),
-            json!({"tunnel": "ssh", "couple": "aes-256-gcm", "accel": "soft", "status": "ok", "transfer": {"mb_per_s": 50.0, "cpu_a_pct": 100.0}}),
+            measured("none", "-", "-", 400.0, None),
+            Row {
+                reason: Some("OpenSSH has no `none` cipher".into()),
+                ..Row::new("ssh", "none:none", "-", Status::NotSupported)
+            },
+            measured("ssh", "aes-256-gcm", "accel", 150.0, Some(90.0)),
+            measured("ssh", "aes-256-gcm", "soft", 50.0, Some(100.0)),
         ];
-        let apps = items(&setup, &rows);
+        let apps = items(&set_up(&[64, 1400, 16000]), &rows);
         let (h, r) = super::rows(&apps);
         assert_eq!(h.iter().filter(|c| c.starts_with("ping")).count(), 3);
         assert!(r[1].last().unwrap().contains("OpenSSH has no `none` cipher"));
@@ -283,18 +284,65 @@ mod tests {
 
     #[test]
     fn hostile_rows_say_who_was_served_and_how_long_a_new_session_took() {
-        let setup = json!({"sizes": [64]});
+        let under = |tunnel: &str, couple: &str, accel: &str, h: Hostile| Row {
+            hostile: Some(h),
+            ..Row::new(tunnel, couple, accel, Status::Ok)
+        };
+        let transfer = |mb_per_s| {
+            Some(Transfer {
+                mb_per_s,
+                ..Default::default()
+            })
+        };
         let rows = [
-            json!({"tunnel": "ssh", "couple": "aes-256-gcm", "accel": "accel", "status": "ok",
-                   "hostile": {"served": true, "traffic": {"tcp_opened_and_dropped": 3, "tcp_stalled_after_banner": 2, "tcp_garbage": 1},
-                               "transfer": {"mb_per_s": 120.0}, "new_login_s": 0.5, "new_login_attempts": 3}}),
-            json!({"tunnel": "wireguard", "couple": "chacha20-poly1305", "accel": "-", "status": "ok",
-                   "hostile": {"served": true, "traffic": {"garbage_datagrams": 10, "half_handshakes": 4},
-                               "ping_loss": 0.0, "transfer": {"mb_per_s": 300.0}, "new_handshake_s": 0.25}}),
-            json!({"tunnel": "ipsec", "couple": "aes-128-gcm", "accel": "soft", "status": "ok",
-                   "hostile": {"served": false, "why": "no new handshake", "traffic": {}, "transfer": {}}}),
+            under(
+                "ssh",
+                "aes-256-gcm",
+                "accel",
+                Hostile {
+                    served: true,
+                    traffic: Some(Traffic {
+                        tcp_opened_and_dropped: 3,
+                        tcp_stalled_after_banner: 2,
+                        tcp_garbage: 1,
+                        ..Default::default()
+                    }),
+                    transfer: transfer(120.0),
+                    new_login_s: Some(0.5),
+                    new_login_attempts: Some(3),
+                    ..Default::default()
+                },
+            ),
+            under(
+                "wireguard",
+                "chacha20-poly1305",
+                "-",
+                Hostile {
+                    served: true,
+                    traffic: Some(Traffic {
+                        garbage_datagrams: 10,
+                        half_handshakes: 4,
+                        ..Default::default()
+                    }),
+                    ping_loss: Some(0.0),
+                    transfer: transfer(300.0),
+                    new_handshake_s: Some(0.25),
+                    ..Default::default()
+                },
+            ),
+            under(
+                "ipsec",
+                "aes-128-gcm",
+                "soft",
+                Hostile {
+                    served: false,
+                    why: Some("no new handshake".into()),
+                    traffic: Some(Traffic::default()),
+                    ..Default::default()
+                },
+            ),
         ];
-        let apps = items(&setup, &rows);
+        let apps = items(&set_up(&[64]), &rows);
         let (h, r) = hostile_rows(&apps);
         assert_eq!(h.last(), Some(&"new session"));
         assert_eq!(r.len(), 3);

@@ -8,7 +8,8 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use serde_json::{json, Value};
+use cryptoscope_model::apps::tunnel::{self as item, Ping, Pings, Row, Setup, Status, Transfer};
+use serde_json::Value;
 use std::net::SocketAddrV4;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -152,8 +153,8 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 }
 
 /// Pings `target` from namespace A: per size, RTT mean and percentiles in ms, and loss.
-fn ping(n: &Netns, target: &str, source: Option<&str>, sizes: &[u32], count: u32) -> Result<Value> {
-    let mut out = serde_json::Map::new();
+fn ping(n: &Netns, target: &str, source: Option<&str>, sizes: &[u32], count: u32) -> Result<Pings> {
+    let mut out = Pings::new();
     for &s in sizes {
         let mut cmd = n.wrap('a', Path::new("ping"));
         cmd.args([
@@ -179,18 +180,25 @@ fn ping(n: &Netns, target: &str, source: Option<&str>, sizes: &[u32], count: u32
             .filter_map(|x| x.split_whitespace().next()?.parse().ok())
             .collect();
         t.sort_by(|a, b| a.total_cmp(b));
-        let got = t.len() as u32;
+        let got = t.len() as u64;
         out.insert(
-            s.to_string(),
-            json!({
-                "sent": count, "received": got,
-                "mean_ms": if got > 0 { t.iter().sum::<f64>() / got as f64 } else { f64::NAN },
-                "p50_ms": percentile(&t, 50.0), "p95_ms": percentile(&t, 95.0), "p99_ms": percentile(&t, 99.0),
-                "max_ms": t.last().copied().unwrap_or(f64::NAN),
-            }),
+            s,
+            Ping {
+                sent: count.into(),
+                received: got,
+                mean_ms: if got > 0 {
+                    t.iter().sum::<f64>() / got as f64
+                } else {
+                    f64::NAN
+                },
+                p50_ms: percentile(&t, 50.0),
+                p95_ms: percentile(&t, 95.0),
+                p99_ms: percentile(&t, 99.0),
+                max_ms: t.last().copied().unwrap_or(f64::NAN),
+            },
         );
     }
-    Ok(Value::Object(out))
+    Ok(out)
 }
 
 /// Sends `file` with iperf3 from namespace A to `target:port` (the server runs in B, or
@@ -203,7 +211,7 @@ fn transfer(
     port: u16,
     file: &Path,
     bytes: u64,
-) -> Result<Value> {
+) -> Result<Transfer> {
     let bind = if r.map(|r| !r.pings).unwrap_or(false) {
         "127.0.0.1"
     } else {
@@ -269,15 +277,15 @@ fn transfer(
     let got = recv["bytes"].as_f64().unwrap_or(0.0);
     // iperf3's receiver counts until the sender's end message, so a few segments still in
     // flight can be missing from `bytes`; `bytes_sent` is the whole file.
-    let mut t = json!({
-        "bytes": got, "bytes_sent": v["end"]["sum_sent"]["bytes"], "seconds": secs, "mb_per_s": got / secs / 1e6,
-        "sender_retransmits": v["end"]["sum_sent"]["retransmits"],
-    });
-    if r.is_some() {
-        t["cpu_a_pct"] = json!((a1 - a0) / secs * 100.0);
-        t["cpu_b_pct"] = json!((b1 - b0) / secs * 100.0);
-    }
-    Ok(t)
+    Ok(Transfer {
+        bytes: got,
+        bytes_sent: v["end"]["sum_sent"]["bytes"].as_u64(),
+        seconds: secs,
+        mb_per_s: got / secs / 1e6,
+        sender_retransmits: v["end"]["sum_sent"]["retransmits"].as_u64(),
+        cpu_a_pct: r.map(|_| (a1 - a0) / secs * 100.0),
+        cpu_b_pct: r.map(|_| (b1 - b0) / secs * 100.0),
+    })
 }
 
 /// The hostile client's address: beside the well-behaved client's, in its namespace.
@@ -306,7 +314,7 @@ fn hostile_target(tunnel: &str) -> hostile::Target {
 /// What one configuration gave under attack: pings (when measured), the transfer, a new
 /// login's time and tries (SSH), and the time a new handshake took until traffic crossed
 /// the tunnel again (the UDP tunnels with a handshake).
-type UnderAttack = (Option<Value>, Value, Option<Result<(f64, u32)>>, Option<Result<f64>>);
+type UnderAttack = (Option<Pings>, Transfer, Option<Result<(f64, u32)>>, Option<Result<f64>>);
 
 /// The same pings and transfer again while hostile traffic runs; for SSH, also a new
 /// well-behaved login (the stalled connections hold sshd's unauthenticated slots); for the
@@ -323,10 +331,10 @@ fn under_attack(
     pings: u32,
     file: &Path,
     bytes: u64,
-    calm_ping: &Option<Value>,
-    calm_transfer: &Value,
-) -> Value {
-    let mut out = json!({});
+    calm_ping: Option<&Pings>,
+    calm_transfer: &Transfer,
+) -> item::Hostile {
+    let mut out = item::Hostile::default();
     let result = (|| -> Result<()> {
         n.add_address('a', ADDR_HOSTILE)?;
         let h = hostile::Hostile::start(&n.a, &hostile_target(tunnel))?;
@@ -339,15 +347,8 @@ fn under_attack(
                 None
             };
             if let Some(p) = &p {
-                let (sent, got) = p.as_object().map_or((0, 0), |m| {
-                    m.values().fold((0, 0), |(s, g), v| {
-                        (
-                            s + v["sent"].as_u64().unwrap_or(0),
-                            g + v["received"].as_u64().unwrap_or(0),
-                        )
-                    })
-                });
-                out["ping_loss"] = json!(1.0 - got as f64 / sent.max(1) as f64);
+                let (sent, got) = p.values().fold((0, 0), |(s, g), v| (s + v.sent, g + v.received));
+                out.ping_loss = Some(1.0 - got as f64 / sent.max(1) as f64);
                 if got * 10 < sent * 7 {
                     anyhow::bail!("{} of {sent} pings answered", got);
                 }
@@ -357,8 +358,7 @@ fn under_attack(
             let renewed = r.renew.as_ref().map(|rn| renew_session(n, r, rn));
             Ok((p, tr, login, renewed))
         })();
-        let traffic = h.stop()?;
-        out["traffic"] = traffic;
+        out.traffic = Some(h.stop()?);
         let (p, tr, login, renewed) = measured?;
         for c in r.children.iter_mut() {
             if let Ok(Some(st)) = c.try_wait() {
@@ -366,34 +366,27 @@ fn under_attack(
             }
         }
         if let Some(p) = &p {
-            let size = sizes[0].to_string();
-            out["latency_vs_calm"] = json!(
-                p[&size]["p50_ms"].as_f64().unwrap_or(f64::NAN)
-                    / calm_ping
-                        .as_ref()
-                        .and_then(|c| c[&size]["p50_ms"].as_f64())
-                        .unwrap_or(f64::NAN)
-            );
+            let p50 = |p: Option<&Pings>| p.and_then(|p| p.get(&sizes[0])).map_or(f64::NAN, |x| x.p50_ms);
+            out.latency_vs_calm = Some(p50(Some(p)) / p50(calm_ping));
         }
-        out["throughput_vs_calm"] =
-            json!(tr["mb_per_s"].as_f64().unwrap_or(f64::NAN) / calm_transfer["mb_per_s"].as_f64().unwrap_or(f64::NAN));
-        out["ping"] = json!(p);
-        out["transfer"] = tr;
+        out.throughput_vs_calm = Some(tr.mb_per_s / calm_transfer.mb_per_s);
+        out.ping = Some(p);
+        out.transfer = Some(tr);
         if let Some(login) = login {
             let (secs, attempts) = login?;
-            out["new_login_s"] = json!(secs);
-            out["new_login_attempts"] = json!(attempts);
+            out.new_login_s = Some(secs);
+            out.new_login_attempts = Some(attempts.into());
         }
         if let Some(renewed) = renewed {
-            out["new_handshake_s"] = json!(renewed?);
+            out.new_handshake_s = Some(renewed?);
         }
         Ok(())
     })();
     match result {
-        Ok(()) => out["served"] = json!(true),
+        Ok(()) => out.served = true,
         Err(e) => {
-            out["served"] = json!(false);
-            out["why"] = json!(format!("{e:#}"));
+            out.served = false;
+            out.why = Some(format!("{e:#}"));
         }
     }
     out
@@ -584,6 +577,15 @@ fn plan(s: &Study, modes: &[bool]) -> Vec<Planned> {
     plan
 }
 
+/// What one configuration measured: its pings (none through SSH), the transfer, the
+/// tunnel's software, and the same under hostile traffic (`--hostile`).
+struct Measured {
+    ping: Option<Pings>,
+    transfer: Transfer,
+    software: String,
+    hostile: Option<item::Hostile>,
+}
+
 /// What one configuration needs besides its tunnel, couple and mode.
 struct Bench<'a> {
     a: &'a TunnelArgs,
@@ -595,7 +597,7 @@ struct Bench<'a> {
 impl Bench<'_> {
     /// Sets one configuration up in fresh namespaces, measures it (and under attack with
     /// --hostile), and tears it all down.
-    fn configuration(&self, t: &str, c: &str, soft: bool, dir: &Path) -> Result<Value> {
+    fn configuration(&self, t: &str, c: &str, soft: bool, dir: &Path) -> Result<Measured> {
         let (a, s) = (self.a, self.s);
         let n = Netns::create("cstun", a.rate.as_deref())?;
         let mut r = match t {
@@ -614,73 +616,88 @@ impl Bench<'_> {
         let software = r.software.clone();
         let hostile = if a.hostile {
             Some(under_attack(
-                &n, &mut r, t, dir, &s.sizes, s.pings, self.file, s.bytes, &p, &tr,
+                &n,
+                &mut r,
+                t,
+                dir,
+                &s.sizes,
+                s.pings,
+                self.file,
+                s.bytes,
+                p.as_ref(),
+                &tr,
             ))
         } else {
             None
         };
         drop(r);
         drop(n);
-        Ok(json!({"ping": p, "transfer": tr, "software": software, "hostile": hostile}))
+        Ok(Measured {
+            ping: p,
+            transfer: tr,
+            software,
+            hostile,
+        })
     }
 }
 
 /// Puts a configuration's outcome into its row; returns whether it failed.
-fn record(row: &mut Value, label: &str, result: Result<Value>) -> bool {
+fn record(row: &mut Row, label: &str, result: Result<Measured>) -> bool {
     match result {
-        Ok(v) => {
+        Ok(m) => {
             let mut failed = false;
-            row["status"] = json!("ok");
-            for k in ["ping", "transfer", "software"] {
-                row[k] = v[k].clone();
-            }
-            if !v["hostile"].is_null() {
-                if v["hostile"]["served"] != true {
+            row.status = Status::Ok;
+            row.ping = Some(m.ping);
+            row.transfer = Some(m.transfer);
+            row.software = Some(m.software);
+            if let Some(h) = m.hostile {
+                if !h.served {
                     failed = true;
                     eprintln!(
                         "error: {label}: not served under hostile traffic: {}",
-                        v["hostile"]["why"].as_str().unwrap_or("?")
+                        h.why.as_deref().unwrap_or("?")
                     );
                 }
-                row["hostile"] = v["hostile"].clone();
+                row.hostile = Some(h);
             }
-            if row["ping"].is_null() {
-                row["ping_note"] = json!("SSH forwards TCP streams, not IP packets: no ping through it");
+            if row.pings().is_none() {
+                row.ping_note = Some("SSH forwards TCP streams, not IP packets: no ping through it".into());
             }
             failed
         }
         Err(e) => {
             eprintln!("error: {label}: {e:#}");
-            row["status"] = json!("failed");
-            row["error"] = json!(format!("{e:#}"));
+            row.status = Status::Failed;
+            row.error = Some(format!("{e:#}"));
             true
         }
     }
 }
 
 /// Throughput and latency of every measured row against the baseline (the first row).
-fn overheads(rows: &mut [Value]) {
+fn overheads(rows: &mut [Row]) {
     let base = rows[0].clone();
+    let mb_per_s = |r: &Row| r.transfer.as_ref().map_or(f64::NAN, |t| t.mb_per_s);
     for r in rows.iter_mut().skip(1) {
-        if r["status"] != "ok" {
+        if r.status != Status::Ok {
             continue;
         }
-        let bt = base["transfer"]["mb_per_s"].as_f64().unwrap_or(f64::NAN);
-        let rt = r["transfer"]["mb_per_s"].as_f64().unwrap_or(f64::NAN);
-        r["throughput_vs_plain"] = json!(rt / bt);
-        if let Some(p) = r["ping"].as_object() {
-            let mut lat = serde_json::Map::new();
-            for (size, v) in p {
-                let b = base["ping"][size]["p50_ms"].as_f64().unwrap_or(f64::NAN);
-                lat.insert(size.clone(), json!(v["p50_ms"].as_f64().unwrap_or(f64::NAN) / b));
-            }
-            r["latency_vs_plain"] = Value::Object(lat);
+        r.throughput_vs_plain = Some(mb_per_s(r) / mb_per_s(&base));
+        if let Some(p) = r.pings() {
+            let lat = p
+                .iter()
+                .map(|(size, v)| {
+                    let b = base.pings().and_then(|b| b.get(size)).map_or(f64::NAN, |b| b.p50_ms);
+                    (*size, v.p50_ms / b)
+                })
+                .collect();
+            r.latency_vs_plain = Some(lat);
         }
     }
 }
 
 /// Runs the study; returns (setup, rows, exit code).
-pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
+pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Setup, Vec<Row>, i32)> {
     let s = check(a)?;
     let driver = crate::workers::worker_dir()?.join("cryptoscope-tls");
     // Keys and configurations live in a private 0700 directory with an unpredictable name,
@@ -705,7 +722,11 @@ pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
         let n = Netns::create("cstun", a.rate.as_deref())?;
         let p = ping(&n, ADDR_B, None, &s.sizes, s.pings)?;
         let t = transfer(&n, None, ADDR_B, None, 5201, &file, s.bytes)?;
-        rows.push(json!({"tunnel": "none", "couple": "-", "accel": "-", "status": "ok", "ping": p, "transfer": t}));
+        rows.push(Row {
+            ping: Some(Some(p)),
+            transfer: Some(t),
+            ..Row::new("none", "-", "-", Status::Ok)
+        });
     }
     let plan = plan(&s, &modes);
     let bench = Bench {
@@ -719,7 +740,10 @@ pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
     for (t, c, soft, why) in plan.iter() {
         if let Some(why) = why {
             let accel = if *soft { "soft" } else { "-" };
-            rows.push(json!({"tunnel": t, "couple": c, "accel": accel, "status": "not supported", "reason": why}));
+            rows.push(Row {
+                reason: Some(why.to_string()),
+                ..Row::new(t, c, accel, Status::NotSupported)
+            });
             continue;
         }
         done += 1;
@@ -731,7 +755,11 @@ pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
         if !quiet {
             eprintln!("[{done}/{total}] {t} {c} {accel}");
         }
-        let mut row = json!({"tunnel": t, "couple": c, "accel": accel, "mask": if *soft { MASK_AES } else { "" }});
+        // Its status is set by `record`.
+        let mut row = Row {
+            mask: Some(if *soft { MASK_AES } else { "" }.into()),
+            ..Row::new(t, c, accel, Status::Failed)
+        };
         let dir = work.join(format!("{t}-{}-{accel}", c.replace(':', "_")));
         std::fs::create_dir_all(&dir)?;
         let result = bench.configuration(t, c, *soft, &dir);
@@ -750,16 +778,21 @@ pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Value, Vec<Value>, i32)> {
         eprintln!("interrupted: daemons and namespaces removed; what was measured is kept");
     }
     overheads(&mut rows);
-    let setup = json!({
-        "network": match &a.rate { Some(r) => format!("veth between two namespaces, tbf {r}"), None => "veth between two namespaces".into() },
-        "pings_per_size": s.pings, "sizes": s.sizes, "transfer_bytes": s.bytes,
-        "transfer": "iperf3 -F: a file of random bytes, TCP through the tunnel (ssh: through a -L forward)",
-        "cpu": "CPU of each endpoint's tunnel processes during the transfer (/proc/PID/stat), % of one core; A sends, B receives",
-        "mask": MASK_AES,
-        "openvpn_tls_crypt": s.tunnels.iter().any(|t| t == "openvpn-tls") && !a.no_tls_crypt,
-        "hostile": a.hostile,
-        "interrupted": INTERRUPTED.load(Ordering::SeqCst),
-    });
+    let setup = Setup {
+        network: match &a.rate {
+            Some(r) => format!("veth between two namespaces, tbf {r}"),
+            None => "veth between two namespaces".into(),
+        },
+        pings_per_size: s.pings,
+        transfer_bytes: s.bytes,
+        transfer: "iperf3 -F: a file of random bytes, TCP through the tunnel (ssh: through a -L forward)".into(),
+        cpu: "CPU of each endpoint's tunnel processes during the transfer (/proc/PID/stat), % of one core; A sends, B receives".into(),
+        mask: MASK_AES.into(),
+        openvpn_tls_crypt: Some(s.tunnels.iter().any(|t| t == "openvpn-tls") && !a.no_tls_crypt),
+        hostile: Some(a.hostile),
+        interrupted: INTERRUPTED.load(Ordering::SeqCst),
+        sizes: s.sizes,
+    };
     Ok((setup, rows, code))
 }
 

@@ -3,11 +3,12 @@
 //! renamed field fails the build, not a report. Every field added later is optional with a
 //! default, so items stored by earlier versions still read.
 //!
-//! Typed so far: [`tahoe`], [`ct`], [`tls`]. The tunnel items are still read by key.
+//! Every driver's items are typed: [`tahoe`], [`ct`], [`tls`], [`tunnel`].
 
 pub mod ct;
 pub mod tahoe;
 pub mod tls;
+pub mod tunnel;
 
 use crate::AppResult;
 use serde::de::DeserializeOwned;

@@ -122,20 +122,13 @@ pub(crate) fn tunnel_section(ri: usize, run: &RunFile) -> String {
         s.push_str("<h4>Under hostile traffic</h4><p>The same measurements while a third party sent the server junk datagrams, unfinished handshakes and dropped, stalled or garbage TCP connections; &times; compares with the calm measurement of the same configuration.</p>");
         s.push_str(&plain_table(&hh, &hr));
     }
-    let bars: Vec<Bar> = run
-        .applications
-        .iter()
-        .filter(|a| a.driver == crate::tunnel::DRIVER && a.item != "setup" && a.data["status"] == "ok")
+    let bars: Vec<Bar> = crate::tunnel::configurations(&run.applications)
+        .filter(|r| r.status == cryptoscope_model::apps::tunnel::Status::Ok)
         .enumerate()
-        .filter_map(|(i, a)| {
-            let v = a.data["transfer"]["mb_per_s"].as_f64()?;
-            let name = format!(
-                "{} {} {}",
-                a.data["tunnel"].as_str().unwrap_or("?"),
-                a.data["couple"].as_str().unwrap_or(""),
-                a.data["accel"].as_str().unwrap_or("")
-            );
-            Some((name, v, None, PALETTE[i % PALETTE.len()]))
+        .filter_map(|(i, r)| {
+            // A throughput that could not be measured (stored as null) has no bar.
+            let v = r.transfer.as_ref().map(|t| t.mb_per_s).filter(|v| !v.is_nan())?;
+            Some((r.key(), v, None, PALETTE[i % PALETTE.len()]))
         })
         .collect();
     if !bars.is_empty() {
