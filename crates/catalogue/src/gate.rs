@@ -23,55 +23,7 @@ use crate::vectors;
 pub use crate::hash_gate::gate_hash;
 pub(crate) use crate::hash_gate::hash_of;
 
-/// One named check and its outcome.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Check {
-    pub name: String,
-    pub ok: bool,
-    pub detail: String,
-}
-
-impl Check {
-    pub(crate) fn pass(name: &str, detail: impl Into<String>) -> Check {
-        Check {
-            name: name.into(),
-            ok: true,
-            detail: detail.into(),
-        }
-    }
-    pub(crate) fn fail(name: &str, detail: impl Into<String>) -> Check {
-        Check {
-            name: name.into(),
-            ok: false,
-            detail: detail.into(),
-        }
-    }
-}
-
-/// All checks run on one subject.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct GateReport {
-    pub checks: Vec<Check>,
-}
-
-impl GateReport {
-    /// Passed iff at least one check ran and none failed.
-    pub fn passed(&self) -> bool {
-        !self.checks.is_empty() && self.checks.iter().all(|c| c.ok)
-    }
-
-    /// One line: the first failure's reason, or the list of checks passed.
-    pub fn detail(&self) -> String {
-        if let Some(f) = self.checks.iter().find(|c| !c.ok) {
-            return format!("{}: {}", f.name, f.detail);
-        }
-        self.checks
-            .iter()
-            .map(|c| c.detail.as_str())
-            .collect::<Vec<_>>()
-            .join("; ")
-    }
-}
+pub use cryptoscope_model::events::{Check, GateReport};
 
 /// How much of the KAT to reproduce.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

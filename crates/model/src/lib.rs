@@ -21,6 +21,7 @@
 pub mod apps;
 pub mod descriptor;
 pub mod error;
+pub mod events;
 pub mod names;
 pub mod protocol;
 pub mod results;

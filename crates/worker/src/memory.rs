@@ -18,23 +18,7 @@ use std::ffi::c_void;
 /// The heap-counting preload library, built from `shim/heapcount.c`.
 pub const HEAP_PRELOAD: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libcryptoscope-heap.so"));
 
-/// Heap use of one call, from the preload library.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct HeapStats {
-    /// Successful allocation calls.
-    pub allocations: u64,
-    /// Frees of blocks allocated during the call.
-    pub frees: u64,
-    /// Sum of the sizes requested.
-    pub bytes_requested: u64,
-    /// Most bytes of the call's blocks live at one time.
-    pub peak_live: u64,
-    /// Bytes of the call's blocks still live when it returned.
-    pub live_at_end: u64,
-    /// Blocks the counter had no room to track (then the figures are too low).
-    pub untracked: u64,
-}
+pub use cryptoscope_model::events::HeapStats;
 
 type Begin = unsafe extern "C" fn();
 type End = unsafe extern "C" fn(*mut HeapStats);

@@ -10,7 +10,6 @@
 //! what passed, failed and had to be skipped, with the ids of the failures. Expected values
 //! come only from the file.
 
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};

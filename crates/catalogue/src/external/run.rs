@@ -3,26 +3,7 @@
 
 use super::*;
 
-/// A test that failed, with why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TestFailure {
-    pub id: String,
-    pub detail: String,
-}
-
-/// One implementation's result on one file. Every test is counted once: passed (valid and
-/// invalid tests answered as expected), acceptable (Wycheproof `acceptable` tests, which
-/// pass accepted or rejected), failed, or skipped (the harness cannot present the test).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileOutcome {
-    pub passed: usize,
-    pub acceptable: usize,
-    pub failed: usize,
-    pub skipped: usize,
-    pub failures: Vec<TestFailure>,
-    /// What was skipped or checked only in part, and why; one line each.
-    pub notes: Vec<String>,
-}
+pub use cryptoscope_model::events::{FileOutcome, TestFailure};
 
 /// Counts with the reasons for skips gathered into notes.
 #[derive(Default)]
