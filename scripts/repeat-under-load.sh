@@ -17,7 +17,7 @@ n_e2e=${N_E2E:-3}
 fast=(
   "-p cryptoscope-measure --lib sampler::"
   "-p cryptoscope-worker --lib ct::tests"
-  "-p cryptoscope --bin cryptoscope ct::tests"
+  "-p cryptoscope-engine --lib ct::tests"
   "-p cryptoscope --test replay"
   "-p cryptoscope --test resume"
   "-p cryptoscope --test tls a_count_instead_of_a_duration"

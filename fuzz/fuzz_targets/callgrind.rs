@@ -1,5 +1,5 @@
 //! `callgrind::parse`: callgrind's output format, then what `cryptoscope profile` does
-//! with it (crates/cli/src/profile.rs): several dumps parsed and merged into one profile,
+//! with it (crates/engine/src/profile.rs): several dumps parsed and merged into one profile,
 //! then inclusive costs, call counts, reachability from the profiled root and callees.
 //! Input: the dumps, separated by form feeds (0x0c).
 #![no_main]

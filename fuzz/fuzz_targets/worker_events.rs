@@ -1,8 +1,8 @@
 //! The worker protocol: JSON lines on a worker's standard output, read by the CLI
-//! (crates/cli/src/workers.rs: blank lines skipped, one `Event` per line, an unreadable line
+//! (crates/engine/src/workers.rs: blank lines skipped, one `Event` per line, an unreadable line
 //! reported with its first 120 characters), then what the CLI does with each event: rows
 //! from measurements with statistics and level shifts recomputed from the raw samples
-//! (crates/cli/src/engine/measure.rs), scaling points and the knee (scale.rs), gate reports, subject
+//! (crates/engine/src/run/measure.rs), scaling points and the knee (scale.rs), gate reports, subject
 //! descriptors.
 #![no_main]
 

@@ -1,54 +1,25 @@
-//! `cryptoscope`: the command-line front end. It parses arguments into a validated
-//! selection and settings, and glues catalogue discovery, gating, measurement and
-//! reporting together. Measuring happens in provider worker processes, never here.
+//! `cryptoscope`: the command-line front end. It parses the arguments and hands each
+//! command to the harness (`cryptoscope-engine`) or an application driver
+//! (`cryptoscope-drivers`). Measuring happens in provider worker processes, never here.
 //!
 //! Exit codes: 0 success; 1 some subject failed its gate, crashed or timed out;
 //! 2 usage or input error.
 
-mod apps;
-mod args;
-mod builds;
-mod catalog;
-mod counters;
-mod ct;
-mod ct_cmd;
-mod engine;
-mod external;
-mod gating;
-mod hostile;
-mod listing;
-mod matrix;
-mod memory;
-mod micro;
-mod netns;
-mod probes;
-mod profile;
-mod scale;
-mod stored;
-mod tahoe;
-mod tls;
-mod tunnel;
-mod ui;
-mod util;
-mod workers;
-
-use apps::*;
-use args::*;
-use builds::*;
 use clap::{Parser, Subcommand};
-use cryptoscope_catalogue::descriptor::Availability;
-use cryptoscope_measure::clock::{Clock, ClockChoice};
-use cryptoscope_model::GateStatus;
-use ct_cmd::*;
-use engine::*;
-use listing::*;
-use memory::cmd_memory;
-use micro::cmd_micro;
-use profile::cmd_profile;
-use scale::cmd_scale;
+use cryptoscope_drivers::apps::*;
+use cryptoscope_drivers::{tahoe, tls, tunnel};
+use cryptoscope_engine::args::*;
+use cryptoscope_engine::builds::*;
+use cryptoscope_engine::ct_cmd::*;
+use cryptoscope_engine::listing::*;
+use cryptoscope_engine::memory::cmd_memory;
+use cryptoscope_engine::micro::cmd_micro;
+use cryptoscope_engine::profile::cmd_profile;
+use cryptoscope_engine::run::*;
+use cryptoscope_engine::scale::cmd_scale;
+use cryptoscope_engine::stored::*;
+use cryptoscope_engine::{external, workers};
 use std::path::PathBuf;
-use stored::*;
-use ui::*;
 
 #[derive(Parser)]
 #[command(
@@ -231,7 +202,16 @@ enum Cmd {
     },
 }
 
+/// A stored command line as [`RunArgs`] when it is a `cryptoscope run` (for `run --resume`).
+fn stored_run_args(command: &[String]) -> Option<RunArgs> {
+    match Cli::try_parse_from(command.iter()) {
+        Ok(Cli { cmd: Cmd::Run(r), .. }) => Some(r),
+        _ => None,
+    }
+}
+
 fn main() {
+    set_run_parser(stored_run_args);
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) if e.use_stderr() => {

@@ -7,7 +7,7 @@
 //! These verdicts come from memcheck, which follows secret bits through the program and so
 //! decides the same on any machine under any load. dudect's verdicts depend on timing: its
 //! calibration (the same cases, modelled) is tested on controlled timings in
-//! crates/worker/src/ct.rs and its confirmation rule in crates/cli/src/ct.rs; here a live
+//! crates/worker/src/ct.rs and its confirmation rule in crates/engine/src/ct.rs; here a live
 //! dudect run is checked for its plumbing only (docs/testing.md).
 
 mod common;

@@ -26,7 +26,7 @@
 //!   subjects whose randomness comes through the harness; libraries with their own
 //!   generator (AWS-LC, OpenSSL) cannot be given marked randomness. Key generation may derive
 //!   public values from its randomness (ML-KEM's matrix seed ρ), whose expansion legitimately
-//!   branches: the parent reports such findings apart (see `cli/src/ct.rs`).
+//!   branches: the parent reports such findings apart (see `engine/src/ct.rs`).
 
 use crate::protocol::{CtAudited, CtStat};
 use cryptoscope_catalogue::rng::{install_kat, kat_prng, KatPrng};

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 pub(crate) const DEFAULT_ROUNDS: usize = 5;
 
 #[derive(Args, Clone)]
-pub(crate) struct SelectArgs {
+pub struct SelectArgs {
     /// Suites to include: kem, kex, hash, cipher, aead (comma-separated or repeated). Default: kem
     /// and kex.
     #[arg(long, value_name = "SUITE")]
@@ -47,7 +47,7 @@ impl SelectArgs {
 }
 
 #[derive(Args, Clone)]
-pub(crate) struct GateArgs {
+pub struct GateArgs {
     /// Directory of known-answer data (default: the repository's vectors/). `verify` also
     /// takes one vector file (CAVP or NIST KEM KAT .rsp, Wycheproof JSON) to run against
     /// every implementation of its algorithm.
@@ -62,7 +62,7 @@ pub(crate) struct GateArgs {
 }
 
 #[derive(Args, Clone)]
-pub(crate) struct RunArgs {
+pub struct RunArgs {
     #[command(flatten)]
     pub(crate) sel: SelectArgs,
     #[command(flatten)]
@@ -184,7 +184,7 @@ impl RunArgs {
 }
 
 #[derive(Args, Clone)]
-pub(crate) struct ScaleArgs {
+pub struct ScaleArgs {
     #[command(flatten)]
     pub(crate) sel: SelectArgs,
     #[command(flatten)]
@@ -209,7 +209,7 @@ pub(crate) struct ScaleArgs {
 }
 
 #[derive(Args, Clone)]
-pub(crate) struct BuildArgs {
+pub struct BuildArgs {
     /// Algorithms to build from PQClean's sources (repeatable), e.g. NTRU-HRSS-701.
     #[arg(long = "alg", value_name = "NAME")]
     pub(crate) alg: Vec<String>,
@@ -235,7 +235,7 @@ pub(crate) struct BuildArgs {
 }
 
 #[derive(Args, Clone)]
-pub(crate) struct AddArgs {
+pub struct AddArgs {
     /// Directory with api.h and the .c files.
     pub(crate) path: PathBuf,
     /// Catalogue algorithm it implements; its known-answer tests are the gate.
@@ -252,7 +252,7 @@ pub(crate) struct AddArgs {
 }
 
 #[derive(Args, Clone)]
-pub(crate) struct ProfileArgs {
+pub struct ProfileArgs {
     #[command(flatten)]
     pub(crate) sel: SelectArgs,
     #[command(flatten)]
@@ -281,7 +281,7 @@ pub(crate) struct ProfileArgs {
 }
 
 #[derive(Args, Clone)]
-pub(crate) struct MicroArgs {
+pub struct MicroArgs {
     #[command(flatten)]
     pub(crate) sel: SelectArgs,
     #[command(flatten)]
@@ -307,7 +307,7 @@ pub(crate) struct MicroArgs {
 }
 
 #[derive(Args, Clone)]
-pub(crate) struct MemoryArgs {
+pub struct MemoryArgs {
     #[command(flatten)]
     pub(crate) sel: SelectArgs,
     #[command(flatten)]
@@ -354,7 +354,7 @@ pub(crate) fn run_group(flag: Option<&str>, run_id: &str) -> String {
 }
 
 #[derive(Args, Clone)]
-pub(crate) struct CtArgs {
+pub struct CtArgs {
     #[command(flatten)]
     pub(crate) sel: SelectArgs,
     #[command(flatten)]
@@ -379,13 +379,13 @@ pub(crate) struct CtArgs {
 }
 
 /// `--db`'s one-line help (every command that stores or reads results).
-pub(crate) const DB_HELP: &str =
+pub const DB_HELP: &str =
     "Results database: a SQLite file, or a PostgreSQL server (postgresql://user@host/db, service=NAME) [default: $CRYPTOSCOPE_DB, else ~/.local/share/cryptoscope/results.db]";
 /// `--db`'s `--help` text.
-pub(crate) const DB_LONG_HELP: &str = "Results database: a SQLite file (created if missing), or a PostgreSQL server named as libpq names one — a URI (postgresql://user@host:port/dbname), a keyword/value string ('host=db.example dbname=results') or a service of pg_service.conf ('service=team'); what it leaves out comes from PGHOST, PGPORT, PGUSER, PGDATABASE, PGSERVICE and the other PG* variables. Give the password in PGPASSWORD or a password file (~/.pgpass, or PGPASSFILE; mode 0600), not on the command line: a password typed here is visible to other users in the process list (cryptoscope replaces it by *** in everything it records).\n\n[default: $CRYPTOSCOPE_DB, else ~/.local/share/cryptoscope/results.db]";
+pub const DB_LONG_HELP: &str = "Results database: a SQLite file (created if missing), or a PostgreSQL server named as libpq names one — a URI (postgresql://user@host:port/dbname), a keyword/value string ('host=db.example dbname=results') or a service of pg_service.conf ('service=team'); what it leaves out comes from PGHOST, PGPORT, PGUSER, PGDATABASE, PGSERVICE and the other PG* variables. Give the password in PGPASSWORD or a password file (~/.pgpass, or PGPASSFILE; mode 0600), not on the command line: a password typed here is visible to other users in the process list (cryptoscope replaces it by *** in everything it records).\n\n[default: $CRYPTOSCOPE_DB, else ~/.local/share/cryptoscope/results.db]";
 
 #[derive(Args, Clone)]
-pub(crate) struct DbArg {
+pub struct DbArg {
     #[arg(long = "db", value_name = "PATH|URL", help = DB_HELP, long_help = DB_LONG_HELP)]
     pub(crate) db: Option<String>,
 }
@@ -398,7 +398,7 @@ impl DbArg {
 
 /// The database to use: `--db` (a SQLite path or a postgresql:// URL), `$CRYPTOSCOPE_DB`,
 /// or the per-user default file.
-pub(crate) fn store_location(flag: Option<&str>) -> String {
+pub fn store_location(flag: Option<&str>) -> String {
     flag.map(str::to_string)
         .unwrap_or_else(|| cryptoscope_store::default_path().display().to_string())
 }

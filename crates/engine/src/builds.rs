@@ -57,7 +57,7 @@ pub(crate) fn canonical_kem(name: &str) -> Result<String> {
     Ok(info.name.to_string())
 }
 
-pub(crate) fn cmd_build(a: &BuildArgs, quiet: bool) -> Result<i32> {
+pub fn cmd_build(a: &BuildArgs, quiet: bool) -> Result<i32> {
     if a.list {
         print_builds();
         return Ok(0);
@@ -167,7 +167,7 @@ pub(crate) fn cmd_build(a: &BuildArgs, quiet: bool) -> Result<i32> {
     Ok(if failed.is_empty() { 0 } else { 1 })
 }
 
-pub(crate) fn cmd_add(a: &AddArgs, quiet: bool) -> Result<i32> {
+pub fn cmd_add(a: &AddArgs, quiet: bool) -> Result<i32> {
     let alg = canonical_kem(&a.alg)?;
     if !a.path.is_dir() {
         return Err(usage(format!("{}: not a directory", a.path.display())));

@@ -212,7 +212,7 @@ pub fn code_prefix(d: &Descriptor) -> Option<String> {
 }
 
 /// `memory` is `run` with only the memory pass.
-pub(crate) fn cmd_memory(m: &MemoryArgs, quiet: bool) -> Result<i32> {
+pub fn cmd_memory(m: &MemoryArgs, quiet: bool) -> Result<i32> {
     if m.calls == 0 {
         return Err(usage("--calls must be at least 1"));
     }

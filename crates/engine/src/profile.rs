@@ -520,7 +520,7 @@ pub(crate) fn parse_ops(ops: &[String]) -> Result<Option<Vec<cryptoscope_catalog
         .map(Some)
 }
 
-pub(crate) fn cmd_profile(a: &ProfileArgs, quiet: bool) -> Result<i32> {
+pub fn cmd_profile(a: &ProfileArgs, quiet: bool) -> Result<i32> {
     let selection = a.sel.selection()?;
     let ops = parse_ops(&a.op)?;
     if a.calls == 0 {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 /// Opens (creating if needed) the results database at `location`, a path or a PostgreSQL
 /// server, and tells the user on stderr what opening it changed or warned about.
-pub(crate) fn open_db(location: &str) -> Result<cryptoscope_store::Store> {
+pub fn open_db(location: &str) -> Result<cryptoscope_store::Store> {
     let store = cryptoscope_store::Store::open_any(location).map_err(|e| usage(e.to_string()))?;
     for w in store.warnings() {
         eprintln!("warning: {w}");
@@ -30,6 +30,14 @@ pub(crate) fn open_db(location: &str) -> Result<cryptoscope_store::Store> {
         );
     }
     Ok(store)
+}
+
+/// Opens the results database of a command that stores items (`ct` and the application
+/// drivers) and checks its `--json` file can be written, before any work.
+pub fn open_app_store(db: Option<&str>, json: Option<&PathBuf>) -> Result<(cryptoscope_store::Store, Option<PathBuf>)> {
+    let json_out = json.map(|p| util::check_writable(p).map_err(usage)).transpose()?;
+    let store = open_db(&store_location(db))?;
+    Ok((store, json_out))
 }
 
 /// Opens an existing results database for reading (a missing file is an input error).
@@ -51,7 +59,7 @@ pub(crate) fn write_report(runs: &[RunFile], out: &std::path::Path) -> Result<()
         .map_err(|e| usage(format!("cannot write {}: {e}", out.display())))
 }
 
-pub(crate) fn cmd_report(runs: &[String], out: Option<&std::path::Path>, db: &DbArg) -> Result<i32> {
+pub fn cmd_report(runs: &[String], out: Option<&std::path::Path>, db: &DbArg) -> Result<i32> {
     let mut store = open_store(db)?;
     let refs: Vec<String> = if runs.is_empty() {
         vec!["latest".into()]
@@ -70,7 +78,7 @@ pub(crate) fn cmd_report(runs: &[String], out: Option<&std::path::Path>, db: &Db
     Ok(0)
 }
 
-pub(crate) fn cmd_runs(db: &DbArg) -> Result<i32> {
+pub fn cmd_runs(db: &DbArg) -> Result<i32> {
     let mut store = open_store(db)?;
     let runs = store.runs().map_err(|e| usage(e.to_string()))?;
     let rows: Vec<Vec<String>> = runs
@@ -105,7 +113,7 @@ pub(crate) fn cmd_runs(db: &DbArg) -> Result<i32> {
     Ok(0)
 }
 
-pub(crate) fn cmd_show(run: &str, baseline: Option<&str>, db: &DbArg) -> Result<i32> {
+pub fn cmd_show(run: &str, baseline: Option<&str>, db: &DbArg) -> Result<i32> {
     let mut store = open_store(db)?;
     let r = store.load(run).map_err(|e| usage(e.to_string()))?;
     let e = &r.environment;
@@ -137,7 +145,7 @@ pub(crate) fn cmd_show(run: &str, baseline: Option<&str>, db: &DbArg) -> Result<
         print!("\n{}", table::results(&r.results));
     }
     // The families' own tables, as `run` prints them.
-    for t in crate::engine::summary::family_tables(&r.results, r.environment.core_per_tsc) {
+    for t in crate::run::summary::family_tables(&r.results, r.environment.core_per_tsc) {
         print!("\n{t}");
     }
     // Application drivers' tables.
@@ -153,7 +161,7 @@ pub(crate) fn cmd_show(run: &str, baseline: Option<&str>, db: &DbArg) -> Result<
     Ok(0)
 }
 
-pub(crate) fn cmd_export(run: &str, format: &str, out: Option<&std::path::Path>, db: &DbArg) -> Result<i32> {
+pub fn cmd_export(run: &str, format: &str, out: Option<&std::path::Path>, db: &DbArg) -> Result<i32> {
     let mut store = open_store(db)?;
     let r = store.load(run).map_err(|e| usage(e.to_string()))?;
     let text = match format {
@@ -185,7 +193,7 @@ pub(crate) fn published_path(flag: Option<&std::path::Path>) -> Result<PathBuf> 
     Ok(vectors.join("../reference/published.json"))
 }
 
-pub(crate) fn cmd_published(
+pub fn cmd_published(
     runs: &[String],
     file: Option<&std::path::Path>,
     json: Option<&std::path::Path>,
@@ -237,7 +245,7 @@ pub(crate) fn cmd_published(
     Ok(0)
 }
 
-pub(crate) fn cmd_compare(
+pub fn cmd_compare(
     runs: &[String],
     baseline: Option<&str>,
     threshold: f64,

@@ -15,16 +15,27 @@ mod timing;
 
 use crate::args::{run_group, store_location, RunArgs};
 use crate::catalog::Catalogue;
+use crate::gating;
 use crate::stored::open_db;
 use crate::ui::{usage, warn_missing, Progress};
-use crate::{gating, Cli, Cmd};
 use anyhow::Result;
-use clap::Parser;
 use cryptoscope_measure::clock::{Clock, ClockChoice};
 use cryptoscope_measure::env::Environment;
 use cryptoscope_model::{ResultRow, RunFile, SCHEMA};
 use report::StoreReporter;
 use settings::Settings;
+
+/// How `run --resume` reads a stored command line back into [`RunArgs`]: the binary's own
+/// parser, `Some` only for a `cryptoscope run` command line (the engine does not know the
+/// whole command line). The binary registers it with [`set_run_parser`].
+pub type RunParser = fn(&[String]) -> Option<RunArgs>;
+
+static RUN_PARSER: std::sync::OnceLock<RunParser> = std::sync::OnceLock::new();
+
+/// Registers the parser `run --resume` uses on a stored command line ([`RunParser`]).
+pub fn set_run_parser(parse: RunParser) {
+    let _ = RUN_PARSER.set(parse);
+}
 
 /// A run being resumed: its id, start and group, and the rows it stored.
 pub(crate) struct Resumed {
@@ -35,7 +46,7 @@ pub(crate) struct Resumed {
 
 /// `run --resume RUN`: the stored command line of RUN, parsed again, run under RUN's id
 /// with what it stored kept.
-pub(crate) fn cmd_resume(reference: &str, a: &RunArgs, quiet: bool) -> Result<i32> {
+pub fn cmd_resume(reference: &str, a: &RunArgs, quiet: bool) -> Result<i32> {
     let location = store_location(a.db.as_deref());
     let mut store = open_db(&location)?;
     let id = store.resolve(reference).map_err(|e| usage(e.to_string()))?;
@@ -51,9 +62,9 @@ pub(crate) fn cmd_resume(reference: &str, a: &RunArgs, quiet: bool) -> Result<i3
         println!("Run {id} is complete: nothing to resume (`cryptoscope show {id}`).");
         return Ok(0);
     }
-    let mut orig = match Cli::try_parse_from(prev.command.iter()) {
-        Ok(Cli { cmd: Cmd::Run(r), .. }) => r,
-        _ => {
+    let mut orig = match RUN_PARSER.get().and_then(|parse| parse(&prev.command)) {
+        Some(r) => r,
+        None => {
             return Err(usage(format!(
                 "run {id} was not made by `cryptoscope run` (command: {}), so it cannot be resumed",
                 prev.command.display()
@@ -87,7 +98,7 @@ pub(crate) fn cmd_resume(reference: &str, a: &RunArgs, quiet: bool) -> Result<i3
 }
 
 /// `cryptoscope run`: a new run, or `--resume` of an interrupted one.
-pub(crate) fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
+pub fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
     match &a.resume {
         Some(r) => cmd_resume(r, a, quiet),
         None => run(a, quiet, None),

@@ -1,8 +1,6 @@
 //! The application drivers (`tahoe`, `tls`, `tunnel`) behind one interface ([`Driver`]):
 //! each runs its study and hands back items, which one ending stores, prints and writes.
 
-use crate::args::*;
-use crate::ui::*;
 use crate::*;
 use anyhow::Result;
 use cryptoscope_model::{RunFile, SCHEMA};
@@ -83,18 +81,9 @@ pub(crate) fn finish_app_run(
     Ok(code)
 }
 
-pub(crate) fn open_app_store(
-    db: Option<&str>,
-    json: Option<&PathBuf>,
-) -> Result<(cryptoscope_store::Store, Option<PathBuf>)> {
-    let json_out = json.map(|p| util::check_writable(p).map_err(usage)).transpose()?;
-    let store = open_db(&store_location(db))?;
-    Ok((store, json_out))
-}
-
 /// What a driver's run hands back: the items and what the run record says about them, the
 /// JSON file's content, and the exit code (1: the study did not complete).
-pub(crate) struct DriverRun {
+pub struct DriverRun {
     pub(crate) app: AppRun,
     pub(crate) json: serde_json::Value,
     pub(crate) code: i32,
@@ -105,7 +94,7 @@ pub(crate) struct DriverRun {
 /// An application driver: a study of cryptography inside a protocol (TLS, tunnels,
 /// Tahoe-LAFS), which reports items rather than (subject, operation) rows. Its command is
 /// [`cmd_driver`]; its renderings are `cryptoscope_report::apps::DRIVERS`.
-pub(crate) trait Driver {
+pub trait Driver {
     /// Its name: the subcommand, the run's suite, the key of its items and renderings.
     const NAME: &'static str;
     /// The results database (`--db`) and the JSON file (`--json`) asked for.
@@ -116,7 +105,7 @@ pub(crate) trait Driver {
 
 /// A driver's command: the store opened first (a bad `--db` fails before any work), the
 /// study, then one ending for every driver ([`finish_app_run`]).
-pub(crate) fn cmd_driver<D: Driver>(d: &D, quiet: bool) -> Result<i32> {
+pub fn cmd_driver<D: Driver>(d: &D, quiet: bool) -> Result<i32> {
     let (db, json) = d.outputs();
     let (mut store, json_out) = open_app_store(db, json)?;
     let (started_at, _) = util::now_utc();

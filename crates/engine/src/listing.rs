@@ -10,7 +10,7 @@ use cryptoscope_model::GateStatus;
 use cryptoscope_report::table;
 use std::time::Duration;
 
-pub(crate) fn cmd_list(sel: &SelectArgs, json: bool) -> Result<i32> {
+pub fn cmd_list(sel: &SelectArgs, json: bool) -> Result<i32> {
     let selection = sel.selection()?;
     let cat = Catalogue::discover()?;
     warn_missing(&cat);
@@ -90,7 +90,7 @@ pub(crate) fn cmd_list(sel: &SelectArgs, json: bool) -> Result<i32> {
     Ok(0)
 }
 
-pub(crate) fn cmd_verify(sel: &SelectArgs, g: &GateArgs, quiet: bool) -> Result<i32> {
+pub fn cmd_verify(sel: &SelectArgs, g: &GateArgs, quiet: bool) -> Result<i32> {
     let selection = sel.selection()?;
     let vectors = util::vectors_dir(g.vectors.as_deref())?;
     let cat = Catalogue::discover()?;

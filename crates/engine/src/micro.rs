@@ -313,7 +313,7 @@ fn print_found(a: &MicroArgs, found: &mut Found, tool: &str) {
     }
 }
 
-pub(crate) fn cmd_micro(a: &MicroArgs, quiet: bool) -> Result<i32> {
+pub fn cmd_micro(a: &MicroArgs, quiet: bool) -> Result<i32> {
     if a.sel.alg.is_empty() {
         return Err(usage("micro needs --alg NAME (e.g. --alg NTRU-HRSS-701)"));
     }

@@ -145,7 +145,7 @@ fn ct_run_file(
     }
 }
 
-pub(crate) fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
+pub fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
     let no_selection = a.sel.suite.is_empty() && a.sel.alg.is_empty() && a.sel.provider.is_empty();
     let mut selection = a.sel.selection()?;
     if no_selection {

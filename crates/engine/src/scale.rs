@@ -196,7 +196,7 @@ eff.: throughput / (threads x one-thread throughput). min/max thr: the least eve
 }
 
 /// `scale` is `run` with only the throughput pass.
-pub(crate) fn cmd_scale(sa: &ScaleArgs, quiet: bool) -> Result<i32> {
+pub fn cmd_scale(sa: &ScaleArgs, quiet: bool) -> Result<i32> {
     let logical = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let threads = match &sa.threads {
         Some(t) => scale::parse_threads(t).map_err(usage)?,

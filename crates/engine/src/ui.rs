@@ -18,7 +18,7 @@ impl std::fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
-pub(crate) fn usage(msg: impl Into<String>) -> anyhow::Error {
+pub fn usage(msg: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(UsageError(msg.into()))
 }
 

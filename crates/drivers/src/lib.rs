@@ -1,0 +1,17 @@
+//! The application drivers of cryptoscope (`tahoe`, `tls`, `tunnel`): studies of
+//! cryptography inside a protocol, behind one interface ([`apps::Driver`]), with what only
+//! they use (network namespaces, hostile traffic). Built on `cryptoscope-engine`.
+
+pub mod apps;
+mod hostile;
+mod netns;
+pub mod tahoe;
+pub mod tls;
+pub mod tunnel;
+
+// The engine's modules and items under the paths the drivers knew when they shared its crate.
+use cryptoscope_engine::args::*;
+use cryptoscope_engine::stored::*;
+use cryptoscope_engine::ui::*;
+use cryptoscope_engine::{catalog, gating, util, workers};
+use cryptoscope_measure::clock::{Clock, ClockChoice};

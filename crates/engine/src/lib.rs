@@ -1,0 +1,34 @@
+//! The harness of cryptoscope, everything the command line does except the application
+//! drivers (`cryptoscope-drivers`): arguments, catalogue discovery, worker processes, the
+//! correctness gate, the run engine ([`run`]), the stored-run commands and the other passes
+//! (scale, memory, counters, profile, micro, builds, constant-time audit). Measuring
+//! happens in provider worker processes, never here.
+
+pub mod args;
+pub mod builds;
+pub mod catalog;
+mod counters;
+mod ct;
+pub mod ct_cmd;
+pub mod external;
+pub mod gating;
+pub mod listing;
+mod matrix;
+pub mod memory;
+pub mod micro;
+mod probes;
+pub mod profile;
+pub mod run;
+pub mod scale;
+pub mod stored;
+pub mod ui;
+pub mod util;
+pub mod workers;
+
+use args::*;
+use cryptoscope_catalogue::descriptor::Availability;
+use cryptoscope_measure::clock::{Clock, ClockChoice};
+use cryptoscope_model::GateStatus;
+use run::*;
+use stored::*;
+use ui::*;
