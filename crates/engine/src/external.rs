@@ -9,7 +9,7 @@
 //! cannot (AWS-LC) get the keys of one that reproduced every test, or are skipped.
 
 use anyhow::Result;
-use cryptoscope_catalogue::descriptor::{Descriptor, Family, Randomness};
+use cryptoscope_catalogue::descriptor::{Descriptor, Randomness};
 use cryptoscope_catalogue::external::{self, External, ExternalError, FileOutcome, Format};
 use cryptoscope_catalogue::names;
 use cryptoscope_report::table;
@@ -90,23 +90,13 @@ fn file_error(e: ExternalError) -> anyhow::Error {
     usage(e.to_string())
 }
 
-/// The family of subjects a format runs on.
-fn family_of(f: Format) -> Family {
-    match f {
-        Format::CavpHash => Family::Hash,
-        Format::KemKat | Format::WycheproofMlkem => Family::Kem,
-        Format::WycheproofX25519 | Format::WycheproofP256 => Family::Kex,
-        Format::WycheproofAead => Family::Aead,
-    }
-}
-
 /// The algorithms to run: `--alg`, else what the file states. A file that states several
 /// (a Wycheproof AES-GCM file holds 128- and 256-bit keys) runs all of them, each against
 /// its own tests.
 fn algorithms(path: &Path, parsed: &External, flag: &[String]) -> Result<Vec<String>> {
     let stated = parsed.stated_algorithms();
     if flag.is_empty() && stated.len() > 1 {
-        let want = family_of(parsed.format());
+        let want = parsed.format().family();
         if stated
             .iter()
             .all(|a| names::algorithm(a).is_some_and(|i| i.family == want))
@@ -164,7 +154,7 @@ fn algorithm(path: &Path, parsed: &External, flag: &[String]) -> Result<String> 
             "{file} is for {alg}, which the catalogue does not have; `cryptoscope list --all --suite kem,kex,hash,cipher,aead` shows what it has"
         )));
     };
-    let want = family_of(parsed.format());
+    let want = parsed.format().family();
     if info.family != want {
         return Err(usage(format!(
             "{alg} is a {} algorithm but {file} is a {} file ({} tests): give a {} algorithm with --alg",

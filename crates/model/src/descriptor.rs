@@ -37,6 +37,9 @@ pub struct FamilyInfo {
     pub ct_cold: &'static [&'static str],
     /// Measured by a plain `run`; otherwise its suite must be named (`--suite hash`).
     pub in_default_run: bool,
+    /// For a family whose work grows with a message's length: the operation one length of
+    /// `run --lengths` measures (a hash: `hash:N`). `None`: `--lengths` leaves it as it is.
+    pub at_length: Option<fn(u32) -> Operation>,
 }
 
 impl Family {
@@ -53,6 +56,7 @@ impl Family {
                 ct_needs_randomness: &["keypair", "encaps"],
                 ct_cold: &[],
                 in_default_run: true,
+                at_length: None,
             },
             Family::Kex => &FamilyInfo {
                 name: "kex",
@@ -61,6 +65,7 @@ impl Family {
                 ct_needs_randomness: &["keypair"],
                 ct_cold: &[],
                 in_default_run: true,
+                at_length: None,
             },
             Family::Hash => &FamilyInfo {
                 name: "hash",
@@ -69,6 +74,7 @@ impl Family {
                 ct_needs_randomness: &[],
                 ct_cold: &[],
                 in_default_run: false,
+                at_length: Some(Operation::Hash),
             },
             Family::Cipher => &FamilyInfo {
                 name: "cipher",
@@ -77,6 +83,7 @@ impl Family {
                 ct_needs_randomness: &[],
                 ct_cold: &["key-schedule", "encrypt"],
                 in_default_run: false,
+                at_length: None,
             },
             Family::Aead => &FamilyInfo {
                 name: "aead",
@@ -85,6 +92,7 @@ impl Family {
                 ct_needs_randomness: &[],
                 ct_cold: &["seal"],
                 in_default_run: false,
+                at_length: None,
             },
         }
     }

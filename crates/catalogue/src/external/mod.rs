@@ -89,6 +89,17 @@ impl Format {
         .find(|f| f.as_str() == s)
     }
 
+    /// The family of subjects a file of this format runs on.
+    pub fn family(self) -> crate::Family {
+        use crate::Family;
+        match self {
+            Format::CavpHash => Family::Hash,
+            Format::KemKat | Format::WycheproofMlkem => Family::Kem,
+            Format::WycheproofX25519 | Format::WycheproofP256 => Family::Kex,
+            Format::WycheproofAead => Family::Aead,
+        }
+    }
+
     /// What a test is called in this format: the record's place in a hash file, the
     /// `count` of a KEM KAT entry, Wycheproof's `tcId`.
     pub fn id_kind(self) -> &'static str {

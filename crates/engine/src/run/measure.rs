@@ -21,8 +21,8 @@ pub struct MeasureSettings {
     pub budget: Duration,
     pub cpu: Option<usize>,
     pub tsc_hz: Option<f64>,
-    /// Hash subjects: these operations instead of the default lengths (`--lengths`).
-    pub hash_ops: Option<Vec<Operation>>,
+    /// `--lengths`: these message lengths instead of a family's default ones (hashes).
+    pub lengths: Option<Vec<u32>>,
     pub timeout: Duration,
     /// When the run started, milliseconds since the Unix epoch (sample times are relative to it).
     pub run_start_unix_ms: f64,
@@ -144,11 +144,11 @@ pub fn merge_visit(acc: &mut ResultRow, visit: ResultRow) {
     fill_statistics(acc);
 }
 
-/// The operations a run measures of a subject: a hash's `--lengths` when given, else the
-/// descriptor's own.
-pub fn operations(d: &Descriptor, hash_ops: Option<&[Operation]>) -> Vec<Operation> {
-    match (hash_ops, d.family) {
-        (Some(v), cryptoscope_catalogue::Family::Hash) => v.to_vec(),
+/// The operations a run measures of a subject: `--lengths` when given and its family's work
+/// grows with a length (`FamilyInfo::at_length`), else the descriptor's own.
+pub fn operations(d: &Descriptor, lengths: Option<&[u32]>) -> Vec<Operation> {
+    match (lengths, d.family.info().at_length) {
+        (Some(l), Some(at)) => l.iter().map(|&n| at(n)).collect(),
         _ => d.operations().to_vec(),
     }
 }
@@ -163,7 +163,7 @@ pub fn measure(
     s: &MeasureSettings,
     sink: &mut dyn FnMut(&mut ResultRow),
 ) -> Result<Vec<ResultRow>> {
-    let mut ops = operations(d, s.hash_ops.as_deref());
+    let mut ops = operations(d, s.lengths.as_deref());
     let skipped = match s.stored.get(&d.id) {
         Some(done) => {
             let before = ops.len();
@@ -184,7 +184,7 @@ pub fn measure(
         return Ok(rows);
     }
     let bin = cat.worker(&d.provider).context("worker vanished")?;
-    let listed = skipped || (d.family == cryptoscope_catalogue::Family::Hash && s.hash_ops.is_some());
+    let listed = skipped || (d.family.info().at_length.is_some() && s.lengths.is_some());
     let request = Request::Measure {
         subject: d.id.clone(),
         plan: s.plan.clone(),

@@ -6,7 +6,7 @@ use super::Resumed;
 use crate::catalog::Catalogue;
 use crate::ui::usage;
 use anyhow::Result;
-use cryptoscope_catalogue::{Descriptor, Family};
+use cryptoscope_catalogue::Descriptor;
 use cryptoscope_model::{GateStatus, ResultRow};
 use std::collections::BTreeMap;
 
@@ -75,10 +75,10 @@ fn check_baseline(picked: &[Descriptor], b: &str) -> Result<()> {
 fn split_resumed(s: &Settings, picked: Vec<Descriptor>, order: Vec<String>, r: &Resumed, quiet: bool) -> Picked {
     let want_rounds = s.rounds;
     let complete = |d: &Descriptor| -> bool {
-        let ops: Vec<String> = match (&s.hash_ops, d.family) {
-            (Some(l), Family::Hash) => l.iter().map(|o| o.as_str().to_string()).collect(),
-            _ => d.operations().iter().map(|o| o.as_str().to_string()).collect(),
-        };
+        let ops: Vec<String> = super::measure::operations(d, s.lengths.as_deref())
+            .iter()
+            .map(|o| o.as_str().to_string())
+            .collect();
         ops.iter().all(|op| {
             r.rows.iter().any(|x| {
                 x.subject == d.id

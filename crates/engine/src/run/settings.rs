@@ -9,7 +9,6 @@ use crate::catalog::Selection;
 use crate::ui::usage;
 use crate::{counters, profile, scale, util};
 use anyhow::Result;
-use cryptoscope_catalogue::Operation;
 use cryptoscope_measure::clock::Clock;
 use cryptoscope_measure::sampler::{Plan, MAX_SAMPLES};
 use std::path::PathBuf;
@@ -37,8 +36,8 @@ pub(crate) struct Settings<'a> {
     pub(crate) timeout: Duration,
     /// Visits per subject; never more than `--samples`.
     pub(crate) rounds: usize,
-    /// `--lengths`: hash operations instead of the default lengths.
-    pub(crate) hash_ops: Option<Vec<Operation>>,
+    /// `--lengths`: message lengths instead of a family's default ones (hashes).
+    pub(crate) lengths: Option<Vec<u32>>,
     /// Time budget per subject.
     pub(crate) budget: Duration,
     pub(crate) with_memory: bool,
@@ -90,12 +89,11 @@ impl<'a> Settings<'a> {
         };
         let out_file = out_file(a, &run_id)?;
         let shard = a.shard.as_deref().map(parse_shard).transpose()?;
-        let hash_ops = a
+        let lengths = a
             .lengths
             .as_deref()
             .map(|l| measure::parse_lengths(l).map_err(usage))
-            .transpose()?
-            .map(|v| v.into_iter().map(Operation::Hash).collect());
+            .transpose()?;
         Ok(Settings {
             args: a,
             selection,
@@ -109,7 +107,7 @@ impl<'a> Settings<'a> {
             shard,
             timeout: Duration::from_secs_f64(a.gate.timeout),
             rounds: a.samples.map_or(a.rounds, |n| a.rounds.min(n)),
-            hash_ops,
+            lengths,
             budget: Duration::from_secs_f64(a.time_budget.unwrap_or(if a.quick { 1.0 } else { 12.0 })),
             with_memory: a.memory || a.memory_only,
             timing: !a.memory_only && a.scale.is_none(),
@@ -157,7 +155,7 @@ impl<'a> Settings<'a> {
             },
             cpu: a.cpu,
             tsc_hz: clock.tsc_hz(),
-            hash_ops: self.hash_ops.clone(),
+            lengths: self.lengths.clone(),
             timeout: self.timeout,
             run_start_unix_ms: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)

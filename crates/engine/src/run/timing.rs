@@ -124,8 +124,8 @@ impl Pass<'_> {
         for d in self.picked {
             let v = &self.verdicts[&d.id];
             let measured: Vec<ResultRow> = if v.status == GateStatus::Pass {
-                // The operations measured (a hash's --lengths, not its default lengths).
-                measure::operations(d, self.settings.hash_ops.as_deref())
+                // The operations measured (--lengths, not a hash's default lengths).
+                measure::operations(d, self.settings.lengths.as_deref())
                     .iter()
                     .filter_map(|o| acc.remove(&(d.id.clone(), o.as_str().to_string())))
                     .collect()
@@ -151,7 +151,7 @@ fn visit_settings(s: &MeasureSettings, r: usize) -> MeasureSettings {
     let mut visit = MeasureSettings {
         plan: s.plan.clone(),
         budget: s.budget / r as u32,
-        hash_ops: s.hash_ops.clone(),
+        lengths: s.lengths.clone(),
         stored: s.stored.clone(),
         ..*s
     };
