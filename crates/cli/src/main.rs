@@ -135,8 +135,9 @@ enum Cmd {
     Report {
         /// Runs to include (id, unique prefix or `latest`; default: latest).
         runs: Vec<String>,
-        /// Output file (default: results/report-RUN_ID.html).
-        #[arg(long, value_name = "FILE")]
+        /// Output file, `-` for standard output (default: results/report-RUN_ID.html). Its
+        /// directory must exist.
+        #[arg(long, value_name = "FILE|-")]
         out: Option<PathBuf>,
         #[command(flatten)]
         db: DbArg,
@@ -146,7 +147,8 @@ enum Cmd {
         #[command(flatten)]
         db: DbArg,
     },
-    /// Print one stored run: environment and results (RUN: id, unique prefix or `latest`).
+    /// Print one stored run: environment and results (RUN: id, unique prefix, `latest` or
+    /// `latest~N`, N runs before the latest).
     Show {
         run: String,
         /// Also print speed-ups against this implementation of each algorithm (`clean`,
@@ -162,8 +164,8 @@ enum Cmd {
         /// json (cryptoscope.run/1), csv, markdown, or github-benchmark (github-action-benchmark's customSmallerIsBetter).
         #[arg(long, value_parser = ["json", "csv", "markdown", "github-benchmark"])]
         format: String,
-        /// Write here instead of standard output.
-        #[arg(long, value_name = "FILE")]
+        /// Write here instead of standard output (`-`: standard output).
+        #[arg(long, value_name = "FILE|-")]
         out: Option<PathBuf>,
         #[command(flatten)]
         db: DbArg,
@@ -171,7 +173,8 @@ enum Cmd {
     /// Compare runs side by side: ratio of medians with a 95% CI and a verdict per operation;
     /// with --published, one run against published figures ("ours versus theirs").
     Compare {
-        /// Two or more runs (id, unique prefix or `latest`); one with --published.
+        /// Two or more runs (id, unique prefix, `latest` or `latest~N`, N runs before it); one
+        /// with --published.
         #[arg(num_args = 1.., required = true)]
         runs: Vec<String>,
         /// Print our cycles next to every matching published figure (default file: the
@@ -194,9 +197,12 @@ enum Cmd {
         /// steadier on noisy shared machines).
         #[arg(long, default_value = "median", value_parser = ["median", "p5", "min"])]
         statistic: String,
-        /// Also write the comparison as JSON.
-        #[arg(long, value_name = "FILE")]
+        /// Also write the comparison as JSON (`-`: standard output, after the table).
+        #[arg(long, value_name = "FILE|-")]
         json: Option<PathBuf>,
+        /// Exit 1 when any operation is slower than in the baseline (for CI jobs).
+        #[arg(long)]
+        fail_on_slower: bool,
         #[command(flatten)]
         db: DbArg,
     },
@@ -210,7 +216,34 @@ fn stored_run_args(command: &[String]) -> Option<RunArgs> {
     }
 }
 
+/// A closed pipe (`cryptoscope list --json | head`) ends the output quietly with success, as
+/// in ripgrep and cargo: `println!` panics when standard output has gone, and this hook turns
+/// that one panic into exit 0 (every other panic is reported as before).
+fn quiet_on_closed_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let msg = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.starts_with("failed printing to stdout") && msg.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default(info);
+    }));
+}
+
+/// Whether an error is a write to a closed pipe.
+fn closed_pipe(e: &anyhow::Error) -> bool {
+    e.chain()
+        .filter_map(|c| c.downcast_ref::<std::io::Error>())
+        .any(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+}
+
 fn main() {
+    quiet_on_closed_pipe();
     set_run_parser(stored_run_args);
     let cli = match Cli::try_parse() {
         Ok(c) => c,
@@ -219,8 +252,17 @@ fn main() {
             // flag and the problem (and its "did you mean" when it has one), then a pointer
             // to the help.
             let text = e.render().to_string();
-            let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
-            let first = lines.next().unwrap_or("error: bad arguments").to_string();
+            let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty()).peekable();
+            let mut first = lines.next().unwrap_or("error: bad arguments").to_string();
+            // "the following required arguments were not provided:" lists them on the
+            // lines below: name them on the one line.
+            if first.ends_with(':') {
+                let mut named = Vec::new();
+                while let Some(l) = lines.next_if(|l| !l.starts_with("Usage:") && !l.starts_with("tip:")) {
+                    named.push(l);
+                }
+                first = format!("{first} {}", named.join(", "));
+            }
             let tip: String = lines
                 .filter(|l| l.starts_with("tip:") || l.starts_with("[possible values"))
                 .map(|t| format!(" ({})", t.trim_start_matches("tip:").trim_matches(['[', ']', ' '])))
@@ -277,6 +319,7 @@ fn main() {
             cycles,
             statistic,
             json,
+            fail_on_slower,
             db,
             ..
         } => cmd_compare(
@@ -286,11 +329,13 @@ fn main() {
             *cycles,
             statistic,
             json.as_deref(),
+            *fail_on_slower,
             db,
         ),
     };
     match r {
         Ok(code) => std::process::exit(code),
+        Err(e) if closed_pipe(&e) => std::process::exit(0),
         Err(e) => {
             eprintln!("error: {e:#}");
             std::process::exit(2);

@@ -75,7 +75,7 @@ fn usage_errors_exit_2_with_one_line() {
 
 #[test]
 fn list_json_holds_the_whole_catalogue() {
-    let o = cryptoscope().args(["list", "--json"]).output().unwrap();
+    let o = cryptoscope().args(["list", "--json", "--all"]).output().unwrap();
     assert!(o.status.success(), "{}", stderr_of(&o));
     let subjects: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
     let has = |alg: &str, provider: &str, imp: &str| {

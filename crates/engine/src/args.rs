@@ -28,12 +28,22 @@ pub struct SelectArgs {
     /// strategy: naive, table, fixsliced, bitsliced-avx2, aesni-avx, ... (repeatable).
     #[arg(long = "impl", value_name = "I")]
     pub(crate) implementation: Vec<String>,
-    /// Include algorithms outside the default suite (Kyber, more McEliece sets).
+    /// The whole catalogue: every suite (hashes, ciphers, AEADs) and the algorithms outside
+    /// the default run (Kyber, more Classic McEliece sets).
     #[arg(long)]
     pub(crate) all: bool,
 }
 
 impl SelectArgs {
+    /// Nothing narrows or widens the default selection.
+    pub(crate) fn is_default(&self) -> bool {
+        self.suite.is_empty()
+            && self.alg.is_empty()
+            && self.provider.is_empty()
+            && self.implementation.is_empty()
+            && !self.all
+    }
+
     pub(crate) fn selection(&self) -> Result<Selection> {
         Selection {
             suites: self.suite.clone(),
@@ -107,7 +117,9 @@ pub struct RunArgs {
     pub(crate) group: Option<String>,
     /// Continue an interrupted run (killed, crashed, out of power) under its own id, with
     /// its original command line: what it stored is kept, not measured again; the rest is
-    /// gated and measured. RUN is a run id, `latest`, or a prefix (`cryptoscope runs`).
+    /// gated and measured. RUN is a run id, `latest`, `latest~N` or a prefix (`cryptoscope
+    /// runs`). Only --db and --json may be given with it (where the run and its file are
+    /// now); other flags are refused, since the stored command line decides.
     #[arg(long, value_name = "RUN")]
     pub(crate) resume: Option<String>,
     /// Also print each median as a speed-up against this implementation of the same

@@ -264,6 +264,16 @@ impl Selection {
                         impls.join(", ")
                     )));
                 }
+                // Outside the suites named: the suite is what excludes it, not a provider.
+                if let Some(info) = names::algorithm(a) {
+                    let family = info.family.as_str();
+                    if !self.suites.is_empty() && !self.suites.iter().any(|s| s == family) {
+                        bail!(usage(format!(
+                            "{a} is in suite {family}, which --suite {} leaves out: add it or drop --suite",
+                            self.suites.join(",")
+                        )));
+                    }
+                }
                 let from = if self.providers.is_empty() {
                     String::new()
                 } else {

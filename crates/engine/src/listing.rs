@@ -14,12 +14,14 @@ pub fn cmd_list(sel: &SelectArgs, json: bool) -> Result<i32> {
     let selection = sel.selection()?;
     let cat = Catalogue::discover()?;
     warn_missing(&cat);
-    let mut picked = if sel.alg.is_empty() && !sel.all {
-        // `list` shows everything by default, not just the default suite.
-        Selection { all: true, ..selection }.pick(&cat)?
-    } else {
-        selection.pick(&cat)?
-    };
+    // The same selection as `run`: a bare `list` shows what a bare `run` measures.
+    let mut picked = selection.pick(&cat)?;
+    let everything = Selection {
+        all: true,
+        ..Selection::default()
+    }
+    .pick(&cat)?
+    .len();
     picked.sort_by_key(catalog::sort_key);
     if json {
         println!("{}", serde_json::to_string_pretty(&picked)?);
@@ -87,6 +89,12 @@ pub fn cmd_list(sel: &SelectArgs, json: bool) -> Result<i32> {
         "{} subjects; sizes in bytes (for hashes, `ss` is the digest; for block ciphers `sk` is the key and `ct` the block; for AEADs `sk` is the key and `ct` the tag).",
         picked.len()
     );
+    if sel.is_default() {
+        println!(
+            "These are what `cryptoscope run` measures by default; the catalogue holds {everything} \
+             (`list --all`, or name a suite: --suite hash, cipher, aead)."
+        );
+    }
     Ok(0)
 }
 

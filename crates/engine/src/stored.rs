@@ -51,6 +51,26 @@ pub(crate) fn open_store(db: &DbArg) -> Result<cryptoscope_store::Store> {
     open_db(&location)
 }
 
+/// Where a command's output goes: `-` is standard output; a file's directory must exist
+/// (nothing is created silently where a typo would put it).
+pub(crate) fn write_output(out: &std::path::Path, text: &str) -> Result<bool> {
+    if out.as_os_str() == "-" {
+        print!("{text}");
+        return Ok(false);
+    }
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if !dir.is_dir() {
+            return Err(usage(format!(
+                "cannot write {}: the directory {} does not exist",
+                out.display(),
+                dir.display()
+            )));
+        }
+    }
+    std::fs::write(out, text).map_err(|e| usage(format!("cannot write {}: {e}", out.display())))?;
+    Ok(true)
+}
+
 pub(crate) fn write_report(runs: &[RunFile], out: &std::path::Path) -> Result<()> {
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| usage(format!("cannot create {}: {e}", dir.display())))?;
@@ -70,11 +90,19 @@ pub fn cmd_report(runs: &[String], out: Option<&std::path::Path>, db: &DbArg) ->
     for r in &refs {
         loaded.push(store.load(r).map_err(|e| usage(e.to_string()))?);
     }
-    let out = out
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(format!("results/report-{}.html", loaded[0].run_id)));
-    write_report(&loaded, &out)?;
-    println!("Report: {}", out.display());
+    match out {
+        // Given: written exactly there (`-`: standard output).
+        Some(p) => {
+            if write_output(p, &cryptoscope_report::html::render(&loaded))? {
+                println!("Report: {}", p.display());
+            }
+        }
+        None => {
+            let p = PathBuf::from(format!("results/report-{}.html", loaded[0].run_id));
+            write_report(&loaded, &p)?;
+            println!("Report: {}", p.display());
+        }
+    }
     Ok(0)
 }
 
@@ -173,8 +201,9 @@ pub fn cmd_export(run: &str, format: &str, out: Option<&std::path::Path>, db: &D
     };
     match out {
         Some(p) => {
-            std::fs::write(p, text).map_err(|e| usage(format!("cannot write {}: {e}", p.display())))?;
-            eprintln!("wrote {}", p.display());
+            if write_output(p, &text)? {
+                eprintln!("wrote {}", p.display());
+            }
         }
         None => print!("{text}"),
     }
@@ -245,6 +274,7 @@ pub fn cmd_published(
     Ok(0)
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn cmd_compare(
     runs: &[String],
     baseline: Option<&str>,
@@ -252,6 +282,7 @@ pub fn cmd_compare(
     cycles: bool,
     statistic: &str,
     json: Option<&std::path::Path>,
+    fail_on_slower: bool,
     db: &DbArg,
 ) -> Result<i32> {
     if !(0.0..1.0).contains(&threshold) {
@@ -261,9 +292,17 @@ pub fn cmd_compare(
         return Err(usage("compare needs two or more runs (or one with --published)"));
     }
     let mut store = open_store(db)?;
-    let mut loaded = Vec::new();
+    let mut loaded: Vec<cryptoscope_model::RunFile> = Vec::new();
     for r in runs {
-        loaded.push(store.load(r).map_err(|e| usage(e.to_string()))?);
+        let run = store.load(r).map_err(|e| usage(e.to_string()))?;
+        if loaded.iter().any(|l| l.run_id == run.run_id) {
+            // `compare latest latest`: nothing can differ but the noise of the bootstrap.
+            eprintln!(
+                "warning: run {} is given more than once (as `{r}`): it is compared with itself",
+                run.run_id
+            );
+        }
+        loaded.push(run);
     }
     let base = match baseline {
         None => 0,
@@ -284,8 +323,83 @@ pub fn cmd_compare(
     let c = cryptoscope_report::compare::compare(&loaded, base, threshold, cycles, statistic);
     print!("{}", cryptoscope_report::compare::render(&c));
     if let Some(p) = json {
-        std::fs::write(p, serde_json::to_string_pretty(&c)?)
-            .map_err(|e| usage(format!("cannot write {}: {e}", p.display())))?;
+        write_output(p, &serde_json::to_string_pretty(&c)?)?;
     }
-    Ok(0)
+    let slower = cryptoscope_report::compare::tally(&c).1;
+    Ok(if fail_on_slower && slower > 0 {
+        eprintln!("compare: {slower} operation(s) slower than the baseline (--fail-on-slower)");
+        1
+    } else {
+        0
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cryptoscope_catalogue::descriptor::{Descriptor, Randomness, Sizes};
+    use cryptoscope_model::{GateStatus, ResultRow, RunConfig, RunFile};
+
+    /// A stored run of one operation whose samples the test sets: `scale` times a fixed
+    /// spread of 200 samples around 1000 ns.
+    fn stored(store: &mut cryptoscope_store::Store, id: &str, started: &str, scale: f64) {
+        let d = Descriptor::catalogued(
+            "X25519",
+            "openssl",
+            "default",
+            "3".into(),
+            "-".into(),
+            Sizes {
+                public_key: 32,
+                secret_key: 32,
+                ciphertext: 0,
+                shared_secret: 32,
+            },
+            Randomness::Internal,
+        );
+        let ns: Vec<f64> = (0..200).map(|i| scale * (1000.0 + f64::from(i % 10))).collect();
+        let mut row = ResultRow::without_numbers(&d, "exchange", GateStatus::Pass, "");
+        row.median_ns = Some(cryptoscope_measure::summarize(&ns).median);
+        row.samples = ns.len();
+        row.raw_ns = ns;
+        let run = RunFile {
+            schema: cryptoscope_model::SCHEMA.into(),
+            run_id: id.into(),
+            started_at: started.into(),
+            finished_at: started.into(),
+            tool_version: String::new(),
+            command: Default::default(),
+            config: RunConfig::default(),
+            environment: Default::default(),
+            results: Vec::new(),
+            applications: Vec::new(),
+        };
+        store.begin_run(&run).unwrap();
+        store.add_result(id, &row).unwrap();
+        store.finish_run(id, started).unwrap();
+    }
+
+    #[test]
+    fn fail_on_slower_turns_a_slower_verdict_into_exit_1() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("r.db");
+        let location = path.to_str().unwrap().to_string();
+        let mut store = cryptoscope_store::Store::open_any(&location).unwrap();
+        stored(&mut store, "20260101T000000Z-aaaa", "2026-01-01T00:00:00.000Z", 1.0);
+        stored(&mut store, "20260102T000000Z-bbbb", "2026-01-02T00:00:00.000Z", 1.0);
+        stored(&mut store, "20260103T000000Z-cccc", "2026-01-03T00:00:00.000Z", 1.5);
+        drop(store);
+        let db = DbArg { db: Some(location) };
+        let compare = |a: &str, b: &str, fail: bool| {
+            let runs = [a.to_string(), b.to_string()];
+            cmd_compare(&runs, None, 0.05, false, "median", None, fail, &db).unwrap()
+        };
+        // latest~2 and latest~1: the same samples, no change.
+        assert_eq!(compare("latest~2", "latest~1", true), 0);
+        // 1.5 times slower: a verdict, an exit status only when asked for.
+        assert_eq!(compare("latest~1", "latest", true), 1);
+        assert_eq!(compare("latest~1", "latest", false), 0);
+        // Faster is not a failure.
+        assert_eq!(compare("latest", "latest~1", true), 0);
+    }
 }

@@ -49,6 +49,19 @@ pub fn vectors_dir(flag: Option<&Path>) -> Result<PathBuf> {
 
 fn find_vectors(flag: Option<&Path>) -> Result<PathBuf> {
     if let Some(p) = flag {
+        if !p.exists() {
+            // `--vectors` takes a vector file or the vectors directory: say which is missing.
+            let hint = match p.file_name().and_then(|n| n.to_str()) {
+                Some(n) if n.contains('.') => {
+                    " (vector files of the repository are under vectors/, e.g. vectors/hash/cavp/)"
+                }
+                _ => "",
+            };
+            bail!(crate::UsageError(format!(
+                "--vectors {}: no such file or directory{hint}",
+                p.display()
+            )));
+        }
         if !p.join("kem").is_dir() {
             bail!(crate::UsageError(format!(
                 "{} is not a vectors directory (no kem/ inside)",

@@ -641,16 +641,40 @@ impl Store {
              ORDER BY r.started_at DESC, r.id DESC",
             &[],
         )?;
+        // The families a run's results belong to: what it measured, not what it selected
+        // (a run of X25519 alone is `kex`, not its default suites `kem,kex`).
+        let mut families: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+        for f in self.db.query(
+            "SELECT DISTINCT x.run_id, s.family FROM results x JOIN subjects s ON s.id = x.subject_id",
+            &[],
+        )? {
+            if let (Some(id), Some(family)) = (f[0].text(), f[1].text()) {
+                families.entry(id).or_default().push(family);
+            }
+        }
+        let order = |f: &String| {
+            cryptoscope_model::descriptor::Family::ALL
+                .iter()
+                .position(|x| x.as_str() == f)
+                .unwrap_or(usize::MAX)
+        };
         Ok(rows
             .into_iter()
             .map(|r| {
                 let config = r[5].text().unwrap_or_default();
-                let suites = serde_json::from_str::<Value>(&config)
-                    .ok()
-                    .and_then(|c| {
-                        c["suites"]
-                            .as_array()
-                            .map(|a| a.iter().filter_map(|s| s.as_str()).collect::<Vec<_>>().join(","))
+                let measured = families.remove(&r[0].text().unwrap_or_default()).map(|mut f| {
+                    f.sort_by_key(order);
+                    f.join(",")
+                });
+                // Runs without results (application drivers, the constant-time audit) keep
+                // the suite they recorded.
+                let suites = measured
+                    .or_else(|| {
+                        serde_json::from_str::<Value>(&config).ok().and_then(|c| {
+                            c["suites"]
+                                .as_array()
+                                .map(|a| a.iter().filter_map(|s| s.as_str()).collect::<Vec<_>>().join(","))
+                        })
                     })
                     .filter(|s| !s.is_empty())
                     .unwrap_or_else(|| "kem,kex".into());
@@ -672,10 +696,12 @@ impl Store {
 
     /// Resolves a run reference: a full id, a unique prefix, or `latest`.
     pub fn resolve(&mut self, reference: &str) -> Result<String, StoreError> {
-        if reference == "latest" || reference == "last" {
-            let rows = self
-                .db
-                .query("SELECT id FROM runs ORDER BY started_at DESC, id DESC LIMIT 1", &[])?;
+        if let Some(back) = runs_back(reference) {
+            let back = back.ok_or_else(|| StoreError::NoSuchRun(reference.into()))?;
+            let rows = self.db.query(
+                "SELECT id FROM runs ORDER BY started_at DESC, id DESC LIMIT 1 OFFSET ?1",
+                &[(back as i64).into()],
+            )?;
             return rows
                 .first()
                 .and_then(|r| r[0].text())
@@ -834,6 +860,18 @@ impl Store {
             results,
             applications,
         })
+    }
+}
+
+/// `latest` (or `last`) and `latest~N`: how many runs back from the most recent one; `None`
+/// for another reference, `Some(None)` for a malformed count.
+fn runs_back(reference: &str) -> Option<Option<usize>> {
+    let rest = reference
+        .strip_prefix("latest")
+        .or_else(|| reference.strip_prefix("last"))?;
+    match rest {
+        "" => Some(Some(0)),
+        r => r.strip_prefix('~').map(|n| n.parse().ok()),
     }
 }
 

@@ -47,6 +47,13 @@ pub(crate) struct Resumed {
 /// `run --resume RUN`: the stored command line of RUN, parsed again, run under RUN's id
 /// with what it stored kept.
 pub fn cmd_resume(reference: &str, a: &RunArgs, quiet: bool) -> Result<i32> {
+    // The stored command line decides what is measured: any other flag would be ignored,
+    // so it is refused rather than dropped without a word.
+    if let Some(extra) = flags_besides_resume(std::env::args().skip(1)) {
+        return Err(usage(format!(
+            "run --resume repeats the stored command line; {extra} would be ignored: drop it (or start a new run)"
+        )));
+    }
     let location = store_location(a.db.as_deref());
     let mut store = open_db(&location)?;
     let id = store.resolve(reference).map_err(|e| usage(e.to_string()))?;
@@ -78,6 +85,10 @@ pub fn cmd_resume(reference: &str, a: &RunArgs, quiet: bool) -> Result<i32> {
     }
     // The database is where the run is now, whatever the original command said.
     orig.db.db = Some(location);
+    // And the results file goes where this command says, when it says.
+    if a.json.is_some() {
+        orig.json = a.json.clone();
+    }
     let stored = prev.results.len();
     if !quiet {
         eprintln!(
@@ -95,6 +106,18 @@ pub fn cmd_resume(reference: &str, a: &RunArgs, quiet: bool) -> Result<i32> {
             rows: prev.results,
         }),
     )
+}
+
+/// The first flag of a `run --resume` command line other than those resuming takes:
+/// `--resume`, `--db` and `--json` (where the run and its file are now), `--quiet`/`-q` and
+/// `--memory-limit`.
+fn flags_besides_resume(argv: impl Iterator<Item = String>) -> Option<String> {
+    const KEPT: &[&str] = &["--resume", "--db", "--json", "--quiet", "-q", "--memory-limit"];
+    argv.skip_while(|a| a != "run")
+        .skip(1)
+        .filter(|a| a.starts_with('-'))
+        .map(|a| a.split('=').next().unwrap_or_default().to_string())
+        .find(|f| !KEPT.contains(&f.as_str()))
 }
 
 /// `cryptoscope run`: a new run, or `--resume` of an interrupted one.
@@ -220,4 +243,21 @@ fn environment(clock: &Clock, cat: &Catalogue) -> Environment {
             .insert(provider, v.into_iter().collect::<Vec<_>>().join("; "));
     }
     env
+}
+
+#[cfg(test)]
+mod tests {
+    use super::flags_besides_resume;
+
+    fn extra(line: &str) -> Option<String> {
+        flags_besides_resume(line.split_whitespace().map(String::from))
+    }
+
+    #[test]
+    fn resume_refuses_flags_it_would_ignore() {
+        assert_eq!(extra("-q run --resume latest --db r.db"), None);
+        assert_eq!(extra("run --resume=latest --quiet --memory-limit 8"), None);
+        assert_eq!(extra("run --resume latest --alg X25519"), Some("--alg".into()));
+        assert_eq!(extra("run --resume latest --samples=3"), Some("--samples".into()));
+    }
 }

@@ -1,0 +1,164 @@
+//! The command line as people use it: pipes, defaults that are what the help says, errors
+//! that name the problem, and `compare` addressing runs as `latest~N` and warning when a run
+//! is compared with itself.
+
+mod common;
+
+use common::*;
+use std::io::Read;
+use std::process::{Command, Stdio};
+
+#[test]
+fn a_closed_pipe_ends_output_quietly_with_success() {
+    // `cryptoscope list --json --all | head -c 100`: far more than a pipe holds, so the
+    // writer is still writing when the reader goes away.
+    let mut child = Command::new(bin())
+        .args(["list", "--json", "--all"])
+        .env("CRYPTOSCOPE_VECTORS", vectors())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut head = [0u8; 100];
+    child.stdout.take().unwrap().read_exact(&mut head).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
+    assert!(stderr_of(&o).trim().is_empty(), "nothing on stderr: {}", stderr_of(&o));
+    assert!(String::from_utf8_lossy(&head).starts_with('['));
+}
+
+#[test]
+fn a_bare_list_shows_what_run_measures_and_all_the_catalogue() {
+    let list = |args: &[&str]| -> Vec<serde_json::Value> {
+        let o = cryptoscope().args(args).output().unwrap();
+        assert!(o.status.success(), "{}", stderr_of(&o));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let default = list(&["list", "--json"]);
+    let all = list(&["list", "--json", "--all"]);
+    assert!(
+        !default.is_empty() && default.len() < all.len(),
+        "{} of {}",
+        default.len(),
+        all.len()
+    );
+    // The default run's suites (`--suite` help: kem and kex), nothing else.
+    assert!(default.iter().all(|d| d["family"] == "kem" || d["family"] == "kex"));
+    for family in ["hash", "cipher", "aead"] {
+        assert!(all.iter().any(|d| d["family"] == family), "{family}");
+    }
+    let o = cryptoscope().arg("list").output().unwrap();
+    let text = stdout_of(&o);
+    assert!(text.contains("what `cryptoscope run` measures by default"), "{text}");
+    assert!(text.contains(&format!("the catalogue holds {}", all.len())), "{text}");
+}
+
+#[test]
+fn errors_name_what_is_missing() {
+    // A required argument: its name is on the one line.
+    let o = cryptoscope().args(["export", "latest"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr_of(&o);
+    assert!(e.contains("--format"), "{e}");
+    assert_eq!(e.trim().lines().count(), 1, "{e}");
+    // A vector file that is not there: "no such file", not "not a vectors directory".
+    let o = cryptoscope()
+        .args(["verify", "--vectors", "SHA3_256LongMsg.rsp"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr_of(&o);
+    assert!(e.contains("no such file") && e.contains("vectors/hash/cavp/"), "{e}");
+    // An algorithm outside the suites named: the suite is blamed, not the providers.
+    let o = cryptoscope()
+        .args(["list", "--suite", "hash,kem", "--alg", "X25519"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr_of(&o).contains("X25519 is in suite kex"), "{}", stderr_of(&o));
+}
+
+#[test]
+fn compare_addresses_runs_back_from_the_latest_and_warns_on_itself() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("r.db");
+    let db = db.to_str().unwrap();
+    for _ in 0..2 {
+        let o = cryptoscope()
+            .args([
+                "run",
+                "--quick",
+                "-q",
+                "--alg",
+                "X25519",
+                "--provider",
+                "openssl",
+                "--samples",
+                "200",
+            ])
+            .args(["--db", db, "--json"])
+            .arg(tmp.path().join("r.json"))
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
+    }
+    let runs = stdout_of(&cryptoscope().args(["runs", "--db", db]).output().unwrap());
+    let ids: Vec<&str> = runs
+        .lines()
+        .skip(2)
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    let o = cryptoscope().args(["show", "latest~1", "--db", db]).output().unwrap();
+    assert!(
+        stdout_of(&o).contains(ids[1]),
+        "latest~1 is the run before the latest: {}",
+        stdout_of(&o)
+    );
+    let o = cryptoscope()
+        .args(["compare", "latest~1", "latest", "--db", db])
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success() && !stderr_of(&o).contains("itself"),
+        "{}",
+        stderr_of(&o)
+    );
+    let o = cryptoscope()
+        .args(["compare", "latest", ids[0], "--db", db])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert!(stderr_of(&o).contains("compared with itself"), "{}", stderr_of(&o));
+    let o = cryptoscope().args(["show", "latest~2", "--db", db]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "only two runs: {}", stderr_of(&o));
+    // `--out -` is standard output; a directory that does not exist is refused, not made.
+    let o = cryptoscope()
+        .args(["report", "--out", "-", "--db", db])
+        .output()
+        .unwrap();
+    assert!(o.status.success() && stdout_of(&o).starts_with("<!DOCTYPE html>"));
+    let missing = tmp.path().join("no/such/dir/r.html");
+    let o = cryptoscope()
+        .args(["report", "--db", db, "--out"])
+        .arg(&missing)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr_of(&o).contains("does not exist") && !tmp.path().join("no").exists());
+    let o = cryptoscope()
+        .args(["export", "latest", "--format", "csv", "--out", "-", "--db", db])
+        .output()
+        .unwrap();
+    assert!(stdout_of(&o).starts_with("algorithm,provider"), "{}", stdout_of(&o));
+    // `runs` says what each run measured: X25519 alone is a key exchange.
+    for id in &ids {
+        assert!(runs.lines().any(|l| l.starts_with(id) && l.contains(" kex ")), "{runs}");
+    }
+    // Resuming repeats the stored command line: an extra flag is refused, not ignored.
+    let o = cryptoscope()
+        .args(["run", "--resume", "latest", "--alg", "ML-KEM-768", "--db", db])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr_of(&o).contains("--alg would be ignored"), "{}", stderr_of(&o));
+}
