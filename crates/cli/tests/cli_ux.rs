@@ -1,6 +1,6 @@
 //! The command line as people use it: pipes, defaults that are what the help says, errors
-//! that name the problem, and `compare` addressing runs as `latest~N` and warning when a run
-//! is compared with itself.
+//! that name the problem, `compare` addressing runs as `latest~N` and warning when a run is
+//! compared with itself, `show` printing what `run` printed.
 
 mod common;
 
@@ -83,7 +83,8 @@ fn compare_addresses_runs_back_from_the_latest_and_warns_on_itself() {
     let tmp = tempfile::tempdir().unwrap();
     let db = tmp.path().join("r.db");
     let db = db.to_str().unwrap();
-    for _ in 0..2 {
+    // The older run with the memory pass, the newer without.
+    for memory in [true, false] {
         let o = cryptoscope()
             .args([
                 "run",
@@ -96,6 +97,7 @@ fn compare_addresses_runs_back_from_the_latest_and_warns_on_itself() {
                 "--samples",
                 "200",
             ])
+            .args(memory.then_some("--memory"))
             .args(["--db", db, "--json"])
             .arg(tmp.path().join("r.json"))
             .output()
@@ -107,11 +109,21 @@ fn compare_addresses_runs_back_from_the_latest_and_warns_on_itself() {
         .lines()
         .skip(2)
         .filter_map(|l| l.split_whitespace().next())
+        .filter(|w| w.starts_with("20"))
         .collect();
+    assert_eq!(ids.len(), 2, "{runs}");
     let o = cryptoscope().args(["show", "latest~1", "--db", db]).output().unwrap();
     assert!(
         stdout_of(&o).contains(ids[1]),
         "latest~1 is the run before the latest: {}",
+        stdout_of(&o)
+    );
+    // `show` of a run with the memory pass prints its heap and stack, as `run` did.
+    assert!(stdout_of(&o).contains("Heap: malloc-family calls"), "{}", stdout_of(&o));
+    let o = cryptoscope().args(["show", "latest", "--db", db]).output().unwrap();
+    assert!(
+        !stdout_of(&o).contains("Heap: malloc-family calls"),
+        "{}",
         stdout_of(&o)
     );
     let o = cryptoscope()

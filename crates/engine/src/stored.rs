@@ -180,6 +180,7 @@ pub fn cmd_show(run: &str, baseline: Option<&str>, db: &DbArg) -> Result<i32> {
     for t in cryptoscope_report::apps::tables(&r.applications) {
         print!("\n{t}");
     }
+    crate::run::summary::stored_extras(&r);
     if let Some(b) = baseline.or(r.config.baseline.as_deref()) {
         match table::speedups(&r.results, b) {
             Some(t) => print!("\nSpeed-up against {b}:\n{t}"),

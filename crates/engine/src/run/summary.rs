@@ -54,13 +54,35 @@ pub(crate) fn tables(s: &Settings, run: &RunFile, store: &mut Store) {
         if s.timing {
             println!();
         }
-        print!("{}", table::memory(results));
-        println!(
-            "Heap: malloc-family calls inside the operation (after one warm-up call), bytes requested, most bytes live at once. \
-Stack: high-water mark below the stack pointer at the call (painted stack). Largest of {} calls. Code: text of the \
-implementation's own named functions where they can be told apart (see --json for what was summed).",
-            s.args.memory_calls
-        );
+        print!("{}", memory_section(results, s.args.memory_calls));
+    }
+}
+
+/// The heap and stack table with what its columns mean; `calls`: the calls each figure is
+/// the largest of.
+pub(crate) fn memory_section(results: &[ResultRow], calls: usize) -> String {
+    format!(
+        "{}Heap: malloc-family calls inside the operation (after one warm-up call), bytes requested, most bytes live at once. \
+Stack: high-water mark below the stack pointer at the call (painted stack). Largest of {calls} calls. Code: text of the \
+implementation's own named functions where they can be told apart (see --json for what was summed).\n",
+        table::memory(results)
+    )
+}
+
+/// What `show` prints of a stored run beyond its speed and family tables, as `run` printed
+/// it: counters, heap and stack when the run measured them, and the machine's stability.
+pub(crate) fn stored_extras(run: &RunFile) {
+    let results = &run.results;
+    if let Some(t) = table::counters(results) {
+        print!("\n{t}");
+    }
+    if let Some(calls) = results.iter().filter_map(|r| r.memory_calls).max() {
+        print!("\n{}", memory_section(results, calls));
+    }
+    let (shifts, stability) = super::measure::shifts_of(results);
+    if !shifts.is_empty() {
+        println!();
+        print_shifts(results, &shifts, &stability);
     }
 }
 
