@@ -156,6 +156,8 @@ enum Cmd {
         #[arg(long, value_name = "IMPL")]
         baseline: Option<String>,
         #[command(flatten)]
+        filter: FilterArgs,
+        #[command(flatten)]
         db: DbArg,
     },
     /// Export a stored run as json, csv, markdown or github-benchmark.
@@ -167,6 +169,8 @@ enum Cmd {
         /// Write here instead of standard output (`-`: standard output).
         #[arg(long, value_name = "FILE|-")]
         out: Option<PathBuf>,
+        #[command(flatten)]
+        filter: FilterArgs,
         #[command(flatten)]
         db: DbArg,
     },
@@ -203,6 +207,8 @@ enum Cmd {
         /// Exit 1 when any operation is slower than in the baseline (for CI jobs).
         #[arg(long)]
         fail_on_slower: bool,
+        #[command(flatten)]
+        filter: FilterArgs,
         #[command(flatten)]
         db: DbArg,
     },
@@ -302,8 +308,19 @@ fn main() {
         Cmd::Tunnel(t) => cmd_driver(t, cli.quiet),
         Cmd::Runs { db } => cmd_runs(db),
         Cmd::Report { runs, out, db } => cmd_report(runs, out.as_deref(), db),
-        Cmd::Show { run, baseline, db } => cmd_show(run, baseline.as_deref(), db),
-        Cmd::Export { run, format, out, db } => cmd_export(run, format, out.as_deref(), db),
+        Cmd::Show {
+            run,
+            baseline,
+            filter,
+            db,
+        } => cmd_show(run, baseline.as_deref(), filter, db),
+        Cmd::Export {
+            run,
+            format,
+            out,
+            filter,
+            db,
+        } => cmd_export(run, format, out.as_deref(), filter, db),
         Cmd::Compare {
             runs,
             published: true,
@@ -320,6 +337,7 @@ fn main() {
             statistic,
             json,
             fail_on_slower,
+            filter,
             db,
             ..
         } => cmd_compare(
@@ -330,6 +348,7 @@ fn main() {
             statistic,
             json.as_deref(),
             *fail_on_slower,
+            filter,
             db,
         ),
     };

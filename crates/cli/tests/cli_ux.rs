@@ -162,6 +162,41 @@ fn compare_addresses_runs_back_from_the_latest_and_warns_on_itself() {
         .output()
         .unwrap();
     assert!(stdout_of(&o).starts_with("algorithm,provider"), "{}", stdout_of(&o));
+    // show, export and compare narrow like run selects; a filter matching nothing is an error.
+    let o = cryptoscope()
+        .args([
+            "export",
+            "latest",
+            "--format",
+            "csv",
+            "--alg",
+            "x25519",
+            "--provider",
+            "openssl",
+            "--db",
+            db,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        stdout_of(&o).lines().count(),
+        3,
+        "header and two operations: {}",
+        stdout_of(&o)
+    );
+    for args in [
+        vec!["show", "latest", "--alg", "ML-KEM-768"],
+        vec!["export", "latest", "--format", "csv", "--provider", "liboqs"],
+        vec!["compare", "latest~1", "latest", "--impl", "avx2"],
+    ] {
+        let o = cryptoscope().args(&args).args(["--db", db]).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr_of(&o).contains("matches the filter"),
+            "{args:?}: {}",
+            stderr_of(&o)
+        );
+    }
     // `runs` says what each run measured: X25519 alone is a key exchange.
     for id in &ids {
         assert!(runs.lines().any(|l| l.starts_with(id) && l.contains(" kex ")), "{runs}");

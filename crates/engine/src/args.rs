@@ -420,3 +420,45 @@ pub(crate) fn gate_settings_depth(g: &GateArgs, quick: bool) -> String {
         .clone()
         .unwrap_or_else(|| if quick { "single".into() } else { "all".into() })
 }
+
+/// Narrows a stored run's results (`show`, `export`, `compare`), named as `run` names them.
+#[derive(Args, Clone, Default)]
+pub struct FilterArgs {
+    /// Only this algorithm's results (repeatable or comma-separated).
+    #[arg(long = "alg", value_name = "NAME", value_delimiter = ',')]
+    pub(crate) alg: Vec<String>,
+    /// Only this provider's results (repeatable or comma-separated).
+    #[arg(long, value_name = "P", value_delimiter = ',')]
+    pub(crate) provider: Vec<String>,
+    /// Only this implementation's results, e.g. clean, avx2 (repeatable or comma-separated).
+    #[arg(long = "impl", value_name = "I", value_delimiter = ',')]
+    pub(crate) implementation: Vec<String>,
+}
+
+impl FilterArgs {
+    /// Keeps the results that match; a filter that keeps nothing of `run` is a usage error.
+    pub(crate) fn apply(&self, run: &mut cryptoscope_model::RunFile) -> Result<()> {
+        if self.alg.is_empty() && self.provider.is_empty() && self.implementation.is_empty() {
+            return Ok(());
+        }
+        let algs: Vec<String> = self
+            .alg
+            .iter()
+            .map(|a| cryptoscope_catalogue::names::algorithm(a).map_or_else(|| a.clone(), |i| i.name.to_string()))
+            .collect();
+        let keep =
+            |wanted: &[String], have: &str| wanted.is_empty() || wanted.iter().any(|w| w.eq_ignore_ascii_case(have));
+        run.results.retain(|r| {
+            keep(&algs, &r.algorithm)
+                && keep(&self.provider, &r.provider)
+                && keep(&self.implementation, &r.implementation)
+        });
+        if run.results.is_empty() {
+            return Err(usage(format!(
+                "no result of run {} matches the filter (--alg/--provider/--impl); `cryptoscope show {}` lists them",
+                run.run_id, run.run_id
+            )));
+        }
+        Ok(())
+    }
+}

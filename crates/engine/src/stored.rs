@@ -141,9 +141,10 @@ pub fn cmd_runs(db: &DbArg) -> Result<i32> {
     Ok(0)
 }
 
-pub fn cmd_show(run: &str, baseline: Option<&str>, db: &DbArg) -> Result<i32> {
+pub fn cmd_show(run: &str, baseline: Option<&str>, filter: &FilterArgs, db: &DbArg) -> Result<i32> {
     let mut store = open_store(db)?;
-    let r = store.load(run).map_err(|e| usage(e.to_string()))?;
+    let mut r = store.load(run).map_err(|e| usage(e.to_string()))?;
+    filter.apply(&mut r)?;
     let e = &r.environment;
     println!(
         "run {}  started {}  finished {}",
@@ -190,9 +191,16 @@ pub fn cmd_show(run: &str, baseline: Option<&str>, db: &DbArg) -> Result<i32> {
     Ok(0)
 }
 
-pub fn cmd_export(run: &str, format: &str, out: Option<&std::path::Path>, db: &DbArg) -> Result<i32> {
+pub fn cmd_export(
+    run: &str,
+    format: &str,
+    out: Option<&std::path::Path>,
+    filter: &FilterArgs,
+    db: &DbArg,
+) -> Result<i32> {
     let mut store = open_store(db)?;
-    let r = store.load(run).map_err(|e| usage(e.to_string()))?;
+    let mut r = store.load(run).map_err(|e| usage(e.to_string()))?;
+    filter.apply(&mut r)?;
     let text = match format {
         "json" => serde_json::to_string_pretty(&r)?,
         "csv" => cryptoscope_report::export::csv(&r),
@@ -284,6 +292,7 @@ pub fn cmd_compare(
     statistic: &str,
     json: Option<&std::path::Path>,
     fail_on_slower: bool,
+    filter: &FilterArgs,
     db: &DbArg,
 ) -> Result<i32> {
     if !(0.0..1.0).contains(&threshold) {
@@ -295,7 +304,8 @@ pub fn cmd_compare(
     let mut store = open_store(db)?;
     let mut loaded: Vec<cryptoscope_model::RunFile> = Vec::new();
     for r in runs {
-        let run = store.load(r).map_err(|e| usage(e.to_string()))?;
+        let mut run = store.load(r).map_err(|e| usage(e.to_string()))?;
+        filter.apply(&mut run)?;
         if loaded.iter().any(|l| l.run_id == run.run_id) {
             // `compare latest latest`: nothing can differ but the noise of the bootstrap.
             eprintln!(
@@ -393,7 +403,18 @@ mod tests {
         let db = DbArg { db: Some(location) };
         let compare = |a: &str, b: &str, fail: bool| {
             let runs = [a.to_string(), b.to_string()];
-            cmd_compare(&runs, None, 0.05, false, "median", None, fail, &db).unwrap()
+            cmd_compare(
+                &runs,
+                None,
+                0.05,
+                false,
+                "median",
+                None,
+                fail,
+                &FilterArgs::default(),
+                &db,
+            )
+            .unwrap()
         };
         // latest~2 and latest~1: the same samples, no change.
         assert_eq!(compare("latest~2", "latest~1", true), 0);
