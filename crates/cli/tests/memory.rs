@@ -1,6 +1,7 @@
-//! `cryptoscope memory`: heap, stack and sizes per operation, through the real workers.
-//! The expectations are the published observations of seed 001 (PQClean KEMs allocate
-//! nothing on the heap; OpenSSL key exchange allocates) and the descriptors' sizes.
+//! `cryptoscope memory`: heap, stack and sizes per operation, through the real workers. The
+//! expectations are the published observations of the PQC-KEM profiling thesis (PQClean
+//! KEMs allocate nothing on the heap; OpenSSL key exchange allocates) and the descriptors'
+//! sizes.
 mod common;
 use common::*;
 

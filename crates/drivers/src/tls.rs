@@ -29,7 +29,7 @@ pub const MASK_AES: &str = "~0x200000200000000:~0x0";
 
 pub const DEFAULT_GROUPS: &str = "X25519,secp256r1,secp384r1,X25519MLKEM768,secp256r1MLKEM768,MLKEM768,MLKEM1024";
 /// Groups nginx/OpenSSL 3.0 serve: TLS 1.3 groups by OpenSSL's names, and `DHE` for the
-/// study's TLS 1.2 DHE-RSA with the RFC 7919 2048-bit group.
+/// BA411E secure-channels study's TLS 1.2 DHE-RSA with the RFC 7919 2048-bit group.
 pub const OPENSSL_GROUPS: &[&str] = &["X25519", "P-256", "P-384", "X448", "ffdhe2048", "ffdhe3072", "DHE"];
 
 #[derive(Args, Clone)]

@@ -123,8 +123,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "RUN")]
     pub(crate) resume: Option<String>,
     /// Also print each median as a speed-up against this implementation of the same
-    /// algorithm: `clean` (PQClean's portable code, the study's reference) or
-    /// provider/impl such as `pqclean/clean`.
+    /// algorithm: `clean` (PQClean's portable code, the PQC-KEM profiling thesis's
+    /// reference) or provider/impl such as `pqclean/clean`.
     #[arg(long, value_name = "IMPL")]
     pub(crate) baseline: Option<String>,
     /// Also measure heap and stack of every operation, in a pass of its own before timing

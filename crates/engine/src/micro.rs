@@ -1,7 +1,8 @@
-//! `cryptoscope micro`: the internal functions Seed 001 monitored, across every subject of
-//! an algorithm. Calls per operation and instructions per call come from callgrind (exact,
-//! every provider whose symbols can be seen); cycles per call come from the timing probes
-//! compiled into our own builds (`crate::probes`), read around real operations.
+//! `cryptoscope micro`: the internal functions the PQC-KEM profiling thesis monitored,
+//! across every subject of an algorithm. Calls per operation and instructions per call come
+//! from callgrind (exact, every provider whose symbols can be seen); cycles per call come
+//! from the timing probes compiled into our own builds (`crate::probes`), read around real
+//! operations.
 
 use crate::args::*;
 use crate::catalog::Catalogue;

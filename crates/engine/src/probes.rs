@@ -1,10 +1,10 @@
-//! Timing probes for the monitored internal functions of our own builds (Seed 001's
-//! `poly_Rq_mul`, `pk_gen`, `synd`, ...). The build links a second library in which every
-//! call of such a function from another source file goes through a generated wrapper
-//! (`ld --wrap`): the wrapper reads the time-stamp counter before and after the real
-//! function and adds the difference and one call to counters the worker reads around each
-//! operation. So the cycles per call are measured inside real operations on real inputs,
-//! not on inputs made up for a stand-alone harness.
+//! Timing probes for the monitored internal functions of our own builds (the PQC-KEM
+//! profiling thesis's `poly_Rq_mul`, `pk_gen`, `synd`, ...). The build links a second
+//! library in which every call of such a function from another source file goes through a
+//! generated wrapper (`ld --wrap`): the wrapper reads the time-stamp counter before and
+//! after the real function and adds the difference and one call to counters the worker
+//! reads around each operation. So the cycles per call are measured inside real operations
+//! on real inputs, not on inputs made up for a stand-alone harness.
 //!
 //! What it cannot see, and says so: functions that are `static` (file-local, often
 //! inlined) and calls from inside the function's own source file, which never reach the

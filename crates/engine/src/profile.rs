@@ -3,8 +3,8 @@
 //! `cryptoscope_profiled_op` (one call of the operation; input preparation and warm-up
 //! calls are not counted) and with the harness's fixed-seed DRBG, so the counts are exact
 //! and the same on every run. The output is read into a call graph and reported as a
-//! call tree, a function table, the functions Seed 001 monitored, and the hottest
-//! function's source lines.
+//! call tree, a function table, the functions the PQC-KEM profiling thesis monitored, and
+//! the hottest function's source lines.
 
 use crate::args::*;
 use crate::catalog::Catalogue;
@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Internal functions the study (Seed 001) followed, by their unprefixed names.
+/// Internal functions the PQC-KEM profiling thesis followed, by their unprefixed names.
 pub use cryptoscope_catalogue::names::MONITORED_FUNCTIONS as MONITORED;
 
 /// How a failure reads when valgrind cannot decode the code (a limit of the tool here,
@@ -476,7 +476,7 @@ pub fn render(p: &OpProfile) -> String {
     out += &format!("Functions by inclusive instructions (top {}):\n", p.functions.len());
     out += &table::render(&head, &rows(&p.functions), &right);
     if !p.monitored.is_empty() {
-        out += "\nFunctions Seed 001 monitored:\n";
+        out += "\nFunctions the PQC-KEM profiling thesis monitored:\n";
         out += &table::render(&head, &rows(&p.monitored), &right);
     }
     if let Some(h) = &p.hottest {

@@ -1,4 +1,4 @@
-"""The Tahoe-LAFS study (Seed 002) on a loopback grid: ``python -m cryptoscope.tahoe``.
+"""The study "Tahoe-LAFS with SHA-3 candidates" on a loopback grid: ``python -m cryptoscope.tahoe``.
 
 Normally started by ``cryptoscope tahoe``, which builds the environment (Tahoe-LAFS from
 PyPI and this package), stores the results and reports them. For each hash it starts a grid
