@@ -36,13 +36,24 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if ((${#missing[@]})); then
-  say "installing missing packages: ${missing[*]}"
+apt_install() {
   if [[ $EUID -eq 0 ]]; then SUDO=(); elif command -v sudo >/dev/null; then SUDO=(sudo); else
-    echo "error: need root (or sudo) to install: ${missing[*]}" >&2; exit 2; fi
+    echo "error: need root (or sudo) to install: $*" >&2; exit 2; fi
   export DEBIAN_FRONTEND=noninteractive
   "${SUDO[@]}" apt-get update -qq
-  "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+if ((${#missing[@]})); then
+  say "installing missing packages: ${missing[*]}"
+  apt_install "${missing[@]}"
+fi
+
+# CPython's own test_hashlib, which crates/python/tests runs against cryptoscope.hashlib:
+# Debian ships the standard library's tests apart, as libpython3.X-testsuite for python3's X.
+pyver=$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || true)
+if [[ -n "$pyver" ]] && ! dpkg-query -W -f='${Status}' "libpython$pyver-testsuite" 2>/dev/null | grep -q "install ok installed"; then
+  say "installing CPython's test suite (libpython$pyver-testsuite: test_hashlib for the Python package's tests)"
+  apt_install "libpython$pyver-testsuite"
 fi
 
 # Rust: rust-version in Cargo.toml is 1.89; Debian 12's packaged cargo is too old.

@@ -110,7 +110,8 @@ fn an_unknown_hash_or_bad_vector_is_a_usage_error() {
     let d = tempfile::tempdir().unwrap();
     let db = d.path().join("r.db");
     for (args, want) in [
-        (vec!["--hash", "sha256d,md5"], "unknown hash `md5`"),
+        (vec!["--hash", "sha256d,md4"], "unknown hash `md4`"),
+        (vec!["--hash", "md5"], "gives 16-byte digests"),
         (vec!["--vectors", "3xbig"], "bad vector `3xbig`"),
         (vec!["--shares", "2,4,4"], "does not fit 3 storage nodes"),
     ] {

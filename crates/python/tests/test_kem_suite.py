@@ -2,8 +2,11 @@
 results as dicts and raises the command's usage errors."""
 
 import os
+import stat
+import sys
 import tempfile
 import unittest
+from unittest import mock
 
 from cryptoscope import kem, suite
 
@@ -36,6 +39,60 @@ class Kem(unittest.TestCase):
         k = kem.Kem("ML-KEM-512")
         with self.assertRaises(ValueError):
             k.encaps(b"short")
+
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+
+
+def built_binary():
+    """The cryptoscope executable this checkout built, if any."""
+    for base in (os.environ.get("CARGO_TARGET_DIR"), os.path.join(REPO, "target")):
+        if base and os.access(os.path.join(base, "release", "cryptoscope"), os.X_OK):
+            return os.path.join(base, "release", "cryptoscope")
+    return None
+
+
+class FindingTheBinary(unittest.TestCase):
+    def test_readme_layout_a_venv_inside_the_repository(self):
+        # python3 -m venv .venv && .venv/bin/pip install ./crates/python, in the repository:
+        # the binary is <repo>/target/release/cryptoscope, 5 levels above the package.
+        with tempfile.TemporaryDirectory() as d:
+            repo = os.path.join(d, "repo")
+            exe = os.path.join(repo, "target", "release", "cryptoscope")
+            prefix = os.path.join(repo, ".venv")
+            package = os.path.join(prefix, "lib", "python3.11", "site-packages", "cryptoscope")
+            for p in (os.path.dirname(exe), package, os.path.join(prefix, "bin"), os.path.join(d, "empty")):
+                os.makedirs(p, exist_ok=True)
+            with open(exe, "w") as f:
+                f.write("#!/bin/sh\n")
+            os.chmod(exe, stat.S_IRWXU)
+            env = {"PATH": os.path.join(d, "empty")}
+            found = [p for p in suite._candidates(env, package, prefix, []) if suite._executable(p)]
+            self.assertEqual(os.path.normpath(found[0]), exe)
+            # Before the repository: the environment's own bin directory; before that PATH,
+            # and first of all $CRYPTOSCOPE_BIN.
+            in_venv = os.path.join(prefix, "bin", "cryptoscope")
+            os.symlink(exe, in_venv)
+            found = [p for p in suite._candidates(env, package, prefix, []) if suite._executable(p)]
+            self.assertEqual(found[0], in_venv)
+            env = {"PATH": os.path.dirname(exe), "CRYPTOSCOPE_BIN": "/elsewhere/cryptoscope"}
+            self.assertEqual(next(suite._candidates(env, package, prefix, [])), "/elsewhere/cryptoscope")
+            self.assertEqual([p for p in suite._candidates(env, package, prefix, []) if suite._executable(p)][0],
+                             exe)
+
+    @unittest.skipUnless(built_binary() or os.environ.get("CI") == "true", "no cryptoscope executable built here")
+    def test_this_installation_finds_the_built_binary(self):
+        # This environment as the test command installs it, without CRYPTOSCOPE_BIN and with
+        # no cryptoscope on PATH.
+        env = {k: v for k, v in os.environ.items() if k != "CRYPTOSCOPE_BIN"}
+        env["PATH"] = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep)
+                                      if not os.access(os.path.join(p, "cryptoscope"), os.X_OK))
+        with mock.patch.dict(os.environ, env, clear=True):
+            found = suite.command()
+        self.assertTrue(os.access(found, os.X_OK), found)
+        self.assertEqual(os.path.basename(found), "cryptoscope")
+        if os.path.commonpath([REPO, os.path.abspath(sys.prefix)]) == REPO and not env.get("CARGO_TARGET_DIR"):
+            self.assertEqual(os.path.realpath(found), os.path.realpath(built_binary()))
 
 
 # Skipped (and counted as skipped by scripts/test.sh) where no executable is built; on CI

@@ -91,6 +91,9 @@ def canonical_hash(name):
                     % (name, ", ".join(sorted(ours.algorithms_available)))) from None
     if k.startswith("shake"):
         raise Usage("`%s` is an extendable-output function; Tahoe-LAFS needs a fixed digest" % name)
+    size = ours.new(k).digest_size
+    if size < 32:
+        raise Usage("`%s` gives %d-byte digests; Tahoe-LAFS needs 32" % (name, size))
     return k
 
 
