@@ -52,9 +52,10 @@ enum Cmd {
     List {
         #[command(flatten)]
         sel: SelectArgs,
-        /// Machine-readable output (an array of descriptors) on stdout.
-        #[arg(long)]
-        json: bool,
+        /// The descriptors as JSON (an array): to FILE, or to standard output when FILE is
+        /// `-` or left out.
+        #[arg(long, value_name = "FILE|-", num_args = 0..=1, default_missing_value = "-")]
+        json: Option<PathBuf>,
     },
     /// Run the correctness gate and print pass/fail per subject (exit 1 if any fails); with
     /// --vectors FILE, run that vector file against every implementation of its algorithm.
@@ -145,8 +146,11 @@ enum Cmd {
         #[command(flatten)]
         db: DbArg,
     },
-    /// List the runs in the results database.
+    /// List the runs in the results database (newest first), or prune old ones.
     Runs {
+        /// Delete every run but the newest KEEP, with their results, samples and items.
+        #[arg(long, value_name = "KEEP")]
+        prune: Option<usize>,
         #[command(flatten)]
         db: DbArg,
     },
@@ -295,7 +299,7 @@ fn main() {
     };
     workers::set_memory_limit(limit);
     let r = match &cli.cmd {
-        Cmd::List { sel, json } => cmd_list(sel, *json),
+        Cmd::List { sel, json } => cmd_list(sel, json.as_deref()),
         Cmd::Verify { sel, gate, json } => external::verify_file_mode(sel, gate, json.as_deref(), cli.quiet)
             .and_then(|file| file.map_or_else(|| cmd_verify(sel, gate, cli.quiet), Ok)),
         Cmd::Run(a) => cmd_run(a, cli.quiet),
@@ -309,7 +313,7 @@ fn main() {
         Cmd::Ct(c) => cmd_ct(c, cli.quiet),
         Cmd::Tls(t) => cmd_driver(t, cli.quiet),
         Cmd::Tunnel(t) => cmd_driver(t, cli.quiet),
-        Cmd::Runs { db } => cmd_runs(db),
+        Cmd::Runs { prune, db } => cmd_runs(*prune, db),
         Cmd::Report { runs, out, db } => cmd_report(runs, out.as_deref(), db),
         Cmd::Show {
             run,

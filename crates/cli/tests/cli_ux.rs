@@ -208,4 +208,20 @@ fn compare_addresses_runs_back_from_the_latest_and_warns_on_itself() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr_of(&o).contains("--alg would be ignored"), "{}", stderr_of(&o));
+    // `runs --prune KEEP` keeps the newest KEEP runs and deletes the rest with their results.
+    let o = cryptoscope()
+        .args(["runs", "--prune", "1", "--db", db])
+        .output()
+        .unwrap();
+    assert!(stdout_of(&o).contains("Pruned 1 run"), "{}", stdout_of(&o));
+    let runs = stdout_of(&cryptoscope().args(["runs", "--db", db]).output().unwrap());
+    assert!(
+        runs.contains(ids[0]) && !runs.contains(ids[1]) && runs.contains("1 runs in"),
+        "{runs}"
+    );
+    let o = cryptoscope()
+        .args(["export", ids[1], "--format", "json", "--db", db])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "the pruned run is gone");
 }

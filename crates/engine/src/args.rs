@@ -63,7 +63,8 @@ pub struct GateArgs {
     /// every implementation of its algorithm.
     #[arg(long, value_name = "PATH")]
     pub(crate) vectors: Option<PathBuf>,
-    /// KAT entries to reproduce: single (count 0) or all (100; 10 for McEliece).
+    /// KAT entries to reproduce: single (count 0) or all (100; 10 for McEliece). Default:
+    /// all; single with `run --quick`.
     #[arg(long, value_name = "DEPTH", value_parser = ["single", "all"])]
     pub(crate) kat: Option<String>,
     /// Seconds before a worker is killed and its subject reported as timed out.

@@ -10,7 +10,7 @@ use cryptoscope_model::GateStatus;
 use cryptoscope_report::table;
 use std::time::Duration;
 
-pub fn cmd_list(sel: &SelectArgs, json: bool) -> Result<i32> {
+pub fn cmd_list(sel: &SelectArgs, json: Option<&std::path::Path>) -> Result<i32> {
     let selection = sel.selection()?;
     let cat = Catalogue::discover()?;
     warn_missing(&cat);
@@ -23,8 +23,11 @@ pub fn cmd_list(sel: &SelectArgs, json: bool) -> Result<i32> {
     .pick(&cat)?
     .len();
     picked.sort_by_key(catalog::sort_key);
-    if json {
-        println!("{}", serde_json::to_string_pretty(&picked)?);
+    if let Some(out) = json {
+        let text = serde_json::to_string_pretty(&picked)? + "\n";
+        if crate::stored::write_output(out, &text)? {
+            eprintln!("wrote {}", out.display());
+        }
         return Ok(0);
     }
     let rows: Vec<Vec<String>> = picked

@@ -106,8 +106,24 @@ pub fn cmd_report(runs: &[String], out: Option<&std::path::Path>, db: &DbArg) ->
     Ok(0)
 }
 
-pub fn cmd_runs(db: &DbArg) -> Result<i32> {
+pub fn cmd_runs(prune: Option<usize>, db: &DbArg) -> Result<i32> {
     let mut store = open_store(db)?;
+    if let Some(keep) = prune {
+        // The newest `keep` runs stay; older ones go with everything stored under them.
+        let runs = store.runs().map_err(|e| usage(e.to_string()))?;
+        let old: Vec<&str> = runs.iter().skip(keep).map(|r| r.id.as_str()).collect();
+        for id in &old {
+            store.delete_run(id).map_err(|e| usage(e.to_string()))?;
+        }
+        println!(
+            "Pruned {} run{} from {}; kept the newest {}.",
+            old.len(),
+            if old.len() == 1 { "" } else { "s" },
+            store.location(),
+            runs.len().min(keep)
+        );
+        return Ok(0);
+    }
     let runs = store.runs().map_err(|e| usage(e.to_string()))?;
     let rows: Vec<Vec<String>> = runs
         .iter()

@@ -630,6 +630,17 @@ impl Store {
         )
     }
 
+    /// Deletes a run and everything stored under it (results, samples, application items).
+    pub fn delete_run(&mut self, run_id: &str) -> Result<(), StoreError> {
+        self.db.transaction(|db| {
+            for table in ["samples", "results", "app_results", "runs"] {
+                let column = if table == "runs" { "id" } else { "run_id" };
+                db.execute(&format!("DELETE FROM {table} WHERE {column} = ?1"), &[run_id.into()])?;
+            }
+            Ok(())
+        })
+    }
+
     /// Every stored run, newest first.
     pub fn runs(&mut self) -> Result<Vec<RunSummary>, StoreError> {
         let rows = self.db.query(
