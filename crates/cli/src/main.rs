@@ -36,13 +36,22 @@ with a 95% confidence interval.",
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
+    /// The worker flags before the command, as earlier versions took them (and as command
+    /// lines stored with runs have them, which `run --resume` parses).
+    #[command(flatten)]
+    before: Workers,
+}
+
+/// Flags of the commands that start worker processes; the others have none to start.
+#[derive(clap::Args, Default)]
+struct Workers {
     /// No progress bar.
-    #[arg(long, short, global = true)]
+    #[arg(long, short)]
     quiet: bool,
     /// Address-space limit of every worker process, in GiB (default: half the machine's
     /// memory, at least 4). A subject that exhausts it is reported as out of memory and the
     /// run goes on. 0 removes the limit.
-    #[arg(long, global = true, value_name = "GIB")]
+    #[arg(long, value_name = "GIB")]
     memory_limit: Option<f64>,
 }
 
@@ -56,6 +65,8 @@ enum Cmd {
         /// `-` or left out.
         #[arg(long, value_name = "FILE|-", num_args = 0..=1, default_missing_value = "-")]
         json: Option<PathBuf>,
+        #[command(flatten)]
+        workers: Workers,
     },
     /// Run the correctness gate and print pass/fail per subject (exit 1 if any fails); with
     /// --vectors FILE, run that vector file against every implementation of its algorithm.
@@ -70,22 +81,44 @@ enum Cmd {
         /// With --vectors FILE: also write the per-implementation results as JSON.
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
+        #[command(flatten)]
+        workers: Workers,
     },
     /// Gate, then measure, then print a summary and write the results file and database.
-    Run(RunArgs),
+    Run {
+        #[command(flatten)]
+        args: RunArgs,
+        #[command(flatten)]
+        workers: Workers,
+    },
     /// Throughput of every operation on 1, 2, 4, … threads (each with its own keys): ops/s,
     /// parallel efficiency, evenness of threads and the knee.
-    Scale(ScaleArgs),
+    Scale {
+        #[command(flatten)]
+        args: ScaleArgs,
+        #[command(flatten)]
+        workers: Workers,
+    },
     /// Heap (allocations, bytes, peak) and stack high-water mark of every operation, with
     /// key, ciphertext and code sizes; a pass apart from timing, stored like a run.
-    Memory(MemoryArgs),
+    Memory {
+        #[command(flatten)]
+        args: MemoryArgs,
+        #[command(flatten)]
+        workers: Workers,
+    },
     /// Where an operation's instructions go: call tree, function table, the internal functions
     /// the PQC-KEM profiling thesis monitored and the hottest source lines, from valgrind
     /// callgrind (exact counts).
     #[command(
         after_help = "Examples:\n  cryptoscope profile --alg NTRU-HRSS-701 --provider pqclean --impl clean --op keypair\n  cryptoscope profile --alg Classic-McEliece-8192128 --impl clean --op decaps --json prof.json\n\nCollection is on only inside one call of the operation (cryptoscope_profiled_op in the worker); inputs are prepared and warm-up calls made outside it. Randomness comes from a fixed-seed DRBG, so two runs give identical counts."
     )]
-    Profile(ProfileArgs),
+    Profile {
+        #[command(flatten)]
+        args: ProfileArgs,
+        #[command(flatten)]
+        workers: Workers,
+    },
     /// The internal functions the PQC-KEM profiling thesis monitored (poly_Rq_mul, poly_S3_inv,
     /// pk_gen, synd, ...) in every subject of an algorithm: calls per operation and
     /// instructions per call (callgrind), and cycles per call where our own builds carry
@@ -93,48 +126,83 @@ enum Cmd {
     #[command(
         after_help = "Examples:\n  cryptoscope build --alg NTRU-HRSS-701 --cc gcc,clang --flags -O3\n  cryptoscope micro --alg NTRU-HRSS-701\n  cryptoscope micro --alg Classic-McEliece-8192128 --impl clean --op decaps --json micro.json\n  cryptoscope micro --alg NTRU-HRSS-701 --provider build --no-instructions   # cycles only, fast\n\nCycles per call come from builds made by `cryptoscope build` or `add`: calls to a monitored function from another source file go through a wrapper that reads the time-stamp counter around the real function, inside real operations. A `*` marks fewer wrapped calls than callgrind counted (calls from inside the function's own file bypass the wrapper); static functions cannot be wrapped and are listed in the notes."
     )]
-    Micro(MicroArgs),
+    Micro {
+        #[command(flatten)]
+        args: MicroArgs,
+        #[command(flatten)]
+        workers: Workers,
+    },
     /// Compile C implementations through a compiler × flags × variant matrix into isolated
     /// builds that `run` measures as provider `build` (PQClean's sources from the pqcrypto
     /// crates, or liboqs's with --source liboqs).
     #[command(
         after_help = "Examples:\n  cryptoscope build --alg NTRU-HRSS-701\n  cryptoscope build --alg NTRU-HRSS-701 --cc gcc,clang --flags \"-O0\" --flags \"-O3 -march=native\" --variant clean,avx2\n  cryptoscope build --alg ML-KEM-768 --source liboqs --cc gcc,clang --flags -O2\n  cryptoscope run --provider build --alg NTRU-HRSS-701 --baseline build/clean-gcc12-O0\n  cryptoscope build --list\n\nEach build is a shared library with hidden symbols in $CRYPTOSCOPE_BUILDS (default ~/.local/share/cryptoscope/builds), labelled <variant>-<compiler><major>-<flags>."
     )]
-    Build(BuildArgs),
+    Build {
+        #[command(flatten)]
+        args: BuildArgs,
+        #[command(flatten)]
+        workers: Workers,
+    },
     /// Bring your own implementation: compile a directory of C sources with the NIST KEM API
     /// (api.h, crypto_kem_keypair/enc/dec; randombytes supplied), gate it, and keep it for `run`.
     #[command(
         after_help = "Example:\n  cryptoscope add examples/byo-mlkem512 --alg ML-KEM-512\n\nThe contract (docs/bring-your-own.md): api.h defines CRYPTO_PUBLICKEYBYTES, CRYPTO_SECRETKEYBYTES, CRYPTO_CIPHERTEXTBYTES, CRYPTO_BYTES and CRYPTO_ALGNAME; the .c files define crypto_kem_keypair, crypto_kem_enc and crypto_kem_dec; randombytes(unsigned char *, unsigned long long) is ours (the NIST KAT DRBG in the gate). PQCgenKAT_kem.c, rng.c and randombytes.c are skipped."
     )]
-    Add(AddArgs),
+    Add {
+        #[command(flatten)]
+        args: AddArgs,
+        #[command(flatten)]
+        workers: Workers,
+    },
     /// The study "Tahoe-LAFS with SHA-3 candidates" on today's Tahoe-LAFS: a loopback grid per
     /// hash, uploads and downloads of fresh random files through the web API, and the time
     /// every process spends hashing.
     #[command(
         after_help = "Examples:\n  cryptoscope tahoe                                   # quick profile, sha256d vs sha3-256, blake2b-256, blake3\n  cryptoscope tahoe --hash sha256d,sha256d-ours,blake3 --profile quick\n  cryptoscope tahoe --profile paper --repeat 3 --segment-size 131072 --foolscap   # the 2010 set-up\n\nThe first run builds a Python environment with Tahoe-LAFS 1.20.0 from PyPI and cryptoscope's package (about a minute; needs python3-venv and network access to PyPI). Each hash gets its own grid start: 1 introducer, 3 storage nodes and 1 client on 127.0.0.1, shares 2 of 3. A start-up hook replaces allmydata.util.hashutil._SHA256d_Hasher in every node (stock sha256d is only timed) and counts digests, bytes and time hashing per process. Every downloaded byte is compared with what was uploaded; a probe file with a fixed convergence secret checks that the swap took (different hashes give different caps; stock and our SHA-256d the same). Nodes are stopped and temporary state removed on success, failure and Ctrl-C. Results go to the results database and `cryptoscope report`.\n\nExit codes: 0 ok, 1 a check failed (a download differed, the swap did not take, interrupted: what was measured is kept), 2 usage or environment error."
     )]
-    Tahoe(tahoe::TahoeArgs),
+    Tahoe {
+        #[command(flatten)]
+        args: tahoe::TahoeArgs,
+        #[command(flatten)]
+        workers: Workers,
+    },
     /// Constant-time audit of every gated subject: valgrind memcheck with the secret inputs
     /// marked undefined (each secret-dependent branch or memory index, with function and
     /// line) and dudect's fixed-versus-random Welch t-test; beside each subject's latest speed.
     #[command(
         after_help = "Examples:\n  cryptoscope ct --quick                           # the whole catalogue, shorter dudect runs\n  cryptoscope ct --alg GIFT-64 --alg Camellia-128  # table strategies are flagged, bitsliced ones pass\n  cryptoscope ct --alg ML-KEM-768 --method memcheck\n  cryptoscope ct --provider testbed                # the calibration subjects: early-exit compare is flagged\n\nWhat is secret: KEM key generation and encapsulation, and key-exchange key generation, the randomness they draw (marked as it is handed out; only where the harness supplies randomness: not AWS-LC or OpenSSL); KEM decapsulation the secret key (ML-KEM: dk_PKE and z, not the public key copy inside it), also with a modified ciphertext (implicit rejection); key exchange the secret key; hashes the message; block ciphers the key (key schedule) and the key and plaintext (encrypt); AEADs the key and plaintext (seal), the key while opening a valid ciphertext (open) and one whose tag's last byte is wrong (open-forged; dudect: against random tags, the test an early-exit tag compare fails).\n\nValues the specification makes public although they are computed from a secret (ML-KEM's matrix from ρ, a public key's encoding) and tests of candidates that are discarded and drawn again (Classic McEliece's FixedWeight, sntrup761's invertibility test) are declared in reference/ct-declassified.json with the specification's words; findings there are listed as public or rejection and not counted, and dudect is shown as inconclusive where such a value makes the time vary. dudect is not run on operations slower than a twentieth of the budget per call (it needs 200 calls).\n\nmemcheck runs the code path valgrind's virtual CPU selects (no AVX-512): subjects that need AVX-512 are reported as not audited by it. dudect: 100,000 calls (20,000 with --quick) or the time budget per test, classes interleaved at random, |t| > 4.5 measured twice before it counts; block ciphers and AEAD sealing are also timed with caches evicted before every call.\n\nVerdicts: leak (memcheck), timing difference (dudect), leak (both methods), no branch or address (memcheck: value reports: operands memcheck wants defined that are neither, e.g. AVX2 shift counts), no leak found by dudect (memcheck: memory never written: valgrind's --track-origins traces the undefined bits to memory the code never wrote, not to the secret, so memcheck cannot judge that place; inconclusive when dudect's difference is a declared one too), no leak found; with one method (--method): no leak found (one method), or inconclusive (dudect: declared timing) when dudect's only difference is a declared one. In an AEAD open, branches reached once per call are the accept/reject decision (shown, not counted as leaks). Findings on third-party code are reported as found. Exit codes: 0 the audit ran (findings are results, not errors), 1 a subject failed its gate or crashed, 2 usage or environment error."
     )]
-    Ct(CtArgs),
+    Ct {
+        #[command(flatten)]
+        args: CtArgs,
+        #[command(flatten)]
+        workers: Workers,
+    },
     /// TLS 1.3 handshakes per key-exchange group and certificate: handshakes per second,
     /// connection time, server CPU, bytes on the wire; classical, hybrid, ML-KEM and any
     /// catalogue KEM as an experimental group; rustls or nginx/OpenSSL; soft or accelerated.
     #[command(
         after_help = "Examples:\n  cryptoscope tls --quick                                   # the seven standard groups, ECDSA P-256, 1 s each\n  cryptoscope tls --group X25519,X25519MLKEM768,HQC-128,NTRU-HRSS-701,Classic-McEliece-348864\n  cryptoscope tls --group X25519 --cert rsa-2048,rsa-3072,rsa-4096,ecdsa-p256,ed25519 --accel both\n  cryptoscope tls --peer openssl --group DHE --cert rsa-1024,rsa-2048,rsa-4096 --accel both   # the BA411E study's set-up\n  cryptoscope tls --netns --rate 100mbit                    # two namespaces over a rate-limited veth (root)\n\nEvery configuration starts its own server (rustls with AWS-LC, one group, no resumption, or nginx with the system's OpenSSL 3.0), warms up, then counts handshakes completed by --clients concurrent clients in the measured window. Server CPU is read from /proc over the same window. A catalogue KEM becomes a TLS 1.3 group with a private-use code point (0xFE00-0xFEFF) after passing its correctness gate; one whose key share exceeds 65,535 bytes (Classic McEliece) is listed as \"does not fit\" with its sizes. --accel off masks AES-NI and PCLMULQDQ (OPENSSL_ia32cap=~0x200000200000000:~0x0) in server and clients. This kernel's lack of netem is detected: --delay/--loss then explain and exit 2. Keys live in a private 0700 directory, removed at the end with every server and namespace, also on Ctrl-C. Results go to the results database and `cryptoscope report`.\n\nExit codes: 0 ok, 1 a configuration failed or a KEM failed its gate (the rest is measured and stored), 2 usage or environment error (e.g. --netns without root)."
     )]
-    Tls(tls::TlsArgs),
+    Tls {
+        #[command(flatten)]
+        args: tls::TlsArgs,
+        #[command(flatten)]
+        workers: Workers,
+    },
     /// VPN and SSH tunnels between two network namespaces: ping latency by payload size,
     /// bulk transfer throughput and each endpoint's CPU per cipher:MAC couple, against the
     /// same path without a tunnel; soft or accelerated.
     #[command(
         after_help = "Examples:\n  cryptoscope tunnel --quick                               # every tunnel and couple, 10 pings per size, 32 MiB transfers\n  cryptoscope tunnel --tunnel ipsec,ssh --couple aes-256-gcm --accel both\n  cryptoscope tunnel --tunnel openvpn-static --couple none:none,aes-256-cbc:none,aes-256-cbc:sha256   # the BA411E study's couples\n  cryptoscope tunnel --quick --hostile --couple chacha20-poly1305   # also under junk, half handshakes and stalled connections\n\nTunnels: openvpn-static (OpenVPN 2.6 static key), openvpn-tls (OpenVPN TLS mode, ECDSA P-256 certificates made by the tool, control channel under --tls-crypt), ipsec (strongSwan charon with kernel-libipsec: ESP in user space, IKEv2 with a pre-shared key, one charon per namespace), wireguard (wireguard-go), ssh (OpenSSH, iperf3 through a -L forward). Each configuration gets fresh namespaces joined by a veth pair, fresh keys and daemons; all are removed afterwards, also on failure and Ctrl-C. A couple a tunnel cannot carry is listed as not supported, with the reason. Needs root.\n\nExit codes: 0 ok, 1 a configuration failed or the run was interrupted (what was measured is stored), 2 usage or environment error (not root, a missing program)."
     )]
-    Tunnel(tunnel::TunnelArgs),
+    Tunnel {
+        #[command(flatten)]
+        args: tunnel::TunnelArgs,
+        #[command(flatten)]
+        workers: Workers,
+    },
     /// Write a self-contained HTML report (SVG plots, tables, environments) of stored runs.
     Report {
         /// Runs to include (id, unique prefix or `latest`; default: latest).
@@ -221,10 +289,35 @@ enum Cmd {
     },
 }
 
+impl Cmd {
+    /// The worker flags of a command that starts workers.
+    fn workers(&self) -> Option<&Workers> {
+        match self {
+            Cmd::List { workers, .. }
+            | Cmd::Verify { workers, .. }
+            | Cmd::Run { workers, .. }
+            | Cmd::Scale { workers, .. }
+            | Cmd::Memory { workers, .. }
+            | Cmd::Profile { workers, .. }
+            | Cmd::Micro { workers, .. }
+            | Cmd::Build { workers, .. }
+            | Cmd::Add { workers, .. }
+            | Cmd::Tahoe { workers, .. }
+            | Cmd::Ct { workers, .. }
+            | Cmd::Tls { workers, .. }
+            | Cmd::Tunnel { workers, .. } => Some(workers),
+            Cmd::Report { .. } | Cmd::Runs { .. } | Cmd::Show { .. } | Cmd::Export { .. } | Cmd::Compare { .. } => None,
+        }
+    }
+}
+
 /// A stored command line as [`RunArgs`] when it is a `cryptoscope run` (for `run --resume`).
 fn stored_run_args(command: &[String]) -> Option<RunArgs> {
     match Cli::try_parse_from(command.iter()) {
-        Ok(Cli { cmd: Cmd::Run(r), .. }) => Some(r),
+        Ok(Cli {
+            cmd: Cmd::Run { args, .. },
+            ..
+        }) => Some(args),
         _ => None,
     }
 }
@@ -288,7 +381,10 @@ fn main() {
             std::process::exit(0);
         }
     };
-    let limit = match cli.memory_limit {
+    // The worker flags: after the command, or before it as earlier versions took them.
+    let w = cli.cmd.workers();
+    let quiet = cli.before.quiet || w.is_some_and(|w| w.quiet);
+    let limit = match w.and_then(|w| w.memory_limit).or(cli.before.memory_limit) {
         None => workers::default_memory_limit(),
         Some(g) if g.is_finite() && g == 0.0 => 0,
         Some(g) if g.is_finite() && g >= 0.25 => (g * (1u64 << 30) as f64) as u64,
@@ -299,20 +395,20 @@ fn main() {
     };
     workers::set_memory_limit(limit);
     let r = match &cli.cmd {
-        Cmd::List { sel, json } => cmd_list(sel, json.as_deref()),
-        Cmd::Verify { sel, gate, json } => external::verify_file_mode(sel, gate, json.as_deref(), cli.quiet)
-            .and_then(|file| file.map_or_else(|| cmd_verify(sel, gate, cli.quiet), Ok)),
-        Cmd::Run(a) => cmd_run(a, cli.quiet),
-        Cmd::Memory(m) => cmd_memory(m, cli.quiet),
-        Cmd::Profile(p) => cmd_profile(p, cli.quiet),
-        Cmd::Micro(m) => cmd_micro(m, cli.quiet),
-        Cmd::Build(b) => cmd_build(b, cli.quiet),
-        Cmd::Add(b) => cmd_add(b, cli.quiet),
-        Cmd::Scale(sa) => cmd_scale(sa, cli.quiet),
-        Cmd::Tahoe(t) => cmd_driver(t, cli.quiet),
-        Cmd::Ct(c) => cmd_ct(c, cli.quiet),
-        Cmd::Tls(t) => cmd_driver(t, cli.quiet),
-        Cmd::Tunnel(t) => cmd_driver(t, cli.quiet),
+        Cmd::List { sel, json, .. } => cmd_list(sel, json.as_deref()),
+        Cmd::Verify { sel, gate, json, .. } => external::verify_file_mode(sel, gate, json.as_deref(), quiet)
+            .and_then(|file| file.map_or_else(|| cmd_verify(sel, gate, quiet), Ok)),
+        Cmd::Run { args, .. } => cmd_run(args, quiet),
+        Cmd::Memory { args, .. } => cmd_memory(args, quiet),
+        Cmd::Profile { args, .. } => cmd_profile(args, quiet),
+        Cmd::Micro { args, .. } => cmd_micro(args, quiet),
+        Cmd::Build { args, .. } => cmd_build(args, quiet),
+        Cmd::Add { args, .. } => cmd_add(args, quiet),
+        Cmd::Scale { args, .. } => cmd_scale(args, quiet),
+        Cmd::Tahoe { args, .. } => cmd_driver(args, quiet),
+        Cmd::Ct { args, .. } => cmd_ct(args, quiet),
+        Cmd::Tls { args, .. } => cmd_driver(args, quiet),
+        Cmd::Tunnel { args, .. } => cmd_driver(args, quiet),
         Cmd::Runs { prune, db } => cmd_runs(*prune, db),
         Cmd::Report { runs, out, db } => cmd_report(runs, out.as_deref(), db),
         Cmd::Show {

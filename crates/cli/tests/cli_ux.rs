@@ -225,3 +225,21 @@ fn compare_addresses_runs_back_from_the_latest_and_warns_on_itself() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2), "the pruned run is gone");
 }
+
+#[test]
+fn worker_flags_are_offered_where_workers_start() {
+    let help = |cmd: &str| stdout_of(&cryptoscope().args([cmd, "--help"]).output().unwrap());
+    for cmd in ["runs", "show", "export", "report", "compare"] {
+        let h = help(cmd);
+        assert!(!h.contains("--quiet") && !h.contains("--memory-limit"), "{cmd}: {h}");
+    }
+    for cmd in ["run", "verify", "list", "memory", "scale", "ct", "tls"] {
+        let h = help(cmd);
+        assert!(h.contains("--quiet") && h.contains("--memory-limit"), "{cmd}: {h}");
+    }
+    // Before the command, as earlier versions took them (and stored command lines have them).
+    let o = cryptoscope().args(["-q", "list", "--alg", "X25519"]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr_of(&o));
+    let o = cryptoscope().args(["show", "latest", "-q"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "-q means nothing to show: {}", stderr_of(&o));
+}
