@@ -243,3 +243,32 @@ fn worker_flags_are_offered_where_workers_start() {
     let o = cryptoscope().args(["show", "latest", "-q"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2), "-q means nothing to show: {}", stderr_of(&o));
 }
+
+#[test]
+fn help_examples_fit_an_80_column_terminal() {
+    // Wrapped by the terminal, a long example breaks in the middle of a command; each is
+    // laid out to fit instead (a comment on its own line, `\` where a command goes on).
+    for cmd in [
+        "", "list", "verify", "run", "scale", "memory", "profile", "micro", "build", "add", "tahoe", "ct", "tls",
+        "tunnel",
+    ] {
+        let o = cryptoscope()
+            .args([cmd, "--help"].into_iter().filter(|a| !a.is_empty()))
+            .env("COLUMNS", "300")
+            .output()
+            .unwrap();
+        let help = stdout_of(&o);
+        let examples = help
+            .lines()
+            .skip_while(|l| !l.starts_with("Example"))
+            .skip(1)
+            .take_while(|l| !l.trim().is_empty());
+        for line in examples {
+            assert!(
+                line.chars().count() <= 78,
+                "`{cmd} --help`: {} columns: {line}",
+                line.chars().count()
+            );
+        }
+    }
+}
