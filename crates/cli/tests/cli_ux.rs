@@ -78,11 +78,12 @@ fn errors_name_what_is_missing() {
     assert!(stderr_of(&o).contains("X25519 is in suite kex"), "{}", stderr_of(&o));
 }
 
-#[test]
-fn compare_addresses_runs_back_from_the_latest_and_warns_on_itself() {
-    let tmp = tempfile::tempdir().unwrap();
+/// Two stored quick runs of X25519 in a new database: the older named `with-memory` and
+/// with the memory pass. Returns the database, the `runs` listing and the ids, newest first.
+fn two_runs(tmp: &tempfile::TempDir) -> (String, String, Vec<String>) {
     let db = tmp.path().join("r.db");
-    let db = db.to_str().unwrap();
+    let db = db.to_str().unwrap().to_string();
+    let db = db.as_str();
     // The older run with the memory pass, the newer without.
     for memory in [true, false] {
         let o = cryptoscope()
@@ -97,7 +98,11 @@ fn compare_addresses_runs_back_from_the_latest_and_warns_on_itself() {
                 "--samples",
                 "200",
             ])
-            .args(memory.then_some("--memory"))
+            .args(if memory {
+                vec!["--memory", "--name", "with-memory"]
+            } else {
+                vec![]
+            })
             .args(["--db", db, "--json"])
             .arg(tmp.path().join("r.json"))
             .output()
@@ -112,12 +117,55 @@ fn compare_addresses_runs_back_from_the_latest_and_warns_on_itself() {
         .filter(|w| w.starts_with("20"))
         .collect();
     assert_eq!(ids.len(), 2, "{runs}");
+    let ids = ids.into_iter().map(String::from).collect();
+    (db.to_string(), runs, ids)
+}
+
+#[test]
+fn compare_addresses_runs_back_from_the_latest_and_warns_on_itself() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (db, runs, ids) = two_runs(&tmp);
+    let db = db.as_str();
+    let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
     let o = cryptoscope().args(["show", "latest~1", "--db", db]).output().unwrap();
     assert!(
         stdout_of(&o).contains(ids[1]),
         "latest~1 is the run before the latest: {}",
         stdout_of(&o)
     );
+    // A named run is addressed by its name; names are unique and cannot pass for an id.
+    let o = cryptoscope()
+        .args(["show", "with-memory", "--db", db])
+        .output()
+        .unwrap();
+    assert!(stdout_of(&o).contains(ids[1]), "{}", stderr_of(&o));
+    assert!(
+        runs.lines()
+            .any(|l| l.starts_with(ids[1]) && l.contains(" with-memory ")),
+        "{runs}"
+    );
+    for (name, why) in [
+        ("with-memory", "is taken by run"),
+        ("2026-run", "starting with a letter"),
+    ] {
+        let o = cryptoscope()
+            .args([
+                "run",
+                "--quick",
+                "--alg",
+                "X25519",
+                "--provider",
+                "openssl",
+                "--name",
+                name,
+                "--db",
+                db,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{name}");
+        assert!(stderr_of(&o).contains(why), "{name}: {}", stderr_of(&o));
+    }
     // `show` of a run with the memory pass prints its heap and stack, as `run` did.
     assert!(stdout_of(&o).contains("Heap: malloc-family calls"), "{}", stdout_of(&o));
     let o = cryptoscope().args(["show", "latest", "--db", db]).output().unwrap();
@@ -143,6 +191,14 @@ fn compare_addresses_runs_back_from_the_latest_and_warns_on_itself() {
     assert!(stderr_of(&o).contains("compared with itself"), "{}", stderr_of(&o));
     let o = cryptoscope().args(["show", "latest~2", "--db", db]).output().unwrap();
     assert_eq!(o.status.code(), Some(2), "only two runs: {}", stderr_of(&o));
+}
+
+#[test]
+fn outputs_filters_pruning_and_resume_flags() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (db, runs, ids) = two_runs(&tmp);
+    let db = db.as_str();
+    let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
     // `--out -` is standard output; a directory that does not exist is refused, not made.
     let o = cryptoscope()
         .args(["report", "--out", "-", "--db", db])

@@ -116,6 +116,11 @@ pub struct RunArgs {
     /// `compare group:A group:B` treat a group as one run.
     #[arg(long, value_name = "NAME")]
     pub(crate) group: Option<String>,
+    /// A name for the run, unique in the database, by which `show`, `compare`, `export` and
+    /// `report` address it like its id (e.g. before-patch, gcc14-O3). Letters, digits, `.`,
+    /// `_` and `-`, starting with a letter.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) name: Option<String>,
     /// Continue an interrupted run (killed, crashed, out of power) under its own id, with
     /// its original command line: what it stored is kept, not measured again; the rest is
     /// gated and measured. RUN is a run id, `latest`, `latest~N` or a prefix (`cryptoscope
@@ -184,6 +189,7 @@ impl RunArgs {
             db: db.clone(),
             shard: None,
             group: None,
+            name: None,
             baseline: None,
             memory: false,
             counters: None,

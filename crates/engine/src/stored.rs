@@ -130,6 +130,7 @@ pub fn cmd_runs(prune: Option<usize>, db: &DbArg) -> Result<i32> {
         .map(|r| {
             vec![
                 r.id.clone(),
+                if r.name.is_empty() { "-".into() } else { r.name.clone() },
                 if r.group == r.id { "-".into() } else { r.group.clone() },
                 r.started_at.clone(),
                 format!("{} ({})", r.hostname, r.cpu_model),
@@ -148,9 +149,9 @@ pub fn cmd_runs(prune: Option<usize>, db: &DbArg) -> Result<i32> {
     print!(
         "{}",
         table::render(
-            &["run", "group", "started", "machine", "suites", "measured", "failed", "results", "status"],
+            &["run", "name", "group", "started", "machine", "suites", "measured", "failed", "results", "status"],
             &rows,
-            &[false, false, false, false, false, true, true, true, false]
+            &[false, false, false, false, false, false, true, true, true, false]
         )
     );
     println!("{} runs in {}", runs.len(), store.location());

@@ -64,6 +64,9 @@ pub struct RunConfig {
     /// Implementation speed-ups are expressed against (`run --baseline`), if any.
     #[serde(default)]
     pub baseline: Option<String>,
+    /// The run's name (`run --name`), by which it can be addressed like its id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 fn one() -> usize {

@@ -146,6 +146,8 @@ pub struct RunSummary {
     pub hostname: String,
     pub cpu_model: String,
     pub suites: String,
+    /// `run --name`, or empty.
+    pub name: String,
     pub measured: usize,
     pub failed: usize,
     pub total: usize,
@@ -630,6 +632,15 @@ impl Store {
         )
     }
 
+    /// The run named `name` (`run --name`), if any: names live in the run's configuration.
+    pub fn named(&mut self, name: &str) -> Result<Option<String>, StoreError> {
+        let rows = self.db.query("SELECT id, config FROM runs", &[])?;
+        Ok(rows.into_iter().find_map(|r| {
+            let config: Value = serde_json::from_str(&r[1].text()?).ok()?;
+            (config["name"].as_str() == Some(name)).then(|| r[0].text()).flatten()
+        }))
+    }
+
     /// Deletes a run and everything stored under it (results, samples, application items).
     pub fn delete_run(&mut self, run_id: &str) -> Result<(), StoreError> {
         self.db.transaction(|db| {
@@ -696,6 +707,10 @@ impl Store {
                     hostname: r[3].text().unwrap_or_default(),
                     cpu_model: r[4].text().unwrap_or_default(),
                     suites,
+                    name: serde_json::from_str::<Value>(&config)
+                        .ok()
+                        .and_then(|c| c["name"].as_str().map(String::from))
+                        .unwrap_or_default(),
                     group: r[6].text().unwrap_or_default(),
                     measured: r[7].int().unwrap_or(0) as usize,
                     failed: r[8].int().unwrap_or(0) as usize,
@@ -717,6 +732,9 @@ impl Store {
                 .first()
                 .and_then(|r| r[0].text())
                 .ok_or_else(|| StoreError::NoSuchRun(reference.into()));
+        }
+        if let Some(id) = self.named(reference)? {
+            return Ok(id);
         }
         let rows = self.db.query(
             "SELECT id FROM runs WHERE id = ?1 OR id LIKE ?1 || '%' ORDER BY id",

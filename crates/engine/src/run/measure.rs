@@ -254,6 +254,7 @@ pub fn config_echo(
         timeout_s: s.timeout.as_secs_f64(),
         rounds,
         baseline,
+        name: None,
     }
 }
 

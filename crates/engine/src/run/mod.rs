@@ -133,7 +133,13 @@ pub fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
 pub(crate) fn run(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<i32> {
     let s = Settings::from_args(a, resumed.as_ref())?;
     crate::workers::set_long_lived(!a.fresh_workers);
-    let store = open_db(&store_location(a.db.as_deref()))?;
+    let mut store = open_db(&store_location(a.db.as_deref()))?;
+    if let (Some(name), None) = (&a.name, &resumed) {
+        check_name(name)?;
+        if let Some(id) = store.named(name).map_err(|e| usage(e.to_string()))? {
+            return Err(usage(format!("the name {name} is taken by run {id}: choose another")));
+        }
+    }
     let cat = Catalogue::discover()?;
     warn_missing(&cat);
     let picked = select::pick(&s, &cat, resumed.as_ref(), quiet)?;
@@ -152,6 +158,7 @@ pub(crate) fn run(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<
         applications: Vec::new(),
     };
     let group = run_group(a.group.as_deref(), &s.run_id);
+    run_file.config.name = a.name.clone();
     let mut out = StoreReporter::new(store, &s.run_id);
     if resumed.is_some() {
         out.store.reopen_run(&s.run_id).map_err(|e| usage(e.to_string()))?;
@@ -222,6 +229,25 @@ pub(crate) fn run(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<
         }
     }
     Ok(if failed { 1 } else { 0 })
+}
+
+/// A run name: letters, digits, `.`, `_` and `-`, starting with a letter, and not one of the
+/// words that address runs (`latest`, `last`), so that it can never be read as a run id, a
+/// prefix of one, `latest~N` or a group.
+fn check_name(name: &str) -> Result<()> {
+    let ok = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        && !name.starts_with("latest")
+        && !name.starts_with("last");
+    if ok {
+        Ok(())
+    } else {
+        Err(usage(format!(
+            "--name {name}: letters, digits, `.`, `_` and `-`, starting with a letter (and not latest or last)"
+        )))
+    }
 }
 
 /// The machine as the run sees it, with the compilers and the provider libraries' versions.
