@@ -78,8 +78,9 @@ enum Cmd {
         sel: SelectArgs,
         #[command(flatten)]
         gate: GateArgs,
-        /// With --vectors FILE: also write the per-implementation results as JSON.
-        #[arg(long, value_name = "FILE")]
+        /// With --vectors FILE: also write the per-implementation results as JSON (`-`:
+        /// standard output, after the table).
+        #[arg(long, value_name = "FILE|-")]
         json: Option<PathBuf>,
         #[command(flatten)]
         workers: Workers,
@@ -263,8 +264,9 @@ enum Cmd {
         /// Published-figures file for --published.
         #[arg(long, value_name = "FILE")]
         published_file: Option<PathBuf>,
-        /// The reference run (default: the first given).
-        #[arg(long, value_name = "RUN")]
+        /// The run the others are compared with (default: the first given). `--baseline` is
+        /// its older name; on `run` and `show`, `--baseline` names an implementation.
+        #[arg(long = "reference", visible_alias = "baseline", value_name = "RUN")]
         baseline: Option<String>,
         /// Changes smaller than this fraction are never called faster or slower.
         #[arg(long, default_value_t = 0.05, value_name = "FRACTION")]

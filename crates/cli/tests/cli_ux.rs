@@ -328,3 +328,33 @@ fn help_examples_fit_an_80_column_terminal() {
         }
     }
 }
+
+#[test]
+fn compare_takes_its_reference_run_by_either_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (db, _, ids) = two_runs(&tmp);
+    for flag in ["--reference", "--baseline"] {
+        let o = cryptoscope()
+            .args(["compare", &ids[0], &ids[1], flag, &ids[1], "--db", &db])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{flag}: {}", stderr_of(&o));
+        let line = stdout_of(&o)
+            .lines()
+            .find(|l| l.contains(&ids[1]) && l.contains("(baseline)"))
+            .map(String::from);
+        assert!(line.is_some(), "{flag}: {}", stdout_of(&o));
+    }
+    // `verify --json -` writes the file's results to standard output after the table.
+    let o = cryptoscope()
+        .args(["verify", "--vectors"])
+        .arg(vectors().join("wycheproof/x25519_test.json"))
+        .args(["--provider", "rustcrypto", "--json", "-"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr_of(&o));
+    let text = stdout_of(&o);
+    let json: serde_json::Value =
+        serde_json::from_str(&text[text.find("\n{").expect("the JSON after the table")..]).unwrap();
+    assert_eq!(json["subjects"][0]["provider"], "rustcrypto", "{json}");
+}

@@ -362,7 +362,7 @@ fn verify_file(sel: &SelectArgs, g: &GateArgs, path: &Path, json: Option<&Path>,
             subjects: &rows,
         };
         let text = serde_json::to_string_pretty(&report)?;
-        std::fs::write(out, text + "\n").map_err(|e| usage(format!("cannot write {}: {e}", out.display())))?;
+        crate::stored::write_output(out, &(text + "\n"))?;
     }
     Ok(if rows.iter().any(Row::is_failure) { 1 } else { 0 })
 }

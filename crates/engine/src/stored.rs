@@ -343,7 +343,7 @@ pub fn cmd_compare(
             loaded
                 .iter()
                 .position(|r| r.run_id == id)
-                .ok_or_else(|| usage(format!("--baseline {b} is not among the compared runs")))?
+                .ok_or_else(|| usage(format!("--reference {b} is not among the compared runs")))?
         }
     };
     let statistic = cryptoscope_report::compare::Statistic::parse(statistic)
