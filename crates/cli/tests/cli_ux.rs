@@ -358,3 +358,36 @@ fn compare_takes_its_reference_run_by_either_name() {
         serde_json::from_str(&text[text.find("\n{").expect("the JSON after the table")..]).unwrap();
     assert_eq!(json["subjects"][0]["provider"], "rustcrypto", "{json}");
 }
+
+#[test]
+fn run_json_dash_writes_the_results_file_and_nothing_else_to_stdout() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("r.db");
+    let o = cryptoscope()
+        .args([
+            "run",
+            "--quick",
+            "-q",
+            "--alg",
+            "X25519",
+            "--provider",
+            "openssl",
+            "--samples",
+            "200",
+            "--json",
+            "-",
+        ])
+        .arg("--db")
+        .arg(&db)
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
+    let run: serde_json::Value = serde_json::from_slice(&o.stdout).expect("standard output is the results file alone");
+    assert_eq!(run["schema"], "cryptoscope.run/1");
+    assert_eq!(run["results"].as_array().unwrap().len(), 2, "keypair and exchange");
+    // Stored as ever, and no file written in place of `-`.
+    assert!(!tmp.path().join("-").exists() && !tmp.path().join("results").exists());
+    let runs = stdout_of(&cryptoscope().args(["runs", "--db"]).arg(&db).output().unwrap());
+    assert!(runs.contains(run["run_id"].as_str().unwrap()), "{runs}");
+}

@@ -102,8 +102,9 @@ pub struct RunArgs {
     /// Pin measurements to this logical CPU.
     #[arg(long, value_name = "N")]
     pub(crate) cpu: Option<usize>,
-    /// Where to write the JSON results (default: results/RUN_ID.json).
-    #[arg(long, value_name = "FILE")]
+    /// Where to write the JSON results (default: results/RUN_ID.json); `-`: standard output,
+    /// which then holds nothing else (no tables, no HTML report).
+    #[arg(long, value_name = "FILE|-")]
     pub(crate) json: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) db: DbArg,
@@ -220,7 +221,8 @@ pub struct ScaleArgs {
     /// Shorter runs (0.5 s per thread count) and the single-entry KAT gate.
     #[arg(long)]
     pub(crate) quick: bool,
-    /// Where to write the JSON results (default: results/RUN_ID.json).
+    /// Where to write the JSON results (default: results/RUN_ID.json); `-`: standard output,
+    /// which then holds nothing else (no tables, no HTML report).
     #[arg(long, value_name = "FILE")]
     pub(crate) json: Option<PathBuf>,
     #[command(flatten)]
@@ -338,7 +340,8 @@ pub struct MemoryArgs {
     /// Gate with the single KAT entry `count = 0` (as `run --quick` does).
     #[arg(long)]
     pub(crate) quick: bool,
-    /// Where to write the JSON results (default: results/RUN_ID.json).
+    /// Where to write the JSON results (default: results/RUN_ID.json); `-`: standard output,
+    /// which then holds nothing else (no tables, no HTML report).
     #[arg(long, value_name = "FILE")]
     pub(crate) json: Option<PathBuf>,
     #[command(flatten)]

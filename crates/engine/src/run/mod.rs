@@ -202,6 +202,9 @@ pub(crate) fn run(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<
         run_file.environment.stability = Some(stability.clone());
     }
     out.finish(&run_file, s.timing);
+    if s.out_file.as_os_str() == "-" {
+        return results_on_stdout(&run_file, &out);
+    }
     report::write_results_file(&run_file, &s.out_file)?;
 
     summary::tables(&s, &run_file, &mut out.store);
@@ -229,6 +232,21 @@ pub(crate) fn run(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<
         }
     }
     Ok(if failed { 1 } else { 0 })
+}
+
+/// `run --json -`: the results file is the whole of standard output (the tables, the report
+/// and the store's lines are for a terminal; the progress and warnings stay on standard
+/// error). The exit code is the run's as ever.
+fn results_on_stdout(run_file: &RunFile, out: &StoreReporter) -> Result<i32> {
+    println!("{}", serde_json::to_string(run_file)?);
+    if let Some(e) = &out.error {
+        eprintln!(
+            "error: some results could not be stored in {}: {e} (all are on standard output)",
+            out.store.location()
+        );
+        return Ok(2);
+    }
+    Ok(i32::from(run_file.results.iter().any(|r| r.gate.is_failure())))
 }
 
 /// A run name: letters, digits, `.`, `_` and `-`, starting with a letter, and not one of the

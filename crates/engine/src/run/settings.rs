@@ -169,6 +169,10 @@ impl<'a> Settings<'a> {
 /// The results file of run `run_id`, checked writable now rather than after an hour of
 /// measuring; no empty file is left behind if the run then stops on bad input.
 fn out_file(a: &RunArgs, run_id: &str) -> Result<PathBuf> {
+    // `--json -`: the results file on standard output.
+    if a.json.as_deref().is_some_and(|f| f.as_os_str() == "-") {
+        return Ok(PathBuf::from("-"));
+    }
     let out_file = match &a.json {
         Some(f) => f.clone(),
         None => PathBuf::from("results").join(format!("{run_id}.json")),
