@@ -153,64 +153,53 @@ pub struct Blake2Params<'a> {
     pub last_node: bool,
 }
 
-#[derive(Clone)]
-struct Blake2bState(blake2b_simd::State);
-#[derive(Clone)]
-struct Blake2sState(blake2s_simd::State);
+/// A BLAKE2 state of one of the two crates, which share their API: its `HashState`, and
+/// its construction from every parameter of RFC 7693's parameter block.
+macro_rules! blake2_state {
+    ($state:ident, $krate:ident) => {
+        #[derive(Clone)]
+        struct $state($krate::State);
 
-impl HashState for Blake2bState {
-    fn update(&mut self, data: &[u8]) {
-        self.0.update(data);
-    }
-    fn finish(self: Box<Self>, out: &mut [u8]) {
-        out.copy_from_slice(self.0.finalize().as_bytes());
-    }
-    fn copy(&self) -> Box<dyn HashState> {
-        Box::new(self.clone())
-    }
+        impl HashState for $state {
+            fn update(&mut self, data: &[u8]) {
+                self.0.update(data);
+            }
+            fn finish(self: Box<Self>, out: &mut [u8]) {
+                out.copy_from_slice(self.0.finalize().as_bytes());
+            }
+            fn copy(&self) -> Box<dyn HashState> {
+                Box::new(self.clone())
+            }
+        }
+
+        impl $state {
+            fn with(p: &Blake2Params) -> Box<dyn HashState> {
+                let mut b = $krate::Params::new();
+                b.hash_length(p.digest_size)
+                    .key(p.key)
+                    .salt(p.salt)
+                    .personal(p.person)
+                    .fanout(p.fanout)
+                    .max_depth(p.depth)
+                    .max_leaf_length(p.leaf_size)
+                    .node_offset(p.node_offset)
+                    .node_depth(p.node_depth)
+                    .inner_hash_length(p.inner_size)
+                    .last_node(p.last_node);
+                Box::new($state(b.to_state()))
+            }
+        }
+    };
 }
 
-impl HashState for Blake2sState {
-    fn update(&mut self, data: &[u8]) {
-        self.0.update(data);
-    }
-    fn finish(self: Box<Self>, out: &mut [u8]) {
-        out.copy_from_slice(self.0.finalize().as_bytes());
-    }
-    fn copy(&self) -> Box<dyn HashState> {
-        Box::new(self.clone())
-    }
-}
+blake2_state!(Blake2bState, blake2b_simd);
+blake2_state!(Blake2sState, blake2s_simd);
 
 /// A BLAKE2b (`big`) or BLAKE2s state with every parameter of RFC 7693's parameter block.
 pub fn blake2(big: bool, p: &Blake2Params) -> Box<dyn HashState> {
     if big {
-        let mut b = blake2b_simd::Params::new();
-        b.hash_length(p.digest_size)
-            .key(p.key)
-            .salt(p.salt)
-            .personal(p.person)
-            .fanout(p.fanout)
-            .max_depth(p.depth)
-            .max_leaf_length(p.leaf_size)
-            .node_offset(p.node_offset)
-            .node_depth(p.node_depth)
-            .inner_hash_length(p.inner_size)
-            .last_node(p.last_node);
-        Box::new(Blake2bState(b.to_state()))
+        Blake2bState::with(p)
     } else {
-        let mut s = blake2s_simd::Params::new();
-        s.hash_length(p.digest_size)
-            .key(p.key)
-            .salt(p.salt)
-            .personal(p.person)
-            .fanout(p.fanout)
-            .max_depth(p.depth)
-            .max_leaf_length(p.leaf_size)
-            .node_offset(p.node_offset)
-            .node_depth(p.node_depth)
-            .inner_hash_length(p.inner_size)
-            .last_node(p.last_node);
-        Box::new(Blake2sState(s.to_state()))
+        Blake2sState::with(p)
     }
 }

@@ -634,7 +634,12 @@ impl Store {
 
     /// The run named `name` (`run --name`), if any: names live in the run's configuration.
     pub fn named(&mut self, name: &str) -> Result<Option<String>, StoreError> {
-        let rows = self.db.query("SELECT id, config FROM runs", &[])?;
+        // Only runs whose configuration holds a name are parsed (names are written as
+        // `"name":"NAME"`; LIKE's `_` may match more, the parse decides).
+        let rows = self.db.query(
+            "SELECT id, config FROM runs WHERE config LIKE ?1",
+            &[format!("%\"name\":\"{name}\"%").into()],
+        )?;
         Ok(rows.into_iter().find_map(|r| {
             let config: Value = serde_json::from_str(&r[1].text()?).ok()?;
             (config["name"].as_str() == Some(name)).then(|| r[0].text()).flatten()
