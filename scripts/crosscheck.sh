@@ -4,6 +4,8 @@
 # the median of 7 repetitions, and compare with cryptoscope's median for the same subject.
 #
 #   bash scripts/crosscheck.sh [SUBJECT] [OPERATION] [N]
+#
+# Against `openssl speed` for the key exchanges: scripts/crosscheck-speed.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 subject=${1:-X25519/openssl/default}

@@ -331,7 +331,29 @@ pub fn gate_kem(
         )),
         Err(e) => checks.push(Check::fail("round-trip", e)),
     }
+    out.report.input_check = first_pk.and_then(|ek| kem_input_check(kem, &ek));
     out
+}
+
+/// Whether `encaps` refuses an ML-KEM encapsulation key that fails FIPS 203 §7.2's
+/// modulus check: a valid key whose first coefficient (its first 12 bits, little-endian)
+/// is set to q = 3329. The verdict is not part of the gate: FIPS 203 lets the check be
+/// done elsewhere, and a library that leaves it to its caller is still correct.
+fn kem_input_check(kem: &dyn Kem, ek: &[u8]) -> Option<String> {
+    let d = kem.descriptor();
+    if !d.algorithm.starts_with("ML-KEM") || ek.len() < 2 {
+        return None;
+    }
+    const Q: u16 = 3329;
+    let mut bad = ek.to_vec();
+    bad[0] = (Q & 0xff) as u8;
+    bad[1] = (bad[1] & 0xf0) | (Q >> 8) as u8;
+    let mut ct = vec![0u8; d.sizes.ciphertext];
+    let mut ss = vec![0u8; d.sizes.shared_secret];
+    Some(match kem.encaps(&mut ct, &mut ss, &bad) {
+        Err(_) => "ek checked".into(),
+        Ok(()) => "does not validate ek".into(),
+    })
 }
 
 /// Phase two of a cross-check: a verified implementation decapsulates what the subject
@@ -374,6 +396,75 @@ pub(crate) fn exchange(kex: &dyn Kex, sk: &[u8], peer: &[u8]) -> Result<Vec<u8>,
     Ok(ss.get().to_vec())
 }
 
+/// The shared secret of `sk` and `peer` as `exchange` derives it, checked against the
+/// parts: `validate` must accept the key, and `set_peer` then `derive` (twice, the kept
+/// peer reused) must give the same secret.
+pub(crate) fn agree(kex: &dyn Kex, sk: &[u8], peer: &[u8]) -> Result<Vec<u8>, String> {
+    let whole = exchange(kex, sk, peer)?;
+    let mut ex = kex.exchanger(sk).map_err(|e| e.to_string())?;
+    let peer = Guarded::from(peer);
+    ex.validate(peer.get())
+        .map_err(|e| format!("validate rejects a key that exchange accepts: {e}"))?;
+    ex.set_peer(peer.get()).map_err(|e| e.to_string())?;
+    for _ in 0..2 {
+        let mut ss = Guarded::new(kex.descriptor().sizes.shared_secret);
+        ex.derive(ss.get_mut()).map_err(|e| e.to_string())?;
+        canaries("derive", &[("ss", &ss), ("peer_pk", &peer)])?;
+        if ss.get() != whole.as_slice() {
+            return Err("derive gives another secret than exchange".into());
+        }
+    }
+    Ok(whole)
+}
+
+/// How the subject treats a peer key that must not be used, per the standard: for P-256
+/// a point off the curve (SP 800-56A §5.6.2.3), for FFDHE the values 1 and p − 1
+/// (RFC 7919 §5.1), for X25519 a low-order point, whose all-zero secret TLS 1.3 must refuse
+/// (RFC 8446 §7.4.2). `exchange` is presented each; the verdict is not part of the gate.
+fn kex_input_check(kex: &dyn Kex, sk: &[u8], pk: &[u8]) -> Option<String> {
+    let rejects = |bad: &[u8]| exchange(kex, sk, bad).is_err();
+    match kex.descriptor().algorithm.as_str() {
+        "P-256" => {
+            // y + 1 or y − 1: on the curve only if 2y ± 1 = 0 mod p, one y in 2^256.
+            let mut bad = pk.to_vec();
+            *bad.last_mut()? ^= 1;
+            Some(
+                if rejects(&bad) {
+                    "off-curve rejected"
+                } else {
+                    "ACCEPTS off-curve"
+                }
+                .into(),
+            )
+        }
+        "FFDHE-2048" => {
+            let (p, _) = kex.group_parameters()?;
+            let mut one = vec![0u8; pk.len()];
+            *one.last_mut()? = 1;
+            let mut p_minus_1 = p.clone();
+            *p_minus_1.last_mut()? ^= 1; // p is odd
+            let both = rejects(&one) && rejects(&p_minus_1);
+            Some(
+                if both {
+                    "1, p−1 rejected"
+                } else {
+                    "ACCEPTS 1 or p−1"
+                }
+                .into(),
+            )
+        }
+        "X25519" => Some(
+            if rejects(&[0u8; 32]) {
+                "low-order rejected"
+            } else {
+                "low-order accepted"
+            }
+            .into(),
+        ),
+        _ => None,
+    }
+}
+
 fn kex_vectors(kex: &dyn Kex, dir: &Path) -> Check {
     let d = kex.descriptor();
     let r: Result<String, String> = (|| match d.algorithm.as_str() {
@@ -382,7 +473,7 @@ fn kex_vectors(kex: &dyn Kex, dir: &Path) -> Check {
             let h = |f: &str, s: &str| vectors::unhex(&path, f, s).map_err(|e| e.to_string());
             let mut n = 0;
             for t in &v.scalar_mult {
-                let got = exchange(kex, &h("scalar", &t.scalar)?, &h("u", &t.u)?)?;
+                let got = agree(kex, &h("scalar", &t.scalar)?, &h("u", &t.u)?)?;
                 if got != h("output", &t.output)? {
                     return Err(format!("{}: wrong output", t.id));
                 }
@@ -395,7 +486,7 @@ fn kex_vectors(kex: &dyn Kex, dir: &Path) -> Check {
             let mut done = 0u64;
             for it in v.iterated.iter().filter(|i| i.iterations <= 1000) {
                 while done < it.iterations {
-                    let next = exchange(kex, &k, &u)?;
+                    let next = agree(kex, &k, &u)?;
                     u = k;
                     k.copy_from_slice(&next);
                     done += 1;
@@ -407,12 +498,12 @@ fn kex_vectors(kex: &dyn Kex, dir: &Path) -> Check {
             }
             for t in &v.dh {
                 let shared = h("shared", &t.shared)?;
-                if exchange(
+                if agree(
                     kex,
                     &h("alice_private", &t.alice_private)?,
                     &h("bob_public", &t.bob_public)?,
                 )? != shared
-                    || exchange(
+                    || agree(
                         kex,
                         &h("bob_private", &t.bob_private)?,
                         &h("alice_public", &t.alice_public)?,
@@ -428,7 +519,7 @@ fn kex_vectors(kex: &dyn Kex, dir: &Path) -> Check {
             let (path, v) = vectors::p256(dir).map_err(|e| e.to_string())?;
             let h = |f: &str, s: &str| vectors::unhex(&path, f, s).map_err(|e| e.to_string());
             for t in &v.tests {
-                let got = exchange(kex, &h("private", &t.private)?, &h("peer_public", &t.peer_public)?)
+                let got = agree(kex, &h("private", &t.private)?, &h("peer_public", &t.peer_public)?)
                     .map_err(|e| format!("{}: {e}", t.id))?;
                 if got != h("shared", &t.shared)? {
                     return Err(format!("{}: wrong shared secret", t.id));
@@ -460,6 +551,23 @@ fn kex_vectors(kex: &dyn Kex, dir: &Path) -> Check {
     }
 }
 
+/// For finite-field groups, the length of the private exponents the subject generates,
+/// which sets the cost of `derive` (OpenSSL 3 gives ffdhe2048 keys 225 bits, not 2048):
+/// the longest over 8 key pairs, as "; private exponent ≤ N bits (8 keys)".
+fn exponent_note(kex: &dyn Kex) -> Result<String, String> {
+    if kex.group_parameters().is_none() {
+        return Ok(String::new());
+    }
+    let s = &kex.descriptor().sizes;
+    let mut bits = 0;
+    for _ in 0..8 {
+        let (mut pk, mut sk) = (vec![0u8; s.public_key], vec![0u8; s.secret_key]);
+        kex.keypair(&mut pk, &mut sk).map_err(|e| e.to_string())?;
+        bits = bits.max(num_bigint::BigUint::from_bytes_be(&sk).bits());
+    }
+    Ok(format!("; private exponent ≤ {bits} bits (8 keys)"))
+}
+
 /// Gates a key exchange: published vectors, round trip, canaries.
 pub fn gate_kex(kex: &dyn Kex, vectors_dir: &Path) -> GateReport {
     let d = kex.descriptor();
@@ -476,18 +584,22 @@ pub fn gate_kex(kex: &dyn Kex, vectors_dir: &Path) -> GateReport {
         if pa.get() == pb.get() {
             return Err("two key pairs are identical: randomness is not random".into());
         }
-        let ab = exchange(kex, sa.get(), pb.get())?;
-        let ba = exchange(kex, sb.get(), pa.get())?;
+        let ab = agree(kex, sa.get(), pb.get())?;
+        let ba = agree(kex, sb.get(), pa.get())?;
         if ab != ba {
             return Err("the two sides derive different secrets".into());
         }
         if ab.iter().all(|&b| b == 0) {
             return Err("shared secret is all zero".into());
         }
+        report.input_check = kex_input_check(kex, sa.get(), pb.get());
         Ok(())
     })();
-    report.checks.push(match rt {
-        Ok(()) => Check::pass("round-trip", "both sides agree; canaries ok"),
+    report.checks.push(match rt.and_then(|()| exponent_note(kex)) {
+        Ok(note) => Check::pass(
+            "round-trip",
+            format!("both sides agree; exchange, validate and derive agree; canaries ok{note}"),
+        ),
         Err(e) => Check::fail("round-trip", e),
     });
     report
@@ -513,6 +625,8 @@ mod tests {
         Overflow,
         ConstantKeys,
         AcceptsModified,
+        /// Refuses encapsulation keys whose first coefficient is not below q.
+        ChecksEk,
     }
 
     /// A toy KEM: sk = pk = random; ct = ss XOR pk. Correct round trip, no security.
@@ -564,6 +678,9 @@ mod tests {
             } else {
                 crate::rng::fill(pk);
             }
+            if self.fault == Fault::ChecksEk {
+                pk[1] &= 0xf7; // a first coefficient below 2048 < q: a key its check accepts
+            }
             sk.copy_from_slice(pk);
             if self.fault == Fault::Overflow {
                 // Write one byte past the end of `sk`, as a buggy C implementation might.
@@ -574,6 +691,11 @@ mod tests {
             Ok(())
         }
         fn encaps(&self, ct: &mut [u8], ss: &mut [u8], pk: &[u8]) -> Result<(), OpError> {
+            // FIPS 203 ByteDecode12: the first coefficient is the low 12 bits, little-endian.
+            let c0 = u16::from(pk[0]) | u16::from(pk[1] & 0x0f) << 8;
+            if self.fault == Fault::ChecksEk && c0 >= 3329 {
+                return Err(OpError::failed("encaps", "modulus check failed"));
+            }
             crate::rng::fill(ss);
             if self.fault == Fault::AcceptsModified {
                 ss[15] = 0;
@@ -668,7 +790,8 @@ mod tests {
     }
 
     /// A "key exchange" that returns the peer's key: agrees with itself, fails vectors.
-    struct EchoKex(Descriptor);
+    /// The flag makes `derive` disagree with `exchange`.
+    struct EchoKex(Descriptor, bool);
 
     impl Kex for EchoKex {
         fn descriptor(&self) -> &Descriptor {
@@ -681,15 +804,34 @@ mod tests {
             Ok(())
         }
         fn exchanger<'a>(&'a self, _sk: &[u8]) -> Result<Box<dyn Exchanger + 'a>, OpError> {
-            Ok(Box::new(Echo))
+            Ok(Box::new(Echo {
+                peer: Vec::new(),
+                wrong_derive: self.1,
+            }))
         }
     }
 
-    struct Echo;
+    /// Echoes the peer's key; `derive` flips a bit when `wrong_derive`.
+    struct Echo {
+        peer: Vec<u8>,
+        wrong_derive: bool,
+    }
 
     impl Exchanger for Echo {
         fn exchange(&mut self, ss: &mut [u8], peer: &[u8]) -> Result<(), OpError> {
             ss.copy_from_slice(peer);
+            Ok(())
+        }
+        fn validate(&mut self, _peer: &[u8]) -> Result<(), OpError> {
+            Ok(())
+        }
+        fn set_peer(&mut self, peer: &[u8]) -> Result<(), OpError> {
+            self.peer = peer.to_vec();
+            Ok(())
+        }
+        fn derive(&mut self, ss: &mut [u8]) -> Result<(), OpError> {
+            ss.copy_from_slice(&self.peer);
+            ss[0] ^= u8::from(self.wrong_derive);
             Ok(())
         }
     }
@@ -705,8 +847,34 @@ mod tests {
             ciphertext: 0,
             shared_secret: 32,
         };
-        let r = gate_kex(&EchoKex(d), &vectors());
+        let r = gate_kex(&EchoKex(d.clone(), false), &vectors());
         assert!(failed_check(&r, "vectors").contains("wrong output"));
+        // A derive that disagrees with exchange fails on the first vector and the round trip.
+        let r = gate_kex(&EchoKex(d, true), &vectors());
+        assert!(failed_check(&r, "vectors").contains("derive gives another secret"));
+        assert!(failed_check(&r, "round-trip").contains("derive gives another secret"));
+    }
+
+    #[test]
+    fn the_ek_check_is_probed_beside_the_gate() {
+        // The probe's key has 3329 = q as its first coefficient (FIPS 203 §7.2 must refuse).
+        let t = toy(Fault::ChecksEk);
+        let g = gate_kem(&t, &vectors(), KatDepth::Single, 0, None);
+        assert_eq!(g.report.input_check.as_deref(), Some("ek checked"));
+        let g = gate_kem(&toy(Fault::None), &vectors(), KatDepth::Single, 0, None);
+        assert_eq!(g.report.input_check.as_deref(), Some("does not validate ek"));
+        // Not part of the gate: the same checks pass or fail either way.
+        let names = |g: &KemGate| {
+            g.report
+                .checks
+                .iter()
+                .map(|c| (c.name.clone(), c.ok))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            names(&gate_kem(&toy(Fault::None), &vectors(), KatDepth::Single, 0, None)),
+            names(&gate_kem(&toy(Fault::ChecksEk), &vectors(), KatDepth::Single, 0, None))
+        );
     }
 
     #[test]

@@ -60,9 +60,31 @@ pub trait Kex: Send + Sync {
 }
 
 /// A prepared own secret that derives shared secrets from peer public keys.
+///
+/// A key exchange is measured in its parts: [`Exchanger::validate`] (the peer's key read
+/// from the wire and checked as the library's own TLS stack checks it),
+/// [`Exchanger::derive`] (the shared secret from a peer key already read and checked: what
+/// `openssl speed`, eBACS and liboqs publish) and [`Exchanger::exchange`] (all of it, as a
+/// TLS server runs it).
 pub trait Exchanger {
     /// Parses and validates `peer_pk` and derives the shared secret into `ss`.
     fn exchange(&mut self, ss: &mut [u8], peer_pk: &[u8]) -> Result<(), OpError>;
+    /// Reads `peer_pk` into the library's key form and checks it as the library's TLS
+    /// stack does before deriving; derives nothing.
+    fn validate(&mut self, peer_pk: &[u8]) -> Result<(), OpError>;
+    /// Reads and checks `peer_pk` once (untimed) and keeps it for [`Exchanger::derive`],
+    /// with whatever per-peer state the library sets up before deriving.
+    fn set_peer(&mut self, peer_pk: &[u8]) -> Result<(), OpError>;
+    /// Derives the shared secret with the peer key of [`Exchanger::set_peer`] into `ss`.
+    fn derive(&mut self, ss: &mut [u8]) -> Result<(), OpError>;
+    /// [`Exchanger::exchange`] with the peer key as a DER SubjectPublicKeyInfo, read by
+    /// the library's own decoder (Wycheproof's `ecdh_test_schema`). Libraries without one
+    /// say so.
+    fn exchange_spki(&mut self, _ss: &mut [u8], _der: &[u8]) -> Result<(), OpError> {
+        Err(OpError::Unavailable(
+            "the library reads no SubjectPublicKeyInfo for this key exchange".into(),
+        ))
+    }
 }
 
 /// A hash function: a factory of streaming states.

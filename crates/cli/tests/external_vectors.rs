@@ -418,3 +418,86 @@ fn unsupported_files_are_usage_errors_naming_what_is_supported() {
     std::fs::copy(&sha256, &unnamed).unwrap();
     assert_usage_error(&unnamed, &["--alg", "X25519"], &["X25519 is a kex algorithm"]);
 }
+
+/// The tests of a Wycheproof file as (tcId, result, flags, shared).
+fn wycheproof_tests(file: &Path) -> Vec<(String, String, Vec<String>, String)> {
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let mut out = Vec::new();
+    for g in v["testGroups"].as_array().unwrap() {
+        for t in g["tests"].as_array().unwrap() {
+            let flags = t["flags"].as_array().map_or(Vec::new(), |f| {
+                f.iter().map(|x| x.as_str().unwrap().to_string()).collect()
+            });
+            let s = |k: &str| t[k].as_str().unwrap_or_default().to_string();
+            out.push((t["tcId"].to_string(), s("result"), flags, s("shared")));
+        }
+    }
+    out
+}
+
+/// `ecdh_test_schema`: every peer key goes through the library's own SubjectPublicKeyInfo
+/// decoder. A library may fail only tests the file marks as explicit curve parameters
+/// (`UnnamedCurve`) whose key is still the right point, and only by deriving the file's
+/// own secret from them (the benign outcome, per the file's note on `InvalidPublic`):
+/// anything else is a finding this test reports. A changed secret fails its tcId.
+#[test]
+fn wycheproof_ecdh_spki_reaches_each_library_decoder() {
+    let f = wycheproof("ecdh_secp256r1_test.json");
+    let tests = wycheproof_tests(&f);
+    let (code, out, err, v) = verify_file(&f, &[]);
+    assert!(matches!(code, Some(0 | 1)), "{out}\n{err}");
+    let v = v.unwrap();
+    assert_eq!(v["format"], "wycheproof-ecdh-spki");
+    assert_eq!(subjects(&v).len(), offered("P-256"), "{out}");
+    for s in subjects(&v) {
+        assert_eq!(
+            s["skipped"], 0,
+            "{}: every test reaches the library: {out}",
+            s["subject"]
+        );
+        for fail in s["failures"].as_array().unwrap() {
+            let id = fail["id"].as_str().unwrap();
+            let (_, result, flags, shared) = tests.iter().find(|t| t.0 == id).unwrap();
+            assert_eq!(result, "invalid", "{}: tcId {id}: {out}", s["subject"]);
+            assert!(
+                flags.contains(&"UnnamedCurve".to_string()),
+                "{}: tcId {id} {flags:?}: {out}",
+                s["subject"]
+            );
+            assert!(
+                fail["detail"].as_str().unwrap().ends_with(shared.as_str()),
+                "{}: tcId {id} derived another secret than the file's: {out}",
+                s["subject"]
+            );
+        }
+    }
+    let d = tempfile::tempdir().unwrap();
+    let bad = altered_wycheproof(&f, d.path(), 1, "shared");
+    let (code, out, _, v) = verify_file(&bad, &[]);
+    assert_eq!(code, Some(1), "{out}");
+    for s in subjects(&v.unwrap()) {
+        assert!(failing_ids(s).contains(&"1".to_string()), "{}: {out}", s["subject"]);
+    }
+}
+
+/// `ecdh_test_schema` files that cannot be used: cut short, a curve outside the catalogue,
+/// a test without a result. Each is one line and exit 2.
+#[test]
+fn malformed_ecdh_spki_files_are_one_line_usage_errors() {
+    let d = tempfile::tempdir().unwrap();
+    let f = wycheproof("ecdh_secp256r1_test.json");
+    let text = std::fs::read_to_string(&f).unwrap();
+    let cut = d.path().join("cut.json");
+    std::fs::write(&cut, &text[..text.len() / 3]).unwrap();
+    assert_usage_error(&cut, &[], &["cut.json", "not valid JSON"]);
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    v["testGroups"][0]["curve"] = Value::String("secp384r1".into());
+    let curve = d.path().join("curve.json");
+    std::fs::write(&curve, v.to_string()).unwrap();
+    assert_usage_error(&curve, &[], &["curve.json", "secp384r1", "only secp256r1"]);
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    v["testGroups"][0]["tests"][4].as_object_mut().unwrap().remove("result");
+    let noresult = d.path().join("noresult.json");
+    std::fs::write(&noresult, v.to_string()).unwrap();
+    assert_usage_error(&noresult, &[], &["noresult.json", "tcId 5", "no `result`"]);
+}

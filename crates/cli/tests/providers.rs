@@ -115,6 +115,21 @@ fn gate_all_subjects(provider: &str) {
                         .all(|c| c["ok"] == true) => {}
             _ => failures.push(format!("{id}: {:?} {}", ev, String::from_utf8_lossy(&out.stderr))),
         }
+        // The input-validation verdict beside the gate. What the standards require: a point
+        // off P-256 (SP 800-56A §5.6.2.3.3) and FFDHE's 1 and p − 1 (RFC 7919 §5.1) refused;
+        // PQClean's ML-KEM is documented not to run FIPS 203's modulus check on ek.
+        let check = gate.and_then(|g| g["report"]["input_check"].as_str()).unwrap_or("");
+        let want: &[&str] = match (s["algorithm"].as_str().unwrap(), provider) {
+            ("P-256", _) => &["off-curve rejected"],
+            ("FFDHE-2048", _) => &["1, p−1 rejected"],
+            ("X25519", _) => &["low-order rejected", "low-order accepted"],
+            (a, "pqclean") if a.starts_with("ML-KEM") => &["does not validate ek"],
+            (a, _) if a.starts_with("ML-KEM") => &["ek checked", "does not validate ek"],
+            _ => &[""],
+        };
+        if !want.contains(&check) {
+            failures.push(format!("{id}: input check {check:?}, expected one of {want:?}"));
+        }
     }
     assert!(failures.is_empty(), "gate failures:\n{}", failures.join("\n"));
 }
@@ -132,7 +147,7 @@ fn measure_first(provider: &str) {
     let measured: Vec<&Value> = ev.iter().filter(|e| e["type"] == "measured").collect();
     let expected = match s["family"].as_str().unwrap() {
         "kem" => 3,
-        "kex" => 2,
+        "kex" => 4, // keypair, derive, validate, exchange
         // A cipher: key schedule, one block, ECB, CTR and each exposed inner function.
         "cipher" => 4 + s["cipher"]["functions"].as_array().unwrap().len(),
         _ => 12, // a hash: six lengths, one update and 64-byte updates

@@ -107,10 +107,11 @@ fn report_renders_in_a_browser_with_every_chart() {
         dom.contains("no heap allocation: ML-KEM-768 · pqclean clean"),
         "subjects without heap use are listed"
     );
-    // ML-KEM-768 from 5 providers/implementations x 3 ops + X25519 from 3 x 2 ops.
+    // ML-KEM-768 from 5 providers/implementations x 3 ops + X25519 from 3 x 4 ops
+    // (keypair, derive, validate, exchange).
     assert_eq!(
         dom.matches("<polyline").count(),
-        21,
+        27,
         "a sample trace per measured operation"
     );
     assert!(

@@ -24,6 +24,18 @@ use crate::workers::{self, Outcome};
 pub struct Verdict {
     pub status: GateStatus,
     pub detail: String,
+    /// The gate report's input-validation verdict ([`GateReport::input_check`]).
+    pub input_check: Option<String>,
+}
+
+impl Verdict {
+    pub fn new(status: GateStatus, detail: impl Into<String>) -> Verdict {
+        Verdict {
+            status,
+            detail: detail.into(),
+            input_check: None,
+        }
+    }
 }
 
 /// Gate settings.
@@ -54,10 +66,10 @@ struct GateFiles {
 
 fn run_gate(cat: &Catalogue, d: &Descriptor, s: &GateSettings, extra: GateFiles) -> Verdict {
     let Some(bin) = cat.worker(&d.provider) else {
-        return Verdict {
-            status: GateStatus::Unavailable,
-            detail: format!("no worker for provider {}", d.provider),
-        };
+        return Verdict::new(
+            GateStatus::Unavailable,
+            format!("no worker for provider {}", d.provider),
+        );
     };
     let request = Request::Gate {
         subject: d.id.clone(),
@@ -79,30 +91,16 @@ fn run_gate(cat: &Catalogue, d: &Descriptor, s: &GateSettings, extra: GateFiles)
 
 fn verdict_of(outcome: Outcome, report: Option<GateReport>) -> Verdict {
     match (outcome, report) {
-        (Outcome::Completed, Some(r)) if r.passed() => Verdict {
-            status: GateStatus::Pass,
-            detail: r.detail(),
-        },
         (Outcome::Completed, Some(r)) => Verdict {
-            status: GateStatus::Fail,
-            detail: r.detail(),
+            input_check: r.input_check.clone(),
+            ..Verdict::new(if r.passed() { GateStatus::Pass } else { GateStatus::Fail }, r.detail())
         },
-        (Outcome::Completed, None) => Verdict {
-            status: GateStatus::Fail,
-            detail: "worker reported no gate result".into(),
-        },
-        (Outcome::Crashed(s), _) => Verdict {
-            status: GateStatus::Crashed,
-            detail: format!("crashed during the gate: {s}"),
-        },
-        (Outcome::TimedOut(t), _) => Verdict {
-            status: GateStatus::Timeout,
-            detail: format!("gate timed out after {} s", t.as_secs()),
-        },
-        (Outcome::Failed(e), _) => Verdict {
-            status: GateStatus::Fail,
-            detail: e,
-        },
+        (Outcome::Completed, None) => Verdict::new(GateStatus::Fail, "worker reported no gate result"),
+        (Outcome::Crashed(s), _) => Verdict::new(GateStatus::Crashed, format!("crashed during the gate: {s}")),
+        (Outcome::TimedOut(t), _) => {
+            Verdict::new(GateStatus::Timeout, format!("gate timed out after {} s", t.as_secs()))
+        }
+        (Outcome::Failed(e), _) => Verdict::new(GateStatus::Fail, e),
     }
 }
 
@@ -151,10 +149,7 @@ pub fn gate_all(
     order.sort_by_key(|d| needs_ref(d));
     for d in order {
         let v = if let Availability::Unavailable(reason) = &d.availability {
-            Verdict {
-                status: GateStatus::Unavailable,
-                detail: reason.clone(),
-            }
+            Verdict::new(GateStatus::Unavailable, reason.clone())
         } else if needs_ref(d) {
             crosscheck(cat, d, references.get(&d.algorithm), &verdicts, s, &tmp)
         } else {
@@ -186,21 +181,21 @@ fn crosscheck(
     tmp: &Path,
 ) -> Verdict {
     let Some(r) = reference else {
-        return Verdict { status: GateStatus::Fail, detail: "randomness not injectable and no implementation with a published KAT digest is available to cross-check against".into() };
+        return Verdict::new(GateStatus::Fail, "randomness not injectable and no implementation with a published KAT digest is available to cross-check against");
     };
     match verdicts.get(&r.id) {
         Some(v) if v.status == GateStatus::Pass => {}
         Some(v) => {
-            return Verdict {
-                status: GateStatus::Fail,
-                detail: format!("cross-check reference {} did not pass its own gate: {}", r.id, v.detail),
-            }
+            return Verdict::new(
+                GateStatus::Fail,
+                format!("cross-check reference {} did not pass its own gate: {}", r.id, v.detail),
+            )
         }
         None => {
-            return Verdict {
-                status: GateStatus::Fail,
-                detail: format!("cross-check reference {} was not gated", r.id),
-            }
+            return Verdict::new(
+                GateStatus::Fail,
+                format!("cross-check reference {} was not gated", r.id),
+            )
         }
     }
     let entries = id_file(tmp, &r.id, "entries");
@@ -219,10 +214,7 @@ fn crosscheck(
         return first;
     }
     let Some(bin) = cat.worker(&r.provider) else {
-        return Verdict {
-            status: GateStatus::Fail,
-            detail: format!("no worker for reference {}", r.id),
-        };
+        return Verdict::new(GateStatus::Fail, format!("no worker for reference {}", r.id));
     };
     let request = Request::VerifyEncaps {
         subject: r.id.clone(),
@@ -237,16 +229,16 @@ fn crosscheck(
     });
     match (outcome, check) {
         (Outcome::Completed, Some(c)) if c.ok => Verdict {
-            status: GateStatus::Pass,
-            detail: format!("{}; {} (reference {})", first.detail, c.detail, r.id),
+            input_check: first.input_check.clone(),
+            ..Verdict::new(
+                GateStatus::Pass,
+                format!("{}; {} (reference {})", first.detail, c.detail, r.id),
+            )
         },
-        (Outcome::Completed, Some(c)) => Verdict {
-            status: GateStatus::Fail,
-            detail: format!("{}: {}", c.name, c.detail),
-        },
-        (o, _) => Verdict {
-            status: GateStatus::Fail,
-            detail: format!("cross-check with {} failed: {}", r.id, o.describe()),
-        },
+        (Outcome::Completed, Some(c)) => Verdict::new(GateStatus::Fail, format!("{}: {}", c.name, c.detail)),
+        (o, _) => Verdict::new(
+            GateStatus::Fail,
+            format!("cross-check with {} failed: {}", r.id, o.describe()),
+        ),
     }
 }

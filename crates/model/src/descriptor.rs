@@ -60,7 +60,12 @@ impl Family {
             },
             Family::Kex => &FamilyInfo {
                 name: "kex",
-                operations: &[Operation::Keypair, Operation::Exchange],
+                operations: &[
+                    Operation::Keypair,
+                    Operation::Derive,
+                    Operation::Validate,
+                    Operation::Exchange,
+                ],
                 ct_operations: &["keypair", "exchange"],
                 ct_needs_randomness: &["keypair"],
                 ct_cold: &[],
@@ -115,7 +120,16 @@ pub enum Operation {
     Keypair,
     Encaps,
     Decaps,
+    /// Key exchange as a TLS server runs it: the peer's public key parsed and validated,
+    /// then the shared secret derived (`validate` + `derive`, with the library's own
+    /// per-call set-up).
     Exchange,
+    /// Key exchange: the shared secret from an own key and a peer key already parsed and
+    /// validated (what `openssl speed`, eBACS and liboqs report as a key exchange).
+    Derive,
+    /// Key exchange: the peer's public key read from its wire encoding and checked as the
+    /// library's own TLS stack checks it, without deriving anything.
+    Validate,
     Hash(u32),
     Stream(u32),
     KeySchedule,
@@ -194,6 +208,8 @@ impl Operation {
             Operation::Encaps => "encaps",
             Operation::Decaps => "decaps",
             Operation::Exchange => "exchange",
+            Operation::Derive => "derive",
+            Operation::Validate => "validate",
             Operation::Hash(n) => interned("hash", n),
             Operation::Stream(n) => interned("stream", n),
             Operation::KeySchedule => "keysched",
@@ -212,6 +228,8 @@ impl Operation {
             "encaps" => Some(Operation::Encaps),
             "decaps" => Some(Operation::Decaps),
             "exchange" => Some(Operation::Exchange),
+            "derive" => Some(Operation::Derive),
+            "validate" => Some(Operation::Validate),
             "keysched" => Some(Operation::KeySchedule),
             _ => {
                 let (kind, n) = s.split_once(':')?;

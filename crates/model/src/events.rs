@@ -35,6 +35,11 @@ impl Check {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct GateReport {
     pub checks: Vec<Check>,
+    /// How the subject treats invalid public input (an ML-KEM encapsulation key failing
+    /// FIPS 203's modulus check, a point off the curve): a verdict beside the gate, never
+    /// part of it, e.g. "does not validate ek". `None` where nothing was probed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_check: Option<String>,
 }
 
 impl GateReport {

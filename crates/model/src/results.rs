@@ -89,6 +89,10 @@ pub struct ResultRow {
     pub operation: String,
     pub gate: GateStatus,
     pub gate_detail: String,
+    /// The subject's treatment of invalid public input, as the gate probed it ("validates
+    /// ek", "does not validate ek"): its own verdict, shown beside the gate's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_check: Option<String>,
     pub samples: usize,
     pub stop_reason: Option<StopReason>,
     pub median_cycles: Option<f64>,
@@ -240,6 +244,15 @@ pub fn finish_scaling(points: &mut [ScalePoint]) -> Option<usize> {
 }
 
 impl ResultRow {
+    /// The gate's status with the input-validation verdict beside it, for tables:
+    /// "pass", "pass (does not validate ek)".
+    pub fn gate_label(&self) -> String {
+        match &self.input_check {
+            Some(c) => format!("{} ({c})", self.gate.as_str()),
+            None => self.gate.as_str().to_string(),
+        }
+    }
+
     /// A row without numbers (failed, unavailable, crashed or timed-out subject).
     pub fn without_numbers(d: &Descriptor, operation: &str, gate: GateStatus, detail: impl Into<String>) -> ResultRow {
         ResultRow {
@@ -256,6 +269,7 @@ impl ResultRow {
             operation: operation.into(),
             gate,
             gate_detail: detail.into(),
+            input_check: None,
             samples: 0,
             stop_reason: None,
             median_cycles: None,

@@ -11,6 +11,7 @@ const CSV_COLUMNS: &[&str] = &[
     "implementation",
     "operation",
     "gate",
+    "input_check",
     "samples",
     "median_cycles",
     "ci95_low_cycles",
@@ -126,7 +127,7 @@ pub fn markdown(run: &RunFile) -> String {
             r.provider,
             r.implementation,
             r.operation,
-            r.gate.as_str()
+            r.gate_label()
         ));
     }
     out

@@ -126,7 +126,7 @@ pub fn results(rows: &[ResultRow]) -> String {
                 }
             };
             let mut cells = row_key(r);
-            cells.extend([r.gate.as_str().into(), med, ci, time, n, outl]);
+            cells.extend([r.gate_label(), med, ci, time, n, outl]);
             cells
         })
         .collect();

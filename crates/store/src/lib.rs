@@ -24,6 +24,8 @@
 //!   cipher strategy's description: version 9)
 //! - version 10 changes no table: it replaces the passwords that earlier versions kept in
 //!   `runs.command` by `***` (see [`Migration`])
+//! - version 11 adds `results.input_check`: how the subject treats invalid public input
+//!   ("does not validate ek"), a verdict kept beside the gate's
 //! - `samples(run_id, subject_id, operation, cycles, ns, visits, t)` — raw samples as
 //!   little-endian f64 arrays; `visits` (schema version 3) is the JSON array of visit
 //!   lengths of a run measured in rounds, NULL for one visit; `t` (version 6) the start
@@ -47,7 +49,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// Current schema version.
-pub const SCHEMA_VERSION: i64 = 10;
+pub const SCHEMA_VERSION: i64 = 11;
 
 /// The migration that scrubs passwords from stored command lines.
 const SCRUB_VERSION: i64 = 10;
@@ -131,6 +133,7 @@ const RESULT_COLUMNS: &[&str] = &[
     "counters",
     "instructions",
     "cipher",
+    "input_check",
 ];
 
 /// Result columns that hold JSON text (arrays or objects) rather than a scalar.

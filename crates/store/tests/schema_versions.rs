@@ -138,6 +138,7 @@ fn expected_results(v: i64) -> Vec<Value> {
                  "median": null, "mean": null, "calls": 101},
             ])),
             "instructions": since(v, 7, json!(61190.0)),
+            "input_check": since(v, 11, json!("does not validate ek")),
         }),
     ]);
     let encaps = merge(&[
@@ -158,6 +159,7 @@ fn expected_results(v: i64) -> Vec<Value> {
             "raw_ns": [13546.5, 13533.25, 13559.5, 13539.75, 13578.5, 13536.0],
             "visits": since(v, 3, json!([3, 3])),
             "raw_t_s": since(v, 6, json!([0.125, 0.25, 0.375, 1.5, 1.625, 1.75])),
+            "input_check": since(v, 11, json!("does not validate ek")),
         }),
     ]);
     let decaps = merge(&[
@@ -430,4 +432,9 @@ fn version_9_opens() {
 #[test]
 fn version_10_opens() {
     opens_and_migrates(10);
+}
+
+#[test]
+fn version_11_opens() {
+    opens_and_migrates(11);
 }

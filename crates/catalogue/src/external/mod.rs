@@ -1,7 +1,8 @@
 //! Known-answer files brought by the user (`cryptoscope verify --vectors FILE`): NIST CAVP
-//! hash response files, NIST KEM KAT response files and four Wycheproof schemas
-//! (`xdh_comp_schema`, `ecdh_ecpoint_test_schema`, `mlkem_test_schema`, `aead_test_schema`
-//! for AES-GCM and ChaCha20-Poly1305). The AEAD gate runs the repository's own Wycheproof
+//! hash response files, NIST KEM KAT response files and Wycheproof schemas
+//! (`xdh_comp_schema`, `ecdh_ecpoint_test_schema`, `ecdh_test_schema` with the peer key as
+//! a DER SubjectPublicKeyInfo, `mlkem_test_schema`, `aead_test_schema` for AES-GCM and
+//! ChaCha20-Poly1305). The AEAD gate runs the repository's own Wycheproof
 //! AEAD files through [`run_aead`] too.
 //!
 //! [`load`] recognises a file by its content and parses all of it up front, so a malformed
@@ -24,7 +25,7 @@ use crate::traits::{Aead, Hash, Kem, Kex};
 /// What is supported, for the message about a file that is not.
 pub const SUPPORTED: &str = "supported are NIST CAVP hash .rsp files (Len/Msg/MD), NIST KEM KAT .rsp files \
 (count/seed/pk/sk/ct/ss) and the Wycheproof schemas xdh_comp_schema (curve25519), ecdh_ecpoint_test_schema \
-(secp256r1), mlkem_test_schema (ML-KEM-512/768/1024) and aead_test_schema (AES-GCM, CHACHA20-POLY1305)";
+and ecdh_test_schema (secp256r1), mlkem_test_schema (ML-KEM-512/768/1024) and aead_test_schema (AES-GCM, CHACHA20-POLY1305)";
 
 /// A vector file that cannot be used.
 #[derive(Debug, Error)]
@@ -60,6 +61,7 @@ pub enum Format {
     KemKat,
     WycheproofX25519,
     WycheproofP256,
+    WycheproofEcdhSpki,
     WycheproofMlkem,
     WycheproofAead,
 }
@@ -71,6 +73,7 @@ impl Format {
             Format::KemKat => "nist-kem-kat",
             Format::WycheproofX25519 => "wycheproof-x25519",
             Format::WycheproofP256 => "wycheproof-p256",
+            Format::WycheproofEcdhSpki => "wycheproof-ecdh-spki",
             Format::WycheproofMlkem => "wycheproof-mlkem",
             Format::WycheproofAead => "wycheproof-aead",
         }
@@ -82,6 +85,7 @@ impl Format {
             Format::KemKat,
             Format::WycheproofX25519,
             Format::WycheproofP256,
+            Format::WycheproofEcdhSpki,
             Format::WycheproofMlkem,
             Format::WycheproofAead,
         ]
@@ -95,7 +99,7 @@ impl Format {
         match self {
             Format::CavpHash => Family::Hash,
             Format::KemKat | Format::WycheproofMlkem => Family::Kem,
-            Format::WycheproofX25519 | Format::WycheproofP256 => Family::Kex,
+            Format::WycheproofX25519 | Format::WycheproofP256 | Format::WycheproofEcdhSpki => Family::Kex,
             Format::WycheproofAead => Family::Aead,
         }
     }
@@ -213,6 +217,8 @@ pub enum External {
     },
     X25519(Vec<DhTest>),
     P256(Vec<DhTest>),
+    /// P-256 ECDH with the peer key as a DER SubjectPublicKeyInfo (`ecdh_test_schema`).
+    EcdhSpki(Vec<DhTest>),
     Mlkem(Vec<MlkemTest>),
     Aead {
         /// Wycheproof's `algorithm`: "AES-GCM" or "CHACHA20-POLY1305".
@@ -228,6 +234,7 @@ impl External {
             External::Kem { .. } => Format::KemKat,
             External::X25519(_) => Format::WycheproofX25519,
             External::P256(_) => Format::WycheproofP256,
+            External::EcdhSpki(_) => Format::WycheproofEcdhSpki,
             External::Mlkem(_) => Format::WycheproofMlkem,
             External::Aead { .. } => Format::WycheproofAead,
         }
@@ -238,7 +245,7 @@ impl External {
         match self {
             External::Hash { records, .. } => records.len(),
             External::Kem { records, .. } => records.len(),
-            External::X25519(t) | External::P256(t) => t.len(),
+            External::X25519(t) | External::P256(t) | External::EcdhSpki(t) => t.len(),
             External::Mlkem(t) => t.len(),
             External::Aead { tests, .. } => tests.len(),
         }
@@ -250,7 +257,7 @@ impl External {
             External::Hash { name_algorithm, .. } => name_algorithm.iter().cloned().collect(),
             External::Kem { header_algorithm, .. } => header_algorithm.iter().cloned().collect(),
             External::X25519(_) => vec!["X25519".into()],
-            External::P256(_) => vec!["P-256".into()],
+            External::P256(_) | External::EcdhSpki(_) => vec!["P-256".into()],
             External::Mlkem(t) => t.iter().map(|t| t.parameter_set.clone()).collect(),
             // The catalogue AEADs among the file's key lengths (others are skipped).
             External::Aead { algorithm, tests } => tests
@@ -541,7 +548,8 @@ fn load_json(path: &Path, text: &str) -> Result<External, ExternalError> {
             path.display()
         ))
     };
-    if schema.starts_with("xdh_comp_schema") || schema.starts_with("ecdh_ecpoint_test_schema") {
+    let spki = schema.starts_with("ecdh_test_schema");
+    if schema.starts_with("xdh_comp_schema") || schema.starts_with("ecdh_ecpoint_test_schema") || spki {
         let x25519 = schema.starts_with("xdh");
         let want = if x25519 { "curve25519" } else { "secp256r1" };
         let mut tests = Vec::new();
@@ -566,6 +574,8 @@ fn load_json(path: &Path, text: &str) -> Result<External, ExternalError> {
         }
         return Ok(if x25519 {
             External::X25519(tests)
+        } else if spki {
+            External::EcdhSpki(tests)
         } else {
             External::P256(tests)
         });

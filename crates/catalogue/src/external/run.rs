@@ -214,6 +214,30 @@ pub(super) fn private_scalar(p256: bool, raw: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// One Diffie–Hellman test's verdict from what the subject did with the peer's `what`:
+/// `valid` must give the shared secret, `invalid` must be rejected (a canary overwritten is
+/// never a rejection), `acceptable` may be either (a secret given must still be the file's).
+fn judge_dh(t: &mut Tally, x: &DhTest, got: Result<Vec<u8>, String>, what: &str) {
+    match (got, x.result) {
+        (Ok(ss), Expect::Valid | Expect::Acceptable) if ss == x.shared => t.pass(x.result, false),
+        (Ok(ss), Expect::Valid | Expect::Acceptable) => t.fail(
+            x.tc_id,
+            format!("shared secret {}, expected {}", hex::encode(ss), hex::encode(&x.shared)),
+        ),
+        (Ok(ss), Expect::Invalid) => t.fail(
+            x.tc_id,
+            format!(
+                "accepted an invalid {what} ({} bytes) and derived {}",
+                x.public.len(),
+                hex::encode(ss)
+            ),
+        ),
+        (Err(e), _) if e.contains("canary") => t.fail(x.tc_id, e),
+        (Err(e), Expect::Valid) => t.fail(x.tc_id, format!("rejected a valid test: {e}")),
+        (Err(_), expect) => t.pass(expect, true),
+    }
+}
+
 /// Runs Wycheproof X25519 or P-256 (uncompressed-point) ECDH tests: `valid` must give the
 /// shared secret, `invalid` must be rejected, `acceptable` may be either (a value given
 /// must still be the file's).
@@ -225,23 +249,51 @@ pub fn run_dh(kex: &dyn Kex, tests: &[DhTest]) -> FileOutcome {
             t.skip("the private key does not fit the subject's 32-byte scalar");
             continue;
         };
-        match (exchange(kex, &sk, &x.public), x.result) {
-            (Ok(ss), Expect::Valid | Expect::Acceptable) if ss == x.shared => t.pass(x.result, false),
-            (Ok(ss), Expect::Valid | Expect::Acceptable) => t.fail(
-                x.tc_id,
-                format!("shared secret {}, expected {}", hex::encode(ss), hex::encode(&x.shared)),
-            ),
-            (Ok(ss), Expect::Invalid) => t.fail(
-                x.tc_id,
-                format!(
-                    "accepted an invalid public key ({} bytes) and derived {}",
-                    x.public.len(),
-                    hex::encode(ss)
-                ),
-            ),
-            (Err(e), Expect::Valid) => t.fail(x.tc_id, format!("rejected a valid test: {e}")),
-            (Err(_), expect) => t.pass(expect, true),
-        }
+        judge_dh(&mut t, x, exchange(kex, &sk, &x.public), "public key");
+    }
+    t.finish()
+}
+
+/// One exchange with the peer key as a DER SubjectPublicKeyInfo, in buffers with canaries
+/// around them. `Ok(None)`: the library reads no SubjectPublicKeyInfo (the reason).
+fn spki_exchange(kex: &dyn Kex, sk: &[u8], der: &[u8]) -> Result<Result<Vec<u8>, String>, String> {
+    let mut ex = match kex.exchanger(sk) {
+        Ok(ex) => ex,
+        Err(e) => return Ok(Err(format!("the private key was refused: {e}"))),
+    };
+    let peer = Guarded::from(der);
+    let mut ss = Guarded::new(kex.descriptor().sizes.shared_secret);
+    let r = ex.exchange_spki(ss.get_mut(), peer.get());
+    if let Err(e) = canaries("exchange", &[("ss", &ss), ("peer", &peer)]) {
+        return Ok(Err(e));
+    }
+    match r {
+        Ok(()) => Ok(Ok(ss.get().to_vec())),
+        Err(crate::traits::OpError::Unavailable(why)) => Err(why),
+        Err(e) => Ok(Err(e.to_string())),
+    }
+}
+
+/// Runs Wycheproof `ecdh_test_schema` tests (P-256): the peer's key is a DER
+/// SubjectPublicKeyInfo, read by the library's own decoder, so that invalid encodings,
+/// keys on other curves, explicit curve parameters and points off the curve all reach the
+/// library. `valid` must give the shared secret, `invalid` must be rejected, `acceptable`
+/// may be either (a secret given must still be the file's).
+pub fn run_dh_spki(kex: &dyn Kex, tests: &[DhTest]) -> FileOutcome {
+    let mut t = Tally::default();
+    for x in tests {
+        let Some(sk) = private_scalar(true, &x.private) else {
+            t.skip("the private key does not fit the subject's 32-byte scalar");
+            continue;
+        };
+        let got = match spki_exchange(kex, &sk, &x.public) {
+            Ok(r) => r,
+            Err(why) => {
+                t.skip(&why);
+                continue;
+            }
+        };
+        judge_dh(&mut t, x, got, "SubjectPublicKeyInfo");
     }
     t.finish()
 }

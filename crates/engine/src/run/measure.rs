@@ -82,6 +82,7 @@ pub fn parse_lengths(list: &str) -> std::result::Result<Vec<u32>, String> {
 /// A result row from a measured operation.
 pub fn row_from(d: &Descriptor, verdict: &Verdict, m: OpMeasurement, run_start_unix_ms: f64) -> ResultRow {
     let mut r = ResultRow::without_numbers(d, m.operation.as_str(), GateStatus::Pass, verdict.detail.clone());
+    r.input_check = verdict.input_check.clone();
     r.stop_reason = Some(m.samples.stop);
     r.cycle_source = Some(m.clock.cycle_source);
     r.overhead_cycles = Some(m.clock.overhead_cycles);
@@ -178,7 +179,10 @@ pub fn measure(
     if verdict.status != GateStatus::Pass {
         let mut rows: Vec<ResultRow> = ops
             .iter()
-            .map(|o| ResultRow::without_numbers(d, o.as_str(), verdict.status, verdict.detail.clone()))
+            .map(|o| ResultRow {
+                input_check: verdict.input_check.clone(),
+                ..ResultRow::without_numbers(d, o.as_str(), verdict.status, verdict.detail.clone())
+            })
             .collect();
         rows.iter_mut().for_each(&mut *sink);
         return Ok(rows);

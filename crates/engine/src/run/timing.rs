@@ -49,6 +49,7 @@ impl Pass<'_> {
                     continue;
                 }
                 let mut row = ResultRow::without_numbers(d, o.as_str(), v.status, v.detail.clone());
+                row.input_check = v.input_check.clone();
                 self.extras.decorate(&mut row);
                 out.result(&row);
                 rows.push(row);

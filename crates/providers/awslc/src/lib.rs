@@ -9,7 +9,7 @@
 //! The Rust API returns owned objects, so each operation copies its result into the
 //! caller's buffers; that copy is part of the measured operation (tens of nanoseconds).
 
-use aws_lc_rs::agreement::{self, PrivateKey, UnparsedPublicKey};
+use aws_lc_rs::agreement::{self, ParsedPublicKey, PrivateKey, UnparsedPublicKey};
 use aws_lc_rs::encoding::{AsBigEndian, Curve25519SeedBin, EcPrivateKeyBin};
 use aws_lc_rs::kem::{self, Ciphertext, DecapsulationKey, EncapsulationKey};
 use cryptoscope_catalogue::descriptor::{Descriptor, Family, Randomness, Sizes};
@@ -135,6 +135,7 @@ impl Kex for Ecdh {
             key,
             alg: self.alg,
             ss_len: self.desc.sizes.shared_secret,
+            peer: None,
         }))
     }
 }
@@ -143,20 +144,60 @@ struct EcdhExchanger {
     key: PrivateKey,
     alg: &'static agreement::Algorithm,
     ss_len: usize,
+    peer: Option<ParsedPublicKey>,
 }
 
-impl Exchanger for EcdhExchanger {
-    fn exchange(&mut self, ss: &mut [u8], peer_pk: &[u8]) -> Result<(), OpError> {
-        check_len("exchange", "ss", ss.len(), self.ss_len)?;
+impl EcdhExchanger {
+    /// The peer's key as aws-lc-rs reads it: X25519's 32 bytes; for P-256 a SEC 1 point
+    /// (uncompressed or compressed) or a DER SubjectPublicKeyInfo, on the curve (AWS-LC's
+    /// EC_POINT_oct2point and EC_KEY_check_key).
+    fn parse(&self, op: &'static str, peer_pk: &[u8]) -> Result<ParsedPublicKey, OpError> {
+        ParsedPublicKey::try_from(&UnparsedPublicKey::new(self.alg, peer_pk))
+            .map_err(|e| OpError::failed(op, format!("aws-lc rejected the peer public key: {e}")))
+    }
+
+    fn agree(&self, op: &'static str, ss: &mut [u8], peer: impl TryInto<ParsedPublicKey>) -> Result<(), OpError> {
+        check_len(op, "ss", ss.len(), self.ss_len)?;
         agreement::agree(
             &self.key,
-            UnparsedPublicKey::new(self.alg, peer_pk),
-            OpError::failed("exchange", "aws-lc rejected the peer public key or derivation failed"),
+            peer,
+            OpError::failed(op, "aws-lc rejected the peer public key or derivation failed"),
             |k| {
                 ss.copy_from_slice(k);
                 Ok(())
             },
         )
+    }
+}
+
+impl Exchanger for EcdhExchanger {
+    fn exchange(&mut self, ss: &mut [u8], peer_pk: &[u8]) -> Result<(), OpError> {
+        self.agree("exchange", ss, UnparsedPublicKey::new(self.alg, peer_pk))
+    }
+
+    fn validate(&mut self, peer_pk: &[u8]) -> Result<(), OpError> {
+        std::hint::black_box(self.parse("validate", peer_pk)?);
+        Ok(())
+    }
+
+    fn set_peer(&mut self, peer_pk: &[u8]) -> Result<(), OpError> {
+        self.peer = Some(self.parse("set_peer", peer_pk)?);
+        Ok(())
+    }
+
+    /// aws-lc-rs's `agree` with a parsed key: a new EVP_PKEY_CTX per call, as the crate
+    /// makes one (the key itself is shared, not copied).
+    fn derive(&mut self, ss: &mut [u8]) -> Result<(), OpError> {
+        let peer = self
+            .peer
+            .clone()
+            .ok_or_else(|| OpError::failed("derive", "no peer key set"))?;
+        self.agree("derive", ss, peer)
+    }
+
+    fn exchange_spki(&mut self, ss: &mut [u8], der: &[u8]) -> Result<(), OpError> {
+        // aws-lc-rs reads a DER SubjectPublicKeyInfo where the bytes are one.
+        self.agree("exchange", ss, UnparsedPublicKey::new(self.alg, der))
     }
 }
 

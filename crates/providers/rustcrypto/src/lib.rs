@@ -139,25 +139,53 @@ impl Kex for X25519 {
         })?;
         Ok(Box::new(X25519Ex {
             secret: x25519_dalek::StaticSecret::from(raw),
+            peer: None,
         }))
     }
 }
 
 struct X25519Ex {
     secret: x25519_dalek::StaticSecret,
+    peer: Option<x25519_dalek::PublicKey>,
+}
+
+/// X25519 public keys as x25519-dalek reads them: any 32 bytes (RFC 7748 §5 defines no
+/// invalid key; the crate does not reject low-order points).
+fn x25519_peer(peer_pk: &[u8]) -> Result<x25519_dalek::PublicKey, OpError> {
+    let peer: [u8; 32] = peer_pk.try_into().map_err(|_| OpError::BadLength {
+        op: "exchange",
+        buffer: "peer_pk",
+        got: peer_pk.len(),
+        expected: 32,
+    })?;
+    Ok(x25519_dalek::PublicKey::from(peer))
 }
 
 impl Exchanger for X25519Ex {
     fn exchange(&mut self, ss: &mut [u8], peer_pk: &[u8]) -> Result<(), OpError> {
         check_len("exchange", "ss", ss.len(), 32)?;
-        let peer: [u8; 32] = peer_pk.try_into().map_err(|_| OpError::BadLength {
-            op: "exchange",
-            buffer: "peer_pk",
-            got: peer_pk.len(),
-            expected: 32,
-        })?;
-        let shared = self.secret.diffie_hellman(&x25519_dalek::PublicKey::from(peer));
+        let shared = self.secret.diffie_hellman(&x25519_peer(peer_pk)?);
         ss.copy_from_slice(shared.as_bytes());
+        Ok(())
+    }
+
+    fn validate(&mut self, peer_pk: &[u8]) -> Result<(), OpError> {
+        std::hint::black_box(x25519_peer(peer_pk)?);
+        Ok(())
+    }
+
+    fn set_peer(&mut self, peer_pk: &[u8]) -> Result<(), OpError> {
+        self.peer = Some(x25519_peer(peer_pk)?);
+        Ok(())
+    }
+
+    fn derive(&mut self, ss: &mut [u8]) -> Result<(), OpError> {
+        check_len("derive", "ss", ss.len(), 32)?;
+        let peer = self
+            .peer
+            .as_ref()
+            .ok_or_else(|| OpError::failed("derive", "no peer key set"))?;
+        ss.copy_from_slice(self.secret.diffie_hellman(peer).as_bytes());
         Ok(())
     }
 }
@@ -189,21 +217,63 @@ impl Kex for P256 {
     fn exchanger<'a>(&'a self, sk: &[u8]) -> Result<Box<dyn Exchanger + 'a>, OpError> {
         let secret =
             p256::SecretKey::from_slice(sk).map_err(|_| OpError::failed("exchange", "private scalar rejected"))?;
-        Ok(Box::new(P256Ex { secret }))
+        Ok(Box::new(P256Ex { secret, peer: None }))
     }
 }
 
 struct P256Ex {
     secret: p256::SecretKey,
+    peer: Option<p256::PublicKey>,
+}
+
+/// A P-256 public key as the `p256` crate reads a SEC 1 encoding: a compressed or
+/// uncompressed point on the curve, not the identity (the curve's cofactor is 1, so no
+/// subgroup check is needed).
+fn p256_peer(op: &'static str, peer_pk: &[u8]) -> Result<p256::PublicKey, OpError> {
+    p256::PublicKey::from_sec1_bytes(peer_pk).map_err(|_| OpError::failed(op, "peer public key rejected"))
+}
+
+impl P256Ex {
+    fn agree(&self, ss: &mut [u8], peer: &p256::PublicKey) {
+        let shared = p256::ecdh::diffie_hellman(self.secret.to_nonzero_scalar(), peer.as_affine());
+        ss.copy_from_slice(shared.raw_secret_bytes());
+    }
 }
 
 impl Exchanger for P256Ex {
     fn exchange(&mut self, ss: &mut [u8], peer_pk: &[u8]) -> Result<(), OpError> {
         check_len("exchange", "ss", ss.len(), 32)?;
-        let peer = p256::PublicKey::from_sec1_bytes(peer_pk)
-            .map_err(|_| OpError::failed("exchange", "peer public key rejected"))?;
-        let shared = p256::ecdh::diffie_hellman(self.secret.to_nonzero_scalar(), peer.as_affine());
-        ss.copy_from_slice(shared.raw_secret_bytes());
+        let peer = p256_peer("exchange", peer_pk)?;
+        self.agree(ss, &peer);
+        Ok(())
+    }
+
+    fn validate(&mut self, peer_pk: &[u8]) -> Result<(), OpError> {
+        std::hint::black_box(p256_peer("validate", peer_pk)?);
+        Ok(())
+    }
+
+    fn set_peer(&mut self, peer_pk: &[u8]) -> Result<(), OpError> {
+        self.peer = Some(p256_peer("set_peer", peer_pk)?);
+        Ok(())
+    }
+
+    fn derive(&mut self, ss: &mut [u8]) -> Result<(), OpError> {
+        check_len("derive", "ss", ss.len(), 32)?;
+        let peer = self
+            .peer
+            .as_ref()
+            .ok_or_else(|| OpError::failed("derive", "no peer key set"))?;
+        self.agree(ss, peer);
+        Ok(())
+    }
+
+    fn exchange_spki(&mut self, ss: &mut [u8], der: &[u8]) -> Result<(), OpError> {
+        use p256::pkcs8::DecodePublicKey;
+        check_len("exchange", "ss", ss.len(), 32)?;
+        let peer = p256::PublicKey::from_public_key_der(der)
+            .map_err(|e| OpError::failed("exchange", format!("SubjectPublicKeyInfo rejected: {e}")))?;
+        self.agree(ss, &peer);
         Ok(())
     }
 }

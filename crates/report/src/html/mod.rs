@@ -455,7 +455,7 @@ fn all_results(run: &RunFile) -> String {
             esc(&r.provider),
             esc(&r.implementation),
             esc(&r.operation),
-            r.gate.as_str(),
+            esc(&r.gate_label()),
             r.samples,
             r.outliers.map(|o| o.to_string()).unwrap_or_default(),
             r.cycle_source.map(|c| c.label()).unwrap_or(""),

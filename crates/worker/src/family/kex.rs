@@ -1,5 +1,5 @@
-//! Key exchange: two key pairs prepared once (ours and a peer's); the known-answer and
-//! agreement gate; Wycheproof X25519 and P-256 ECDH files; under memcheck the randomness of
+//! Key exchange: two key pairs prepared once (ours and a peer's); `exchange`, and its parts
+//! `derive` (the peer's key set once) and `validate`; the known-answer and agreement gate; Wycheproof X25519 and P-256 ECDH files; under memcheck the randomness of
 //! `keypair` and the secret key in `exchange`; dudect's fixed against random seeds and
 //! secret keys.
 
@@ -43,6 +43,15 @@ impl Prepared for Inputs<'_> {
                 let mut ex = k.exchanger(sk)?;
                 Box::new(move || ex.exchange(ss, pk2))
             }
+            Operation::Derive => {
+                let mut ex = k.exchanger(sk)?;
+                ex.set_peer(pk2)?;
+                Box::new(move || ex.derive(ss))
+            }
+            Operation::Validate => {
+                let mut ex = k.exchanger(sk)?;
+                Box::new(move || ex.validate(pk2))
+            }
             _ => return Err(unsupported(k.descriptor(), op)),
         })
     }
@@ -54,7 +63,12 @@ impl<'a> Family<'a> for KexFamily<'a> {
     }
 
     fn order(&self) -> Vec<Operation> {
-        vec![Operation::Exchange, Operation::Keypair]
+        vec![
+            Operation::Exchange,
+            Operation::Derive,
+            Operation::Validate,
+            Operation::Keypair,
+        ]
     }
 
     fn prepare(&self, note: &mut dyn FnMut(Operation, Duration)) -> Result<Box<dyn Prepared + 'a>, OpError> {
@@ -80,6 +94,7 @@ impl<'a> Family<'a> for KexFamily<'a> {
     fn verify_file(&self, file: &External, _: &KeyFiles) -> Option<Result<FileOutcome, String>> {
         match file {
             External::X25519(tests) | External::P256(tests) => Some(Ok(external::run_dh(self.0, tests))),
+            External::EcdhSpki(tests) => Some(Ok(external::run_dh_spki(self.0, tests))),
             _ => None,
         }
     }

@@ -1,8 +1,7 @@
 /*
- * FFDHE-2048 (RFC 7919) through OpenSSL 3's EVP API, as OpenSSL's own TLS 1.3 code uses
- * it: the group is chosen by name ("ffdhe2048"), peer keys are installed with
- * EVP_PKEY_set1_encoded_public_key and checked by EVP_PKEY_derive_set_peer, and the
- * shared secret keeps its leading zero bytes (padded to the size of p, RFC 8446 §7.4.1).
+ * Key exchange through OpenSSL 3's EVP API, as OpenSSL's own TLS 1.3 code uses it. First
+ * FFDHE-2048 (RFC 7919) keys, the group chosen by name ("ffdhe2048"), for which the
+ * `openssl` crate has no wrapper; then the parts of an exchange for every group.
  *
  * Every function returns 1 on success and 0 on failure; nothing here aborts.
  */
@@ -82,19 +81,68 @@ void *cs_ffdhe2048_prepare(const uint8_t sk[FFDHE_BYTES]) {
     return pkey;
 }
 
-int cs_ffdhe2048_exchange(void *own, uint8_t ss[FFDHE_BYTES], const uint8_t peer_pk[FFDHE_BYTES]) {
-    EVP_PKEY *mine = own, *peer = EVP_PKEY_new();
-    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_pkey(NULL, mine, NULL);
-    size_t len = FFDHE_BYTES;
-    int ok = peer && ctx && EVP_PKEY_copy_parameters(peer, mine) > 0 &&
-             EVP_PKEY_set1_encoded_public_key(peer, peer_pk, FFDHE_BYTES) > 0 && EVP_PKEY_derive_init(ctx) > 0 &&
-             EVP_PKEY_CTX_set_dh_pad(ctx, 1) > 0 && EVP_PKEY_derive_set_peer(ctx, peer) > 0 &&
-             EVP_PKEY_derive(ctx, ss, &len) > 0 && len == FFDHE_BYTES;
+/*
+ * Key exchange in parts, for every group, as OpenSSL 3's TLS 1.3 code runs it
+ * (ssl/statem/extensions_srvr.c reads the key share, ssl/s3_lib.c ssl_derive derives):
+ *
+ *   cs_peer_decode   the peer's key share into a key of the own key's group
+ *                    (EVP_PKEY_copy_parameters, EVP_PKEY_set1_encoded_public_key)
+ *   cs_peer_check    the check EVP_PKEY_derive_set_peer runs: EVP_PKEY_public_check
+ *   cs_derive_ctx    a derivation context with the peer set (and checked, when asked)
+ *   cs_derive        EVP_PKEY_derive on such a context: all that `openssl speed` times
+ */
+#include <openssl/x509.h>
+
+void *cs_peer_decode(void *own, const uint8_t *pk, size_t len) {
+    EVP_PKEY *peer = EVP_PKEY_new();
+    if (peer == NULL || EVP_PKEY_copy_parameters(peer, own) <= 0 || EVP_PKEY_set1_encoded_public_key(peer, pk, len) <= 0) {
+        EVP_PKEY_free(peer);
+        return NULL;
+    }
+    return peer;
+}
+
+/* The peer's key from a DER SubjectPublicKeyInfo (d2i_PUBKEY), all bytes consumed. */
+void *cs_peer_from_spki(const uint8_t *der, size_t len) {
+    const unsigned char *p = der;
+    EVP_PKEY *peer = d2i_PUBKEY(NULL, &p, (long)len);
+    if (peer != NULL && p != der + len) {
+        EVP_PKEY_free(peer);
+        return NULL;
+    }
+    return peer;
+}
+
+int cs_peer_check(void *peer) {
+    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_pkey(NULL, peer, NULL);
+    int ok = ctx != NULL && EVP_PKEY_public_check(ctx) > 0;
     EVP_PKEY_CTX_free(ctx);
-    EVP_PKEY_free(peer);
     return ok;
 }
 
-void cs_ffdhe2048_free(void *own) {
-    EVP_PKEY_free(own);
+void *cs_derive_ctx(void *own, void *peer, int validate) {
+    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_pkey(NULL, own, NULL);
+    int ok = ctx != NULL && EVP_PKEY_derive_init(ctx) > 0;
+    /* TLS 1.3 keeps a DH secret's leading zeros (RFC 8446 §7.4.1), as ssl_derive asks. */
+    if (ok && EVP_PKEY_is_a(own, "DH"))
+        ok = EVP_PKEY_CTX_set_dh_pad(ctx, 1) > 0;
+    ok = ok && EVP_PKEY_derive_set_peer_ex(ctx, peer, validate) > 0;
+    if (!ok) {
+        EVP_PKEY_CTX_free(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+int cs_derive(void *ctx, uint8_t *ss, size_t len) {
+    size_t out = len;
+    return EVP_PKEY_derive(ctx, ss, &out) > 0 && out == len;
+}
+
+void cs_derive_ctx_free(void *ctx) {
+    EVP_PKEY_CTX_free(ctx);
+}
+
+void cs_pkey_free(void *pkey) {
+    EVP_PKEY_free(pkey);
 }
