@@ -17,7 +17,7 @@ use std::path::Path;
 
 use crate::descriptor::{Descriptor, KatPrngKind, Randomness};
 use crate::rng::{install_kat, kat_prng};
-use crate::traits::{Kem, Kex};
+use crate::traits::{Kem, Kex, OpError};
 use crate::vectors;
 
 pub use crate::hash_gate::gate_hash;
@@ -138,12 +138,64 @@ pub(crate) fn keypair_encaps(kem: &dyn Kem, b: &mut KemBufs) -> Result<(), Strin
 }
 
 pub(crate) fn decaps(kem: &dyn Kem, sk: &[u8], ct: &[u8], ss_len: usize) -> Result<Vec<u8>, String> {
-    let mut dec = kem.decapsulator(sk).map_err(|e| e.to_string())?;
+    decaps_steps(kem, sk, ct, ss_len).map_err(|e| e.to_string())
+}
+
+/// Why a KEM call gave no result. Vector files with invalid inputs count a refusal by the
+/// implementation as a pass, so a refusal is kept apart from what is never one: a write
+/// outside a buffer, or a subject that cannot run at all.
+#[derive(Debug)]
+pub(crate) enum KemRefusal {
+    /// `encaps` refused the encapsulation key, or `decapsulator` the decapsulation key.
+    Key(OpError),
+    /// `decaps` refused the ciphertext (the key was taken).
+    Ciphertext(OpError),
+    /// A call wrote outside its buffers, or the subject is unavailable: never a rejection.
+    Broken(String),
+}
+
+impl std::fmt::Display for KemRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KemRefusal::Key(e) | KemRefusal::Ciphertext(e) => write!(f, "{e}"),
+            KemRefusal::Broken(s) => f.write_str(s),
+        }
+    }
+}
+
+/// An implementation's refusal, unless it only says that the subject cannot run.
+fn refusal(e: OpError, kind: fn(OpError) -> KemRefusal) -> KemRefusal {
+    match e {
+        OpError::Unavailable(_) => KemRefusal::Broken(e.to_string()),
+        e => kind(e),
+    }
+}
+
+/// Decapsulation in its two steps, each of which may refuse: preparing the secret key
+/// (`decapsulator`, where FIPS 203 §7.3's input checks on dk may be made) and decapsulating
+/// the ciphertext. The canaries are checked whether or not the call succeeded.
+pub(crate) fn decaps_steps(kem: &dyn Kem, sk: &[u8], ct: &[u8], ss_len: usize) -> Result<Vec<u8>, KemRefusal> {
+    let mut dec = kem.decapsulator(sk).map_err(|e| refusal(e, KemRefusal::Key))?;
     let ct = Guarded::from(ct);
     let mut ss = Guarded::new(ss_len);
-    dec.decaps(ss.get_mut(), ct.get()).map_err(|e| e.to_string())?;
-    canaries("decaps", &[("ss", &ss), ("ct", &ct)])?;
+    let r = dec.decaps(ss.get_mut(), ct.get());
+    canaries("decaps", &[("ss", &ss), ("ct", &ct)]).map_err(KemRefusal::Broken)?;
+    r.map_err(|e| refusal(e, KemRefusal::Ciphertext))?;
     Ok(ss.get().to_vec())
+}
+
+/// Encapsulation to the bytes `pk` (of any length: a wrong one must be refused) into
+/// buffers of the subject's sizes; returns the ciphertext and the shared secret. The
+/// canaries are checked whether or not the call succeeded.
+pub(crate) fn encaps_to(kem: &dyn Kem, pk: &[u8]) -> Result<(Vec<u8>, Vec<u8>), KemRefusal> {
+    let s = &kem.descriptor().sizes;
+    let pk = Guarded::from(pk);
+    let mut ct = Guarded::new(s.ciphertext);
+    let mut ss = Guarded::new(s.shared_secret);
+    let r = kem.encaps(ct.get_mut(), ss.get_mut(), pk.get());
+    canaries("encaps", &[("ct", &ct), ("ss", &ss), ("pk", &pk)]).map_err(KemRefusal::Broken)?;
+    r.map_err(|e| refusal(e, KemRefusal::Key))?;
+    Ok((ct.get().to_vec(), ss.get().to_vec()))
 }
 
 /// Runs the NIST KAT procedure for `n` entries and returns its text and the first `keep`

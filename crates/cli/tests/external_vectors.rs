@@ -9,6 +9,7 @@ mod common;
 use common::*;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 fn wycheproof(name: &str) -> PathBuf {
@@ -154,6 +155,207 @@ fn wycheproof_mlkem_passes_everywhere_and_a_changed_key_fails_its_tcid() {
     let (code, out, _, v) = verify_file(&f, &["--provider", "aws-lc"]);
     assert_eq!(code, Some(0), "{out}");
     assert_eq!(subjects(&v.unwrap())[0]["passed"], 181, "{out}");
+}
+
+/// The tests of a Wycheproof file, every group's.
+fn wycheproof_tests(file: &Path) -> Vec<Value> {
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    v["testGroups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["tests"].as_array().unwrap().clone())
+        .collect()
+}
+
+/// The tcIds of the tests `pick` chooses.
+fn tc_ids(tests: &[Value], pick: impl Fn(&Value) -> bool) -> BTreeSet<String> {
+    tests
+        .iter()
+        .filter(|t| pick(t))
+        .map(|t| t["tcId"].to_string())
+        .collect()
+}
+
+fn hex_len(v: &Value) -> usize {
+    v.as_str().unwrap().len() / 2
+}
+
+/// Whether an ML-KEM encapsulation key has a coefficient of t̂ that is not reduced mod
+/// q = 3329: ByteDecode₁₂ of its first 384k bytes (FIPS 203 §4.2.1), which §7.2's
+/// modulus check compares with ByteEncode₁₂ of the reduced values.
+fn unreduced(ek_hex: &Value) -> bool {
+    let ek = hex::decode(ek_hex.as_str().unwrap()).unwrap();
+    ek[..ek.len() - 32].chunks(3).any(|b| {
+        let (lo, hi) = (
+            u16::from(b[0]) | (u16::from(b[1] & 0x0f) << 8),
+            u16::from(b[1] >> 4) | (u16::from(b[2]) << 4),
+        );
+        lo >= 3329 || hi >= 3329
+    })
+}
+
+/// Runs `file` on every ML-KEM-768 subject: each must fail exactly the tests `expected`
+/// names for it (none: it passes), having run `ran` of them. Returns the JSON.
+fn assert_mlkem_fails_exactly(file: &Path, ran: u64, expected: impl Fn(&Value) -> BTreeSet<String>) -> Value {
+    let (code, out, err, v) = verify_file(file, &[]);
+    let v = v.unwrap_or_else(|| panic!("{out}\n{err}"));
+    assert_eq!(subjects(&v).len(), offered("ML-KEM-768"), "{out}");
+    let mut any_fails = false;
+    for s in subjects(&v) {
+        let want = expected(s);
+        let got: BTreeSet<String> = failing_ids(s).into_iter().collect();
+        assert_eq!(got, want, "{}: {out}", s["subject"]);
+        assert_eq!(s["status"], if want.is_empty() { "pass" } else { "fail" }, "{out}");
+        assert_eq!(
+            s["passed"].as_u64().unwrap() + s["failed"].as_u64().unwrap(),
+            ran,
+            "{s}"
+        );
+        any_fails |= !want.is_empty();
+    }
+    assert_eq!(code, Some(i32::from(any_fails)), "{out}\n{err}");
+    v
+}
+
+#[test]
+fn wycheproof_mlkem_encaps_presents_every_key_and_finds_pqclean_without_the_modulus_check() {
+    let f = wycheproof("mlkem_768_encaps_test.json");
+    let tests = wycheproof_tests(&f);
+    // From the file alone: its invalid keys of ML-KEM-768's length (1184 bytes) are those
+    // that fail FIPS 203's modulus check. The 12 flagged ModulusOverflow are among them; the
+    // other 100 ("Public key not reduced") carry no flag. The rest are of wrong lengths.
+    let full_length_invalid = tc_ids(&tests, |t| t["result"] == "invalid" && hex_len(&t["ek"]) == 1184);
+    let flagged = tc_ids(&tests, |t| t["flags"].to_string().contains("ModulusOverflow"));
+    assert_eq!((full_length_invalid.len(), flagged.len()), (112, 12));
+    assert!(flagged.is_subset(&full_length_invalid));
+    for t in &tests {
+        let full_length = hex_len(&t["ek"]) == 1184;
+        assert_eq!(
+            full_length && unreduced(&t["ek"]),
+            full_length && t["result"] == "invalid",
+            "{}",
+            t["tcId"]
+        );
+    }
+    // PQClean's ML-KEM does not make the modulus check: it accepts exactly those keys. The
+    // others refuse every invalid key; AWS-LC's valid tests are acceptance only.
+    let v = assert_mlkem_fails_exactly(&f, tests.len() as u64, |s| {
+        if s["provider"] == "pqclean" {
+            full_length_invalid.clone()
+        } else {
+            BTreeSet::new()
+        }
+    });
+    assert_eq!(v["format"], "wycheproof-mlkem-encaps");
+    let aws = subjects(&v).iter().find(|s| s["provider"] == "aws-lc").unwrap();
+    assert!(aws["notes"].to_string().contains("on acceptance alone"), "{aws}");
+    // A changed K of a valid test fails it wherever m can be injected; AWS-LC cannot
+    // compare K, and its notes have said so.
+    let d = tempfile::tempdir().unwrap();
+    let bad = altered_wycheproof(&f, d.path(), 14, "K");
+    assert_mlkem_fails_exactly(&bad, tests.len() as u64, |s| {
+        let mut ids = if s["provider"] == "pqclean" {
+            full_length_invalid.clone()
+        } else {
+            BTreeSet::new()
+        };
+        if s["provider"] != "aws-lc" {
+            ids.insert("14".into());
+        }
+        ids
+    });
+}
+
+#[test]
+fn wycheproof_mlkem_keygen_passes_where_the_seed_can_be_injected() {
+    let f = wycheproof("mlkem_768_keygen_seed_test.json");
+    let (code, out, err, v) = verify_file(&f, &[]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    let v = v.unwrap();
+    assert_eq!(v["format"], "wycheproof-mlkem-keygen");
+    assert_eq!(subjects(&v).len(), offered("ML-KEM-768"), "{out}");
+    for s in subjects(&v) {
+        if s["provider"] == "aws-lc" {
+            assert_eq!(
+                (s["status"].as_str(), s["skipped"].as_u64()),
+                (Some("skipped"), Some(100)),
+                "{s}"
+            );
+            assert!(s["notes"].to_string().contains("randomness not injectable"), "{s}");
+        } else {
+            assert_eq!(
+                (s["status"].as_str(), s["passed"].as_u64()),
+                (Some("pass"), Some(100)),
+                "{s}"
+            );
+        }
+    }
+    let d = tempfile::tempdir().unwrap();
+    let bad = altered_wycheproof(&f, d.path(), 7, "ek");
+    let (code, out, _, v) = verify_file(&bad, &[]);
+    assert_eq!(code, Some(1), "{out}");
+    for s in subjects(&v.unwrap()).iter().filter(|s| s["provider"] != "aws-lc") {
+        assert_eq!(failing_ids(s), ["7"], "{out}");
+    }
+}
+
+#[test]
+fn wycheproof_mlkem_decaps_counts_refusals_at_either_step_and_finds_pqclean_without_the_hash_check() {
+    let f = wycheproof("mlkem_768_semi_expanded_decaps_test.json");
+    let tests = wycheproof_tests(&f);
+    // PQClean does not make FIPS 203 §7.3's hash check on dk: it fails exactly the tests
+    // the file flags InvalidDecapsulationKey.
+    let hash_check = tc_ids(&tests, |t| t["flags"].to_string().contains("InvalidDecapsulationKey"));
+    assert_eq!(hash_check.len(), 2);
+    let expected = |s: &Value| {
+        if s["provider"] == "pqclean" {
+            hash_check.clone()
+        } else {
+            BTreeSet::new()
+        }
+    };
+    let v = assert_mlkem_fails_exactly(&f, 9, expected);
+    assert_eq!(v["format"], "wycheproof-mlkem-decaps");
+    for s in subjects(&v) {
+        assert!(
+            s["notes"].to_string().contains("when preparing dk (decapsulator)"),
+            "{s}"
+        );
+    }
+    // A changed K fails its test everywhere, AWS-LC included (no randomness is needed).
+    let d = tempfile::tempdir().unwrap();
+    let bad = altered_wycheproof(&f, d.path(), 1, "K");
+    assert_mlkem_fails_exactly(&bad, 9, |s| {
+        let mut ids = expected(s);
+        ids.insert("1".into());
+        ids
+    });
+}
+
+#[test]
+fn malformed_mlkem_files_are_one_line_usage_errors() {
+    let d = tempfile::tempdir().unwrap();
+    let enc = std::fs::read_to_string(wycheproof("mlkem_768_encaps_test.json")).unwrap();
+    let cut = d.path().join("cut.json");
+    std::fs::write(&cut, &enc[..enc.len() / 3]).unwrap();
+    assert_usage_error(&cut, &[], &["cut.json", "not valid JSON"]);
+    let dec = std::fs::read_to_string(wycheproof("mlkem_768_semi_expanded_decaps_test.json")).unwrap();
+    let other = d.path().join("other.json");
+    std::fs::write(&other, dec.replacen("\"ML-KEM-768\"", "\"ML-KEM-640\"", 1)).unwrap();
+    assert_usage_error(&other, &[], &["other.json", "`parameterSet` is `ML-KEM-640`"]);
+    let gen = std::fs::read_to_string(wycheproof("mlkem_768_keygen_seed_test.json")).unwrap();
+    let no_result = d.path().join("no_result.json");
+    std::fs::write(
+        &no_result,
+        gen.replacen("\"result\": \"valid\"", "\"outcome\": \"valid\"", 1),
+    )
+    .unwrap();
+    assert_usage_error(&no_result, &[], &["no_result.json", "tcId 1", "no `result`"]);
+    let short_m = d.path().join("short_m.json");
+    let at = enc.find("\"m\": \"").unwrap() + 6;
+    std::fs::write(&short_m, format!("{}{}", &enc[..at], &enc[at + 2..])).unwrap();
+    assert_usage_error(&short_m, &[], &["short_m.json", "`m` has 31 bytes, not 32"]);
 }
 
 #[test]

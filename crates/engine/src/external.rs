@@ -4,9 +4,11 @@
 //! The file is recognised and parsed here first (`catalogue::external`), so a malformed or
 //! unsupported file is a usage error before any worker starts. Each subject then runs the
 //! file in its worker (`verify-file`); a crash or hang costs that subject's row only.
-//! Wycheproof ML-KEM files need the key pair from a seed: subjects that take injected
-//! randomness derive it themselves and write the decapsulation keys out; subjects that
-//! cannot (AWS-LC) get the keys of one that reproduced every test, or are skipped.
+//! Wycheproof `mlkem_test_schema` files need the key pair from a seed: subjects that take
+//! injected randomness derive it themselves and write the decapsulation keys out; subjects
+//! that cannot (AWS-LC) get the keys of one that reproduced every test, or are skipped. The
+//! encapsulation, key generation and decapsulation schemas carry their keys in each test,
+//! so every subject runs them on its own.
 
 use anyhow::Result;
 use cryptoscope_catalogue::descriptor::{Descriptor, Randomness};

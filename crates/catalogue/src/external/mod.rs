@@ -1,9 +1,10 @@
 //! Known-answer files brought by the user (`cryptoscope verify --vectors FILE`): NIST CAVP
-//! hash response files, NIST KEM KAT response files and Wycheproof schemas
-//! (`xdh_comp_schema`, `ecdh_ecpoint_test_schema`, `ecdh_test_schema` with the peer key as
-//! a DER SubjectPublicKeyInfo, `mlkem_test_schema`, `aead_test_schema` for AES-GCM and
-//! ChaCha20-Poly1305). The AEAD gate runs the repository's own Wycheproof
-//! AEAD files through [`run_aead`] too.
+//! hash response files, NIST KEM KAT response files and these Wycheproof schemas:
+//! `xdh_comp_schema`, `ecdh_ecpoint_test_schema`, `ecdh_test_schema` (the peer key as a DER
+//! SubjectPublicKeyInfo), `mlkem_test_schema`, `aead_test_schema` (AES-GCM and
+//! ChaCha20-Poly1305), and in [`mlkem`] `mlkem_encaps_test_schema`,
+//! `mlkem_keygen_seed_test_schema` and `mlkem_semi_expanded_decaps_test_schema`. The AEAD
+//! gate runs the repository's own Wycheproof AEAD files through [`run_aead`] too.
 //!
 //! [`load`] recognises a file by its content and parses all of it up front, so a malformed
 //! file is one error naming the file and the line or test id, before anything runs. The
@@ -25,7 +26,8 @@ use crate::traits::{Aead, Hash, Kem, Kex};
 /// What is supported, for the message about a file that is not.
 pub const SUPPORTED: &str = "supported are NIST CAVP hash .rsp files (Len/Msg/MD), NIST KEM KAT .rsp files \
 (count/seed/pk/sk/ct/ss) and the Wycheproof schemas xdh_comp_schema (curve25519), ecdh_ecpoint_test_schema \
-and ecdh_test_schema (secp256r1), mlkem_test_schema (ML-KEM-512/768/1024) and aead_test_schema (AES-GCM, CHACHA20-POLY1305)";
+and ecdh_test_schema (secp256r1), mlkem_test_schema, mlkem_encaps_test_schema, mlkem_keygen_seed_test_schema and \
+mlkem_semi_expanded_decaps_test_schema (ML-KEM-512/768/1024) and aead_test_schema (AES-GCM, CHACHA20-POLY1305)";
 
 /// A vector file that cannot be used.
 #[derive(Debug, Error)]
@@ -64,6 +66,9 @@ pub enum Format {
     WycheproofEcdhSpki,
     WycheproofMlkem,
     WycheproofAead,
+    WycheproofMlkemEncaps,
+    WycheproofMlkemKeygen,
+    WycheproofMlkemDecaps,
 }
 
 impl Format {
@@ -76,6 +81,9 @@ impl Format {
             Format::WycheproofEcdhSpki => "wycheproof-ecdh-spki",
             Format::WycheproofMlkem => "wycheproof-mlkem",
             Format::WycheproofAead => "wycheproof-aead",
+            Format::WycheproofMlkemEncaps => "wycheproof-mlkem-encaps",
+            Format::WycheproofMlkemKeygen => "wycheproof-mlkem-keygen",
+            Format::WycheproofMlkemDecaps => "wycheproof-mlkem-decaps",
         }
     }
 
@@ -88,6 +96,9 @@ impl Format {
             Format::WycheproofEcdhSpki,
             Format::WycheproofMlkem,
             Format::WycheproofAead,
+            Format::WycheproofMlkemEncaps,
+            Format::WycheproofMlkemKeygen,
+            Format::WycheproofMlkemDecaps,
         ]
         .into_iter()
         .find(|f| f.as_str() == s)
@@ -99,6 +110,9 @@ impl Format {
         match self {
             Format::CavpHash => Family::Hash,
             Format::KemKat | Format::WycheproofMlkem => Family::Kem,
+            Format::WycheproofMlkemEncaps | Format::WycheproofMlkemKeygen | Format::WycheproofMlkemDecaps => {
+                Family::Kem
+            }
             Format::WycheproofX25519 | Format::WycheproofP256 | Format::WycheproofEcdhSpki => Family::Kex,
             Format::WycheproofAead => Family::Aead,
         }
@@ -225,6 +239,9 @@ pub enum External {
         algorithm: String,
         tests: Vec<AeadTest>,
     },
+    MlkemEncaps(Vec<MlkemEncapsTest>),
+    MlkemKeygen(Vec<MlkemKeygenTest>),
+    MlkemDecaps(Vec<MlkemDecapsTest>),
 }
 
 impl External {
@@ -237,6 +254,9 @@ impl External {
             External::EcdhSpki(_) => Format::WycheproofEcdhSpki,
             External::Mlkem(_) => Format::WycheproofMlkem,
             External::Aead { .. } => Format::WycheproofAead,
+            External::MlkemEncaps(_) => Format::WycheproofMlkemEncaps,
+            External::MlkemKeygen(_) => Format::WycheproofMlkemKeygen,
+            External::MlkemDecaps(_) => Format::WycheproofMlkemDecaps,
         }
     }
 
@@ -248,6 +268,9 @@ impl External {
             External::X25519(t) | External::P256(t) | External::EcdhSpki(t) => t.len(),
             External::Mlkem(t) => t.len(),
             External::Aead { tests, .. } => tests.len(),
+            External::MlkemEncaps(t) => t.len(),
+            External::MlkemKeygen(t) => t.len(),
+            External::MlkemDecaps(t) => t.len(),
         }
     }
 
@@ -265,6 +288,9 @@ impl External {
                 .filter_map(|t| aead_algorithm(algorithm, t.key.len()))
                 .map(String::from)
                 .collect(),
+            External::MlkemEncaps(t) => t.iter().map(|t| t.case.parameter_set.clone()).collect(),
+            External::MlkemKeygen(t) => t.iter().map(|t| t.case.parameter_set.clone()).collect(),
+            External::MlkemDecaps(t) => t.iter().map(|t| t.case.parameter_set.clone()).collect(),
         };
         v.sort();
         v.dedup();
@@ -672,6 +698,9 @@ fn load_json(path: &Path, text: &str) -> Result<External, ExternalError> {
             tests,
         });
     }
+    if let Some(parsed) = mlkem::load_schema(path, schema, groups)? {
+        return Ok(parsed);
+    }
     Err(unsupported(format!("Wycheproof schema `{schema}` is not supported")))
 }
 
@@ -708,7 +737,11 @@ fn result_of(path: &Path, t: &serde_json::Value, id: u64) -> Result<Expect, Exte
     }
 }
 
+pub mod mlkem;
 mod run;
+pub use mlkem::{
+    run_mlkem_decaps, run_mlkem_encaps, run_mlkem_keygen, MlkemDecapsTest, MlkemEncapsTest, MlkemKeygenTest,
+};
 pub use run::*;
 
 #[cfg(test)]

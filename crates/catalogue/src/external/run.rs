@@ -14,7 +14,7 @@ pub(super) struct Tally {
 }
 
 impl Tally {
-    fn pass(&mut self, expect: Expect, rejected: bool) {
+    pub(super) fn pass(&mut self, expect: Expect, rejected: bool) {
         if expect == Expect::Acceptable {
             self.out.acceptable += 1;
             if rejected {
@@ -24,18 +24,22 @@ impl Tally {
             self.out.passed += 1;
         }
     }
-    fn fail(&mut self, id: impl ToString, detail: impl Into<String>) {
+    pub(super) fn fail(&mut self, id: impl ToString, detail: impl Into<String>) {
         self.out.failed += 1;
         self.out.failures.push(TestFailure {
             id: id.to_string(),
             detail: detail.into(),
         });
     }
-    fn skip(&mut self, why: &str) {
+    pub(super) fn skip(&mut self, why: &str) {
         self.out.skipped += 1;
         *self.skips.entry(why.to_string()).or_default() += 1;
     }
-    fn finish(mut self) -> FileOutcome {
+    /// A line for the outcome's notes (what was checked only in part, and why).
+    pub(super) fn note(&mut self, line: impl Into<String>) {
+        self.out.notes.push(line.into());
+    }
+    pub(super) fn finish(mut self) -> FileOutcome {
         if self.out.acceptable > 0 {
             self.out.notes.push(format!(
                 "{} acceptable tests: {} accepted with the expected result, {} rejected",

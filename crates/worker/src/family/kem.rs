@@ -1,8 +1,9 @@
 //! Key encapsulation: a key pair and a ciphertext prepared once; the KAT gate (with the
 //! cross-checks of subjects that draw their own randomness); NIST `.rsp` and Wycheproof
-//! ML-KEM files; under memcheck the randomness of `keypair` and `encaps` and the secret
-//! key's secret parts in `decaps`; dudect's fixed against random seeds, ciphertexts and
-//! modified ciphertexts.
+//! ML-KEM files (the combined schema and those of encapsulation, key generation and
+//! decapsulation alone); under memcheck the randomness of `keypair` and `encaps` and the
+//! secret key's secret parts in `decaps`; dudect's fixed against random seeds, ciphertexts
+//! and modified ciphertexts.
 
 use super::{timed, unsupported, Family, GateAsk, KeyFiles, OpCall, Prepared};
 use crate::ct::dudect::{keypair_classes, Classes, Setup, POOL};
@@ -107,6 +108,10 @@ impl<'a> Family<'a> for KemFamily<'a> {
                 }
                 Ok(outcome)
             })(),
+            // Each test of these files carries its own keys: nothing passes between subjects.
+            External::MlkemEncaps(tests) => Ok(external::run_mlkem_encaps(self.0, tests)),
+            External::MlkemKeygen(tests) => Ok(external::run_mlkem_keygen(self.0, tests)),
+            External::MlkemDecaps(tests) => Ok(external::run_mlkem_decaps(self.0, tests)),
             _ => return None,
         })
     }
