@@ -242,11 +242,12 @@ fn quick_run_writes_the_documented_json() {
     // The stability verdict: stated method, every measured operation examined.
     let st = &env["stability"];
     assert!(st["method"].as_str().unwrap().contains("binary segmentation"), "{st}");
-    assert_eq!(st["operations"], 8);
+    assert_eq!(st["operations"], 10);
     assert_eq!(st["stable"], st["shifted_operations"] == 0);
     let results = run["results"].as_array().unwrap();
-    // ML-KEM-768 pqclean clean+avx2 (3 ops each) + X25519 openssl (2 ops).
-    assert_eq!(results.len(), 8, "{results:?}");
+    // ML-KEM-768 pqclean clean+avx2 (3 ops each) + X25519 openssl (4 ops: keypair, derive,
+    // validate, exchange).
+    assert_eq!(results.len(), 10, "{results:?}");
     for r in results {
         // Every sample has its time in the run, increasing within each visit.
         let t: Vec<f64> = r["raw_t_s"]
@@ -348,7 +349,7 @@ fn rounds_spread_and_merge_the_samples() {
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let results = run["results"].as_array().unwrap();
-    assert_eq!(results.len(), 2);
+    assert_eq!(results.len(), 4, "keypair, derive, validate, exchange");
     assert_eq!(run["config"]["rounds"], 3);
     for r in results {
         // Exactly 10 samples in three visits, merged in time order, boundaries kept.

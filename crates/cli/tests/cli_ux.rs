@@ -236,8 +236,8 @@ fn outputs_filters_pruning_and_resume_flags() {
         .unwrap();
     assert_eq!(
         stdout_of(&o).lines().count(),
-        3,
-        "header and two operations: {}",
+        5,
+        "header and four operations: {}",
         stdout_of(&o)
     );
     for args in [
@@ -385,7 +385,11 @@ fn run_json_dash_writes_the_results_file_and_nothing_else_to_stdout() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
     let run: serde_json::Value = serde_json::from_slice(&o.stdout).expect("standard output is the results file alone");
     assert_eq!(run["schema"], "cryptoscope.run/1");
-    assert_eq!(run["results"].as_array().unwrap().len(), 2, "keypair and exchange");
+    assert_eq!(
+        run["results"].as_array().unwrap().len(),
+        4,
+        "keypair, derive, validate and exchange"
+    );
     // Stored as ever, and no file written in place of `-`.
     assert!(!tmp.path().join("-").exists() && !tmp.path().join("results").exists());
     let runs = stdout_of(&cryptoscope().args(["runs", "--db"]).arg(&db).output().unwrap());

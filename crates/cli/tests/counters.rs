@@ -36,15 +36,18 @@ fn software_events_count_and_missing_hardware_says_why() {
     let dir = tempfile::tempdir().unwrap();
     let v = run(dir.path(), "c.json", &["--counters", "cycles,task-clock,page-faults"]);
     let rows = v["results"].as_array().unwrap();
-    assert_eq!(rows.len(), 2);
+    assert_eq!(rows.len(), 4, "keypair, derive, validate, exchange");
     for r in rows {
         let c = r["counters"].as_array().expect("counters in every row");
         let get = |e: &str| c.iter().find(|x| x["event"] == e).unwrap().clone();
         let tc = get("task-clock");
         assert_eq!(tc["status"], "ok");
         assert_eq!(tc["calls"], 101);
-        // task-clock counts nanoseconds of CPU time: an X25519 call takes some.
-        assert!(tc["median"].as_f64().unwrap() > 0.0, "{tc}");
+        // task-clock counts nanoseconds of CPU time: a scalar multiplication takes some
+        // (RustCrypto's `validate` only copies 32 bytes: a few nanoseconds, maybe none).
+        if r["operation"] != "validate" {
+            assert!(tc["median"].as_f64().unwrap() > 0.0, "{tc}");
+        }
         let cy = get("cycles");
         match cy["status"].as_str().unwrap() {
             "ok" => assert!(cy["median"].as_f64().unwrap() > 0.0),
@@ -76,7 +79,9 @@ fn exact_instructions_repeat() {
         .zip(b["results"].as_array().unwrap())
     {
         let n = x["instructions"].as_f64().unwrap();
-        assert!(n > 10_000.0, "{x}");
+        // A scalar multiplication is many instructions; RustCrypto's `validate` copies bytes.
+        let least = if x["operation"] == "validate" { 1.0 } else { 10_000.0 };
+        assert!(n >= least, "{x}");
         assert_eq!(n, y["instructions"].as_f64().unwrap(), "{}", x["operation"]);
     }
 }

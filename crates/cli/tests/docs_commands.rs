@@ -59,6 +59,8 @@ const SKIPPED: &[(&str, &str)] = &[
     ("cryptoscope run --quick --db service=team", "needs the team's PostgreSQL server: tests/postgres.rs starts one on loopback"),
     ("cryptoscope runs --db service=team", "needs the team's PostgreSQL server: tests/postgres.rs starts one on loopback"),
     ("PGPASSWORD=... cryptoscope show latest --db postgresql://bench@dbhost/cryptoscope", "needs the team's PostgreSQL server: tests/postgres.rs starts one on loopback"),
+    ("bash scripts/crosscheck-speed.sh", "runs `openssl speed` for 2 s per algorithm and round, and its ratios are the machine's: BENCHMARKS.md records them"),
+    ("cryptoscope verify --vectors vectors/wycheproof/ecdh_secp256r1_test.json", "exits 1 by design (OpenSSL 3.0 and AWS-LC accept tcIds 359/361, BENCHMARKS.md): tests/external_vectors.rs asserts exactly that outcome"),
     ("scripts/fuzz.sh --replay", "builds the fuzz targets with cargo-fuzz: the test command runs it after the tests"),
     ("make fuzz", "fuzzes every target for 20 s"),
     ("cp min fuzz/regressions/run_file/WHAT-IT-IS", "keeps a crash the fuzzer found: by hand"),

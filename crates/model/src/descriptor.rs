@@ -120,16 +120,16 @@ pub enum Operation {
     Keypair,
     Encaps,
     Decaps,
-    /// Key exchange as a TLS server runs it: the peer's public key parsed and validated,
-    /// then the shared secret derived (`validate` + `derive`, with the library's own
-    /// per-call set-up).
-    Exchange,
     /// Key exchange: the shared secret from an own key and a peer key already parsed and
     /// validated (what `openssl speed`, eBACS and liboqs report as a key exchange).
     Derive,
     /// Key exchange: the peer's public key read from its wire encoding and checked as the
     /// library's own TLS stack checks it, without deriving anything.
     Validate,
+    /// Key exchange as a TLS server runs it: the peer's public key parsed and validated,
+    /// then the shared secret derived (`validate` + `derive`, with the library's own
+    /// per-call set-up).
+    Exchange,
     Hash(u32),
     Stream(u32),
     KeySchedule,

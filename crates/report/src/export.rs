@@ -11,7 +11,6 @@ const CSV_COLUMNS: &[&str] = &[
     "implementation",
     "operation",
     "gate",
-    "input_check",
     "samples",
     "median_cycles",
     "ci95_low_cycles",
@@ -40,6 +39,7 @@ const CSV_COLUMNS: &[&str] = &[
     "provider_version",
     "build",
     "gate_detail",
+    "input_check",
 ];
 
 fn csv_field(s: &str) -> String {
