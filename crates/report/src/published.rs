@@ -211,9 +211,16 @@ pub fn table(m: &[Match], our_cpu: &str, cycle_source: &str) -> String {
                     sources.len()
                 }
             };
+            // Their operation, and ours where the names differ ("shared secret = derive").
+            let ours = operation(&x.published.operation);
+            let op = if ours == x.published.operation {
+                x.published.operation.clone()
+            } else {
+                format!("{} = {ours}", x.published.operation)
+            };
             vec![
                 x.published.algorithm.clone(),
-                x.published.operation.clone(),
+                op,
                 x.published.implementation.clone(),
                 figure(x.published.figure(), x.published.figure().map(|f| f.0)),
                 x.published.cpu.clone(),
