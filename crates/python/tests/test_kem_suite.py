@@ -129,10 +129,14 @@ class Suite(unittest.TestCase):
 
     def test_run_returns_dicts(self):
         rows = suite.run(["--quick", "--rounds", "1", "--alg", "X25519", "--provider", "rustcrypto"])
-        self.assertEqual([r["operation"] for r in rows], ["keypair", "exchange"])
+        self.assertEqual([r["operation"] for r in rows], ["keypair", "derive", "validate", "exchange"])
         for r in rows:
             self.assertEqual(r["gate"], "pass")
-            self.assertGreater(r["median_cycles"], 0)
+            # RustCrypto's X25519 `validate` copies 32 bytes: a few cycles, maybe none net.
+            if r["operation"] == "validate":
+                self.assertGreaterEqual(r["median_cycles"], 0)
+            else:
+                self.assertGreater(r["median_cycles"], 0)
         doc = suite.run(["--quick", "--rounds", "1", "--alg", "X25519", "--provider", "rustcrypto"], run_file=True)
         self.assertIn("environment", doc)
 
