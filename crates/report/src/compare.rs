@@ -271,12 +271,13 @@ pub fn render(c: &Comparison) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::{ResultRow, RunConfig};
     use cryptoscope_catalogue::descriptor::{Descriptor, Randomness, Sizes};
 
-    fn run(id: &str, rows: Vec<(&str, Vec<f64>)>) -> RunFile {
+    /// A run of X25519/openssl/default with the given samples (ns) per operation.
+    pub(crate) fn run(id: &str, rows: Vec<(&str, Vec<f64>)>) -> RunFile {
         let d = Descriptor::catalogued(
             "X25519",
             "openssl",
@@ -316,7 +317,8 @@ mod tests {
         }
     }
 
-    fn samples(scale: f64) -> Vec<f64> {
+    /// 200 samples around 50 µs × `scale`.
+    pub(crate) fn samples(scale: f64) -> Vec<f64> {
         (0..200)
             .map(|i| scale * (50_000.0 + ((i * 7919) % 997) as f64))
             .collect()

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 mod apps;
+mod side_by_side;
 pub(crate) use apps::{ct_section, tahoe_section, tls_section, tunnel_section};
 
 /// Escapes text for HTML and SVG.
@@ -173,7 +174,7 @@ fn sparkline(samples: &[f64]) -> String {
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}\
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ccc}\
 table{border-collapse:collapse;font-size:12px}td,th{padding:2px 8px;border-bottom:1px solid #eee;text-align:left}\
-td.n{text-align:right;font-variant-numeric:tabular-nums}.fail{color:#b00020;font-weight:bold}.unavail{color:#888}\
+td.n{text-align:right;font-variant-numeric:tabular-nums}.fail{color:#b00020;font-weight:bold}.better{color:#1b5e20;font-weight:bold}.unavail{color:#888}\
 svg.chart{display:block;margin:12px 0}svg .title{font-size:13px;font-weight:bold}svg .label{font-size:11px;text-anchor:end}\
 svg .tick,svg .unit{font-size:10px;fill:#555;text-anchor:middle}svg .grid{stroke:#ddd}svg .ci{stroke:#000;stroke-width:1.5}\
 svg.spark polyline{fill:none;stroke:#1b6ca8;stroke-width:1}svg.spark .shift{stroke:#d1495b;stroke-width:1.5}.legend span{display:inline-block;margin-right:12px}\
@@ -283,6 +284,7 @@ pub fn render(runs: &[RunFile]) -> String {
         );
     }
     s.push_str("</p>");
+    s.push_str(&side_by_side::section(runs));
     for (ri, run) in runs.iter().enumerate() {
         let _ = write!(
             s,
