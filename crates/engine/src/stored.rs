@@ -75,8 +75,20 @@ pub(crate) fn write_report(runs: &[RunFile], out: &std::path::Path) -> Result<()
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| usage(format!("cannot create {}: {e}", dir.display())))?;
     }
-    std::fs::write(out, cryptoscope_report::html::render(runs))
+    std::fs::write(out, cryptoscope_report::html::render_with(runs, &report_extras()))
         .map_err(|e| usage(format!("cannot write {}: {e}", out.display())))
+}
+
+/// What every report shows beyond its runs: the published figures of
+/// `reference/published.json` (as `compare --published` finds it), when it can be read; a
+/// report is never refused for want of them.
+pub(crate) fn report_extras() -> cryptoscope_report::html::Extras {
+    let published = published_path(None)
+        .ok()
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .and_then(|t| cryptoscope_report::published::parse(&t).ok())
+        .unwrap_or_default();
+    cryptoscope_report::html::Extras { published }
 }
 
 pub fn cmd_report(runs: &[String], out: Option<&std::path::Path>, db: &DbArg) -> Result<i32> {
@@ -93,7 +105,7 @@ pub fn cmd_report(runs: &[String], out: Option<&std::path::Path>, db: &DbArg) ->
     match out {
         // Given: written exactly there (`-`: standard output).
         Some(p) => {
-            if write_output(p, &cryptoscope_report::html::render(&loaded))? {
+            if write_output(p, &cryptoscope_report::html::render_with(&loaded, &report_extras()))? {
                 println!("Report: {}", p.display());
             }
         }

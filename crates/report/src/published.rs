@@ -198,10 +198,24 @@ fn figure(kind: Option<(f64, Kind)>, value: Option<f64>) -> String {
     }
 }
 
-/// The table: theirs and ours side by side, then the sources.
-pub fn table(m: &[Match], our_cpu: &str, cycle_source: &str) -> String {
+/// The columns of the comparison.
+pub const HEADER: [&str; 9] = [
+    "algorithm",
+    "op",
+    "theirs",
+    "their figure",
+    "their CPU",
+    "ours",
+    "our figure",
+    "ours/theirs",
+    "src",
+];
+
+/// The comparison's cells, one row per match, and its sources (row `src` `[i]` is
+/// `sources[i - 1]`).
+pub fn cells(m: &[Match]) -> (Vec<Vec<String>>, Vec<String>) {
     let mut sources: Vec<String> = Vec::new();
-    let rows: Vec<Vec<String>> = m
+    let rows = m
         .iter()
         .map(|x| {
             let src = match sources.iter().position(|s| *s == x.published.source) {
@@ -231,27 +245,29 @@ pub fn table(m: &[Match], our_cpu: &str, cycle_source: &str) -> String {
             ]
         })
         .collect();
-    let mut out = render(
-        &[
-            "algorithm",
-            "op",
-            "theirs",
-            "their figure",
-            "their CPU",
-            "ours",
-            "our figure",
-            "ours/theirs",
-            "src",
-        ],
-        &rows,
-        &[false, false, false, true, false, false, true, true, false],
-    );
-    out += &format!(
+    (rows, sources)
+}
+
+/// What the figures are, after the table.
+pub fn note(our_cpu: &str, cycle_source: &str) -> String {
+    format!(
         "Ours: median cycles on {our_cpu} ({cycle_source}); block ciphers in cycles per byte (c/B) of 4 KiB \
          calls; hash throughputs in MB/s (10^6 bytes/s) from the median wall time of one call on the same \
          message length. ours/theirs compares times (below 1: ours is faster). Theirs: as published, on the \
-         CPU named.\n"
+         CPU named."
+    )
+}
+
+/// The table: theirs and ours side by side, then the sources.
+pub fn table(m: &[Match], our_cpu: &str, cycle_source: &str) -> String {
+    let (rows, sources) = cells(m);
+    let mut out = render(
+        &HEADER,
+        &rows,
+        &[false, false, false, true, false, false, true, true, false],
     );
+    out += &note(our_cpu, cycle_source);
+    out.push('\n');
     for (i, s) in sources.iter().enumerate() {
         out += &format!("[{}] {s}\n", i + 1);
     }

@@ -12,6 +12,7 @@ use std::fmt::Write as _;
 
 mod apps;
 mod side_by_side;
+mod versus;
 pub(crate) use apps::{ct_section, tahoe_section, tls_section, tunnel_section};
 
 /// Escapes text for HTML and SVG.
@@ -264,7 +265,20 @@ fn op_groups<'a>(rows: impl Iterator<Item = &'a ResultRow>) -> Vec<(String, Stri
 }
 
 /// Renders the report.
+/// What a report shows beyond its runs: published figures to set beside ours
+/// (`reference/published.json`; empty: no such section).
+#[derive(Debug, Default, Clone)]
+pub struct Extras {
+    pub published: Vec<crate::published::Published>,
+}
+
+/// The report of `runs` with nothing beyond them.
 pub fn render(runs: &[RunFile]) -> String {
+    render_with(runs, &Extras::default())
+}
+
+/// The report of `runs`, with `extras`.
+pub fn render_with(runs: &[RunFile], extras: &Extras) -> String {
     let mut s = String::new();
     let _ = write!(
         s,
@@ -318,6 +332,7 @@ pub fn render(runs: &[RunFile]) -> String {
                 &sizes,
             ));
         }
+        s.push_str(&versus::section(run, &extras.published));
         s.push_str(&memory_section(ri, run));
         s.push_str(&scale_section(ri, run));
         s.push_str(&all_results(run));
