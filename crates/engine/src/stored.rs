@@ -205,6 +205,10 @@ pub fn cmd_show(run: &str, baseline: Option<&str>, filter: &FilterArgs, db: &DbA
             None => println!("\nNo measured subject of this run is the baseline `{b}`."),
         }
     }
+    let ct = crate::ct_cmd::ct_audits(&mut store, &r.results)
+        .map(|c| c.summaries())
+        .unwrap_or_default();
+    crate::run::summary::print_answers(&r, &ct);
     Ok(0)
 }
 
