@@ -149,7 +149,11 @@ fn shards_split_the_selection_and_reassemble_as_a_group() {
         .unwrap();
     assert!(o.status.success(), "{}", err(&o));
     let merged: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(merged["results"].as_array().unwrap().len(), 27);
+    assert_eq!(
+        merged["results"].as_array().unwrap().len(),
+        seen.len(),
+        "the group holds what its shards measured"
+    );
     let o = cryptoscope()
         .args(["report", "group:job7", "--db"])
         .arg(&db)

@@ -71,24 +71,36 @@ pub(crate) fn write_output(out: &std::path::Path, text: &str) -> Result<bool> {
     Ok(true)
 }
 
-pub(crate) fn write_report(runs: &[RunFile], out: &std::path::Path) -> Result<()> {
+pub(crate) fn write_report(
+    runs: &[RunFile],
+    extras: &cryptoscope_report::html::Extras,
+    out: &std::path::Path,
+) -> Result<()> {
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| usage(format!("cannot create {}: {e}", dir.display())))?;
     }
-    std::fs::write(out, cryptoscope_report::html::render_with(runs, &report_extras()))
+    std::fs::write(out, cryptoscope_report::html::render_with(runs, extras))
         .map_err(|e| usage(format!("cannot write {}: {e}", out.display())))
 }
 
-/// What every report shows beyond its runs: the published figures of
-/// `reference/published.json` (as `compare --published` finds it), when it can be read; a
-/// report is never refused for want of them.
-pub(crate) fn report_extras() -> cryptoscope_report::html::Extras {
-    let published = published_path(None)
+/// The published figures `compare --published` reads (`reference/published.json`, or
+/// `$CRYPTOSCOPE_PUBLISHED`); none when the file cannot be found or read (a report or a
+/// summary is never refused for want of them).
+pub(crate) fn published_figures() -> Vec<cryptoscope_report::published::Published> {
+    published_path(None)
         .ok()
         .and_then(|p| std::fs::read_to_string(p).ok())
         .and_then(|t| cryptoscope_report::published::parse(&t).ok())
-        .unwrap_or_default();
-    cryptoscope_report::html::Extras { published }
+        .unwrap_or_default()
+}
+
+/// What a report shows beyond its runs: the published figures, and the stored
+/// constant-time verdicts (`ct`: subject, summary) of the runs' subjects.
+pub(crate) fn report_extras(ct: Vec<(String, String)>) -> cryptoscope_report::html::Extras {
+    cryptoscope_report::html::Extras {
+        published: published_figures(),
+        ct,
+    }
 }
 
 pub fn cmd_report(runs: &[String], out: Option<&std::path::Path>, db: &DbArg) -> Result<i32> {
@@ -102,16 +114,21 @@ pub fn cmd_report(runs: &[String], out: Option<&std::path::Path>, db: &DbArg) ->
     for r in &refs {
         loaded.push(store.load(r).map_err(|e| usage(e.to_string()))?);
     }
+    let rows: Vec<cryptoscope_model::ResultRow> = loaded.iter().flat_map(|r| r.results.iter().cloned()).collect();
+    let ct = crate::ct_cmd::ct_audits(&mut store, &rows)
+        .map(|c| c.summaries())
+        .unwrap_or_default();
+    let extras = report_extras(ct);
     match out {
         // Given: written exactly there (`-`: standard output).
         Some(p) => {
-            if write_output(p, &cryptoscope_report::html::render_with(&loaded, &report_extras()))? {
+            if write_output(p, &cryptoscope_report::html::render_with(&loaded, &extras))? {
                 println!("Report: {}", p.display());
             }
         }
         None => {
             let p = PathBuf::from(format!("results/report-{}.html", loaded[0].run_id));
-            write_report(&loaded, &p)?;
+            write_report(&loaded, &extras, &p)?;
             println!("Report: {}", p.display());
         }
     }
@@ -217,6 +234,10 @@ pub fn cmd_show(run: &str, baseline: Option<&str>, filter: &FilterArgs, db: &DbA
             None => println!("\nNo measured subject of this run is the baseline `{b}`."),
         }
     }
+    let ct = crate::ct_cmd::ct_audits(&mut store, &r.results)
+        .map(|c| c.summaries())
+        .unwrap_or_default();
+    crate::run::summary::print_answers(&r, &ct);
     Ok(0)
 }
 

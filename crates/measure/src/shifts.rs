@@ -59,6 +59,32 @@ pub fn level_shifts(samples: &[f64], min_ratio: f64) -> Vec<Shift> {
         .collect()
 }
 
+/// The share of `samples` taken while the machine ran at least `min_ratio` slower than the
+/// fastest level it reached during them: the series is cut where [`level_shifts`] finds a
+/// shift, each segment judged by its own median. 0 when the series holds one level.
+pub fn off_fast_fraction(samples: &[f64], min_ratio: f64) -> f64 {
+    let cuts: Vec<usize> = level_shifts(samples, min_ratio).iter().map(|s| s.at).collect();
+    if cuts.is_empty() {
+        return 0.0;
+    }
+    let bounds: Vec<usize> = std::iter::once(0)
+        .chain(cuts)
+        .chain(std::iter::once(samples.len()))
+        .collect();
+    let segments: Vec<(usize, f64)> = bounds
+        .windows(2)
+        .filter(|w| w[1] > w[0])
+        .map(|w| (w[1] - w[0], median(&samples[w[0]..w[1]])))
+        .collect();
+    let fastest = segments.iter().map(|s| s.1).fold(f64::INFINITY, f64::min);
+    let slow: usize = segments
+        .iter()
+        .filter(|s| s.1 >= fastest * (1.0 + min_ratio))
+        .map(|s| s.0)
+        .sum();
+    slow as f64 / samples.len() as f64
+}
+
 fn split(meds: &[f64], lo: usize, hi: usize, min_ratio: f64, depth: u32, cuts: &mut Vec<usize>) {
     if depth == 0 || hi - lo < 4 {
         return;
@@ -109,6 +135,22 @@ mod tests {
         let shifts = level_shifts(&s, 0.10);
         assert_eq!(shifts.len(), 2, "{shifts:?}");
         assert!(shifts[0].after > shifts[0].before && shifts[1].after < shifts[1].before);
+    }
+
+    #[test]
+    fn time_off_the_fast_level() {
+        // 300 fast, 300 at +57%, 300 fast again: a third of the samples ran slow.
+        let mut s = noisy(70.0, 300, 1);
+        s.extend(noisy(110.0, 300, 2));
+        s.extend(noisy(70.0, 300, 3));
+        let f = off_fast_fraction(&s, 0.10);
+        assert!((f - 1.0 / 3.0).abs() < 0.03, "{f}");
+        assert_eq!(off_fast_fraction(&noisy(100.0, 500, 4), 0.10), 0.0);
+        // Slow first, then fast for good: the slow start is what counts.
+        let mut t = noisy(150.0, 200, 5);
+        t.extend(noisy(100.0, 600, 6));
+        let f = off_fast_fraction(&t, 0.10);
+        assert!((f - 0.25).abs() < 0.03, "{f}");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! each family and application driver. The data they render is `cryptoscope_model`'s.
 
 pub mod aead;
+pub mod answers;
 pub mod apps;
 pub mod cipher;
 pub mod compare;

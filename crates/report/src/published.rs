@@ -42,7 +42,7 @@ pub struct Match {
 
 /// What a published figure measures.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Kind {
+pub(crate) enum Kind {
     PerCall,
     PerByte,
     MBps,
@@ -50,7 +50,7 @@ enum Kind {
 
 impl Published {
     /// The published figure and its kind.
-    fn figure(&self) -> Option<(f64, Kind)> {
+    pub(crate) fn figure(&self) -> Option<(f64, Kind)> {
         let ok = |x: &f64| x.is_finite() && *x > 0.0;
         match (
             self.cycles.filter(ok),
@@ -99,7 +99,7 @@ pub fn parse(text: &str) -> Result<Vec<Published>, String> {
 /// with the peer's key already read and checked, never our `exchange` (which adds the
 /// check a TLS server runs). A block cipher's "encrypt", "ECB" and "CTR" figures are bulk
 /// figures, our 4 KiB calls.
-fn operation(op: &str) -> &str {
+pub(crate) fn operation(op: &str) -> &str {
     match op {
         "shared secret" | "dh" | "derive" => "derive",
         "encrypt" | "ECB" => "ecb:4096",
@@ -112,7 +112,7 @@ fn operation(op: &str) -> &str {
 /// portable reference ("ref", "clean") matches our portable builds, "avx2" our AVX2 ones;
 /// anything else (another library, another CPU class) is compared with all of ours.
 fn same_kind(theirs: &str, ours: &str, provider: &str) -> bool {
-    let portable = |s: &str| s == "ref" || s == "clean" || s.starts_with("clean-") || s.starts_with("ref-");
+    let portable = crate::table::is_portable;
     let avx2 = |s: &str| s == "avx2" || s.starts_with("avx2-");
     // Block cipher strategies, as the studies name them.
     let t = theirs.to_lowercase();
@@ -189,7 +189,7 @@ pub fn matches(published: &[Published], rows: &[ResultRow]) -> Vec<Match> {
 
 /// A figure as the table shows it: cycles per call grouped, cycles per byte with "c/B", or
 /// a throughput with "MB/s".
-fn figure(kind: Option<(f64, Kind)>, value: Option<f64>) -> String {
+pub(crate) fn figure(kind: Option<(f64, Kind)>, value: Option<f64>) -> String {
     match (kind, value) {
         (Some((_, Kind::PerByte)), Some(v)) => format!("{v:.2} c/B"),
         (Some((_, Kind::MBps)), Some(v)) => format!("{v:.0} MB/s"),

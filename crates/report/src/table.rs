@@ -315,6 +315,14 @@ overhead subtracted (task-clock in ns).\n"
     Some(out)
 }
 
+/// Whether an implementation is portable reference code: `clean`, `ref`, or a build of them
+/// (`clean-gcc12-O0`, `ref-clang14-O3`).
+pub fn is_portable(implementation: &str) -> bool {
+    matches!(implementation, "clean" | "ref")
+        || implementation.starts_with("clean-")
+        || implementation.starts_with("ref-")
+}
+
 /// Whether `r` is the baseline named by `spec`: an implementation (`clean`) or a
 /// provider and implementation (`pqclean/clean`).
 pub fn is_baseline(r: &ResultRow, spec: &str) -> bool {

@@ -197,9 +197,9 @@ pub(crate) fn run(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<
     }
     run_file.results = rows;
     // Did the machine hold its speed? Level shifts in any operation's samples say no.
-    let (shifts, stability) = measure::shifts_of(&run_file.results);
+    let (_, stability) = measure::shifts_of(&run_file.results);
     if s.timing {
-        run_file.environment.stability = Some(stability.clone());
+        run_file.environment.stability = Some(stability);
     }
     out.finish(&run_file, s.timing);
     if s.out_file.as_os_str() == "-" {
@@ -207,9 +207,12 @@ pub(crate) fn run(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<
     }
     report::write_results_file(&run_file, &s.out_file)?;
 
-    summary::tables(&s, &run_file, &mut out.store);
-    let failed = summary::totals(&s, &run_file, &clock, &shifts, &stability);
-    let report_note = report::write_html_beside(&run_file, &s.out_file);
+    let ct = summary::tables(&s, &run_file, &mut out.store, quiet);
+    let failed = summary::totals(&s, &run_file, &clock);
+    if s.timing && !quiet {
+        summary::print_answers(&run_file, &ct);
+    }
+    let report_note = report::write_html_beside(&run_file, &ct, &s.out_file);
     println!("Results: {}", s.out_file.display());
     println!("Report:  {report_note}");
     let run_id = &s.run_id;

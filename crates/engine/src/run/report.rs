@@ -60,9 +60,10 @@ pub(crate) fn write_results_file(run: &RunFile, out_file: &Path) -> Result<()> {
 
 /// Writes the HTML report beside the results file; returns what to say about it (its path,
 /// or why it was not written — a report is never worth losing the run for).
-pub(crate) fn write_html_beside(run: &RunFile, out_file: &Path) -> String {
+pub(crate) fn write_html_beside(run: &RunFile, ct: &[(String, String)], out_file: &Path) -> String {
     let report_file = out_file.with_extension("html");
-    match write_report(std::slice::from_ref(run), &report_file) {
+    let extras = crate::stored::report_extras(ct.to_vec());
+    match write_report(std::slice::from_ref(run), &extras, &report_file) {
         Ok(()) => report_file.display().to_string(),
         Err(e) => format!("not written ({e})"),
     }

@@ -1,13 +1,13 @@
 //! What a run prints when it ends: its tables (the same family tables `show` prints), then
-//! the totals, the failures with their causes, the machine and its stability.
+//! the totals, the failures with their causes, the machine and its stability, and the
+//! answers (`cryptoscope_report::answers`).
 
 use super::settings::Settings;
-use crate::ct_cmd::ct_beside_speed;
+use crate::ct_cmd::ct_audits;
 use crate::scale;
 use cryptoscope_measure::clock::{Clock, CycleSource};
-use cryptoscope_measure::env::Stability;
-use cryptoscope_measure::shifts::Shift;
 use cryptoscope_model::{GateStatus, ResultRow, RunFile};
+use cryptoscope_report::answers::{self, Against};
 use cryptoscope_report::table;
 use cryptoscope_store::Store;
 
@@ -25,12 +25,20 @@ pub(crate) fn family_tables(results: &[ResultRow], core_per_tsc: Option<f64>) ->
     .collect()
 }
 
-/// The tables of a finished run, in the order `run` has always printed them.
-pub(crate) fn tables(s: &Settings, run: &RunFile, store: &mut Store) {
+/// The tables of a finished run, in the order `run` has always printed them. Returns the
+/// constant-time verdicts the store holds for the measured subjects, for the answers;
+/// `quiet` (no answers) prints them under the speed table instead.
+pub(crate) fn tables(s: &Settings, run: &RunFile, store: &mut Store, quiet: bool) -> Vec<(String, String)> {
     let results = &run.results;
+    let mut ct = Vec::new();
     if s.timing {
         print!("{}", table::results(results));
-        ct_beside_speed(store, results);
+        if let Some(audits) = ct_audits(store, results) {
+            if quiet {
+                audits.print();
+            }
+            ct = audits.summaries();
+        }
         if let Some(b) = s.args.baseline.as_deref() {
             if let Some(t) = table::speedups(results, b) {
                 print!("\nSpeed-up against {b}:\n{t}");
@@ -56,6 +64,22 @@ pub(crate) fn tables(s: &Settings, run: &RunFile, store: &mut Store) {
         }
         print!("{}", memory_section(results, s.args.memory_calls));
     }
+    ct
+}
+
+/// The answers of a run (`ct`: the stored constant-time verdicts of its subjects), against
+/// the repository's published figures when they can be read.
+pub(crate) fn print_answers(run: &RunFile, ct: &[(String, String)]) {
+    if !run.results.iter().any(|r| r.median_cycles.is_some()) {
+        return;
+    }
+    let published = crate::stored::published_figures();
+    let against = if published.is_empty() {
+        Against::Nothing
+    } else {
+        Against::Published(&published)
+    };
+    print!("\n{}", answers::terminal(&answers::answers(run, ct, against)));
 }
 
 /// The heap and stack table with what its columns mean; `calls`: the calls each figure is
@@ -79,22 +103,14 @@ pub(crate) fn stored_extras(run: &RunFile) {
     if let Some(calls) = results.iter().filter_map(|r| r.memory_calls).max() {
         print!("\n{}", memory_section(results, calls));
     }
-    let (shifts, stability) = super::measure::shifts_of(results);
-    if !shifts.is_empty() {
-        println!();
-        print_shifts(results, &shifts, &stability);
+    if let Some(m) = answers::machine(results) {
+        print!("\n{}", answers::machine_terminal(&m));
     }
 }
 
 /// The totals, the failed subjects with their causes, the machine and its stability.
 /// Returns whether any subject failed (exit code 1).
-pub(crate) fn totals(
-    s: &Settings,
-    run: &RunFile,
-    clock: &Clock,
-    shifts: &[(usize, Vec<Shift>)],
-    stability: &Stability,
-) -> bool {
+pub(crate) fn totals(s: &Settings, run: &RunFile, clock: &Clock) -> bool {
     let results = &run.results;
     let failed = results.iter().filter(|r| r.gate.is_failure()).count();
     let measured = results
@@ -136,8 +152,10 @@ pub(crate) fn totals(
             .unwrap_or_default(),
         e.perf_core_cycles
     );
-    if !shifts.is_empty() {
-        print_shifts(results, shifts, stability);
+    // Said once: the run's sentence and the operations longest off their fast level (the
+    // shifts themselves are in the results file and the report).
+    if let Some(m) = answers::machine(results) {
+        print!("{}", answers::machine_terminal(&m));
     }
     failed > 0
 }
@@ -161,31 +179,4 @@ fn clock_note(clock: &Clock, core_per_tsc: Option<f64>) -> String {
             _ => String::new(),
         }
     )
-}
-
-/// The operations whose speed changed while being measured (the first five).
-fn print_shifts(results: &[ResultRow], shifts: &[(usize, Vec<Shift>)], stability: &Stability) {
-    println!(
-        "Unstable machine: {} of {} operations changed speed by 10% or more while being measured (largest x{:.2}); \
-the report marks where. {}:",
-        stability.shifted_operations,
-        stability.operations,
-        stability.largest_change,
-        if shifts.len() > 5 { "The first five" } else { "When" }
-    );
-    for (i, sh) in shifts.iter().take(5) {
-        let r = &results[*i];
-        let when: Vec<String> = sh
-            .iter()
-            .map(|s| {
-                let t = r
-                    .raw_t_s
-                    .get(s.at)
-                    .map(|t| format!("{t:.1} s into the run"))
-                    .unwrap_or_default();
-                format!("x{:.2} at sample {} ({t})", s.after / s.before, s.at)
-            })
-            .collect();
-        println!("  {} {}: {}", r.subject, r.operation, when.join(", "));
-    }
 }

@@ -266,10 +266,12 @@ fn op_groups<'a>(rows: impl Iterator<Item = &'a ResultRow>) -> Vec<(String, Stri
 
 /// Renders the report.
 /// What a report shows beyond its runs: published figures to set beside ours
-/// (`reference/published.json`; empty: no such section).
+/// (`reference/published.json`; empty: no such section) and constant-time verdicts.
 #[derive(Debug, Default, Clone)]
 pub struct Extras {
     pub published: Vec<crate::published::Published>,
+    /// Stored constant-time verdicts: (subject, summary), for the answers.
+    pub ct: Vec<(String, String)>,
 }
 
 /// The report of `runs` with nothing beyond them.
@@ -305,6 +307,16 @@ pub fn render_with(runs: &[RunFile], extras: &Extras) -> String {
             "<section class=\"run\" id=\"run-{ri}\"><h2>Run {}</h2>",
             esc(&run.run_id)
         );
+        if run.results.iter().any(|r| r.median_cycles.is_some()) {
+            let against = if extras.published.is_empty() {
+                crate::answers::Against::Nothing
+            } else {
+                crate::answers::Against::Published(&extras.published)
+            };
+            s.push_str(&crate::answers::html(&crate::answers::answers(
+                run, &extras.ct, against,
+            )));
+        }
         s.push_str(&env_table(run));
         for r in crate::apps::DRIVERS {
             s.push_str(&(r.html)(ri, run));
