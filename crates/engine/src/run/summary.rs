@@ -167,7 +167,7 @@ fn clock_note(clock: &Clock, core_per_tsc: Option<f64>) -> String {
 fn print_shifts(results: &[ResultRow], shifts: &[(usize, Vec<Shift>)], stability: &Stability) {
     println!(
         "Unstable machine: {} of {} operations changed speed by 10% or more while being measured (largest x{:.2}); \
-the report marks where. {}:",
+the report gives each operation's share of samples off its fast level. {}:",
         stability.shifted_operations,
         stability.operations,
         stability.largest_change,
