@@ -1,7 +1,12 @@
 //! The HTML report as a person sees it: rendered by headless Chromium (Debian's package,
-//! installed by scripts/setup.sh), every chart present with bars, failed subjects listed
-//! but never drawn, and a screenshot kept as an artifact of the test run
-//! (`target/tmp/report-screenshot.png`).
+//! installed by scripts/setup.sh), every chart present with marks, the trade-off chart with
+//! a point per implementation, failed subjects listed but never drawn, and screenshots kept
+//! as artifacts of the test run (`target/tmp/report-screenshot*.png`).
+//!
+//! Interaction without a browser driver: the page's script reads its state from the
+//! address (`#sort=TABLE:COLUMN:desc&hide=provider:NAME`) on load and applies it with the
+//! functions a click calls; `--dump-dom` runs the script, so the dumped DOM shows the
+//! sorted rows and the hidden marks.
 
 mod common;
 
@@ -77,13 +82,11 @@ fn report_renders_in_a_browser_with_every_chart() {
         .unwrap();
     assert_eq!(o.status.code(), Some(0));
 
-    let dom = headless(browser, &tmp.path().join("profile"))
-        .arg("--dump-dom")
-        .arg(format!("file://{}", out.display()))
-        .output()
-        .unwrap();
-    assert!(dom.status.success(), "{}", String::from_utf8_lossy(&dom.stderr));
-    let dom = String::from_utf8_lossy(&dom.stdout);
+    let dom = dump_dom(
+        browser,
+        &tmp.path().join("profile"),
+        &format!("file://{}", out.display()),
+    );
     // One chart per (family, operation) plus sizes, each with bars.
     for id in [
         "kem-keypair",
@@ -119,6 +122,17 @@ fn report_renders_in_a_browser_with_every_chart() {
         "gate summary"
     );
 
+    every_chart_has_marks_of_a_provider_and_family(&dom);
+    let run: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let expected = exchange_subjects(&run);
+    assert!(expected >= 8, "ML-KEM-768 and X25519 implementations: {expected}");
+    assert_eq!(
+        chart(&dom, "chart-0-tradeoff").matches("class=\"mark pt\"").count(),
+        expected,
+        "one trade-off point per gated KEM and key-exchange implementation"
+    );
+    explored_by_the_address(browser, tmp.path(), &out, &dom);
+
     let shot = tmp.path().join("shot.png");
     let o = headless(browser, &tmp.path().join("profile2"))
         .args(["--window-size=1280,2400"])
@@ -130,6 +144,165 @@ fn report_renders_in_a_browser_with_every_chart() {
     let size = std::fs::metadata(&shot).unwrap().len();
     assert!(size > 50_000, "screenshot of {size} bytes looks empty");
     let artifact = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-screenshot.png");
+    std::fs::copy(&shot, &artifact).unwrap();
+    eprintln!("screenshot: {}", artifact.display());
+}
+
+/// The DOM of `url` after the page's script ran.
+fn dump_dom(browser: &str, profile: &Path, url: &str) -> String {
+    let dom = headless(browser, profile).arg("--dump-dom").arg(url).output().unwrap();
+    assert!(dom.status.success(), "{}", String::from_utf8_lossy(&dom.stderr));
+    String::from_utf8_lossy(&dom.stdout).into_owned()
+}
+
+/// The SVG element with this id, up to its end.
+fn chart<'a>(dom: &'a str, id: &str) -> &'a str {
+    let start = dom
+        .find(&format!("id=\"{id}\""))
+        .unwrap_or_else(|| panic!("chart {id} missing"));
+    &dom[start..start + dom[start..].find("</svg>").unwrap()]
+}
+
+/// The start tags of the elements whose class attribute begins with `class`.
+fn tags_with_class<'a>(dom: &'a str, class: &str) -> Vec<&'a str> {
+    let needle = format!("class=\"{class}");
+    dom.match_indices(&needle)
+        .map(|(i, _)| {
+            let open = dom[..i].rfind('<').unwrap();
+            &dom[open..i + dom[i..].find('>').unwrap() + 1]
+        })
+        .collect()
+}
+
+fn every_chart_has_marks_of_a_provider_and_family(dom: &str) {
+    let charts: Vec<&str> = dom.split("<svg class=\"chart").skip(1).collect();
+    assert!(charts.len() >= 10, "{} charts", charts.len());
+    for c in charts {
+        let c = &c[..c.find("</svg>").unwrap()];
+        assert!(
+            c.contains("class=\"mark"),
+            "a chart without marks: {}",
+            &c[..c.len().min(300)]
+        );
+    }
+    for tag in tags_with_class(dom, "mark") {
+        assert!(
+            tag.contains("data-provider=") && tag.contains("data-family="),
+            "a mark without its provider and family: {tag}"
+        );
+    }
+}
+
+/// The KEM and key-exchange subjects of a results file that passed their gate and have
+/// the medians of a full exchange (keypair, encaps, decaps; keypair, exchange).
+fn exchange_subjects(run: &serde_json::Value) -> usize {
+    let rows = run["results"].as_array().unwrap();
+    let mut subjects: Vec<&str> = rows.iter().map(|r| r["subject"].as_str().unwrap()).collect();
+    subjects.dedup();
+    subjects
+        .into_iter()
+        .filter(|s| {
+            let of: Vec<&serde_json::Value> = rows.iter().filter(|r| r["subject"] == *s).collect();
+            let needs: &[&str] = match of[0]["family"].as_str().unwrap() {
+                "kem" => &["keypair", "encaps", "decaps"],
+                "kex" => &["keypair", "exchange"],
+                _ => return false,
+            };
+            of.iter().all(|r| r["gate"] == "pass")
+                && needs.iter().all(|op| {
+                    of.iter()
+                        .any(|r| r["operation"] == *op && r["median_cycles"].is_number())
+                })
+        })
+        .count()
+}
+
+/// The text of column `col` of every row of the table with this id, in page order.
+fn column(dom: &str, table: &str, col: usize) -> Vec<String> {
+    let start = dom.find(&format!("id=\"{table}\"")).expect("table");
+    let body = &dom[start..];
+    let body = &body[body.find("<tbody>").unwrap()..body.find("</tbody>").unwrap()];
+    body.split("<tr")
+        .skip(1)
+        .map(|row| {
+            let cell = row.split("<td").nth(col + 1).unwrap_or_default();
+            let text = &cell[cell.find('>').map_or(0, |i| i + 1)..];
+            text[..text.find("</td>").unwrap_or(text.len())].to_string()
+        })
+        .collect()
+}
+
+/// "12,345" as a number; `None` for an empty cell (a subject without timings).
+fn grouped(text: &str) -> Option<f64> {
+    text.replace(',', "").trim().parse().ok()
+}
+
+/// The page opened with a sort and a hidden provider in its address: the results table in
+/// descending median cycles (it was not before), its header marked, and every mark and row
+/// of OpenSSL hidden while the others stay.
+fn explored_by_the_address(browser: &str, tmp: &Path, page: &Path, plain: &str) {
+    let before: Vec<Option<f64>> = column(plain, "results-0", 5).iter().map(|t| grouped(t)).collect();
+    let url = format!(
+        "file://{}#sort=results:5:desc&hide=provider:openssl&filter=results-0:decaps",
+        page.display()
+    );
+    let dom = dump_dom(browser, &tmp.join("profile3"), &url);
+    let after: Vec<Option<f64>> = column(&dom, "results-0", 5).iter().map(|t| grouped(t)).collect();
+    assert_eq!(after.len(), before.len(), "sorting keeps every row");
+    let timed: Vec<f64> = after.iter().map_while(|v| *v).collect();
+    assert!(timed.len() >= 20, "timed rows first: {after:?}");
+    assert!(after[timed.len()..].iter().all(Option::is_none), "empty cells last");
+    assert!(timed.windows(2).all(|w| w[0] >= w[1]), "descending: {timed:?}");
+    assert_ne!(before, after, "sorting changed the order");
+    assert!(
+        dom.contains("aria-sort=\"descending\">median cycles</th>"),
+        "the sorted column's header says so"
+    );
+    let openssl: Vec<&str> = dom
+        .match_indices("data-provider=\"openssl\"")
+        .map(|(i, _)| &dom[dom[..i].rfind('<').unwrap()..i + dom[i..].find('>').unwrap()])
+        .collect();
+    assert!(openssl.len() >= 5, "OpenSSL's marks and rows: {}", openssl.len());
+    for tag in &openssl {
+        assert!(tag.contains("hidden"), "an OpenSSL element still shown: {tag}");
+    }
+    let others = dom.matches("data-provider=\"liboqs\"").count();
+    assert!(others > 0);
+    assert!(
+        tags_with_class(&dom, "mark")
+            .iter()
+            .filter(|t| t.contains("data-provider=\"liboqs\""))
+            .all(|t| !t.contains("hidden")),
+        "other providers stay shown"
+    );
+    // The filter: the rows of decaps stay, the others are filtered out.
+    let start = dom.find("id=\"results-0\"").unwrap();
+    let start = start + dom[start..].find("<tbody>").unwrap();
+    let body = &dom[start..start + dom[start..].find("</tbody>").unwrap()];
+    let rows: Vec<&str> = body.split("<tr").skip(1).collect();
+    let kept = rows.iter().filter(|r| r.contains("<td>decaps</td>")).count();
+    let decaps = column(plain, "results-0", 3)
+        .iter()
+        .filter(|op| *op == "decaps")
+        .count();
+    assert!(kept > 0 && kept == decaps, "every decaps row kept: {kept} of {decaps}");
+    for r in &rows {
+        let tag = &r[..r.find('>').unwrap()];
+        assert_eq!(
+            tag.contains("filtered"),
+            !r.contains("<td>decaps</td>"),
+            "filter on decaps: {tag}"
+        );
+    }
+    let shot = tmp.join("explored.png");
+    let o = headless(browser, &tmp.join("profile4"))
+        .args(["--window-size=1280,2400"])
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(&url)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let artifact = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-screenshot-explored.png");
     std::fs::copy(&shot, &artifact).unwrap();
     eprintln!("screenshot: {}", artifact.display());
 }

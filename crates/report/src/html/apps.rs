@@ -31,7 +31,7 @@ pub(crate) fn tahoe_section(ri: usize, run: &RunFile) -> String {
             .enumerate()
             .filter_map(|(i, m)| {
                 let ms = m.client_hash_s * 1e3;
-                (ms > 0.0).then(|| (m.hash.clone(), ms, None, PALETTE[i % PALETTE.len()]))
+                (ms > 0.0).then(|| Bar::new(m.hash.clone(), ms, None, PALETTE[i % PALETTE.len()]))
             })
             .collect();
         if !bars.is_empty() {
@@ -90,7 +90,7 @@ pub(crate) fn tls_section(ri: usize, run: &RunFile) -> String {
                 c.cert.as_deref().unwrap_or("?"),
                 c.accel.as_deref().unwrap_or("")
             );
-            Some((name, hs, None, PALETTE[i % PALETTE.len()]))
+            Some(Bar::new(name, hs, None, PALETTE[i % PALETTE.len()]))
         })
         .collect();
     if !bars.is_empty() {
@@ -128,7 +128,7 @@ pub(crate) fn tunnel_section(ri: usize, run: &RunFile) -> String {
         .filter_map(|(i, r)| {
             // A throughput that could not be measured (stored as null) has no bar.
             let v = r.transfer.as_ref().map(|t| t.mb_per_s).filter(|v| !v.is_nan())?;
-            Some((r.key(), v, None, PALETTE[i % PALETTE.len()]))
+            Some(Bar::new(r.key(), v, None, PALETTE[i % PALETTE.len()]))
         })
         .collect();
     if !bars.is_empty() {

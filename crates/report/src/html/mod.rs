@@ -1,7 +1,9 @@
-//! A self-contained HTML report (inline CSS and SVG, no scripts, no network) of one or more
-//! runs: environment, gate status of every subject, per-operation bar charts with 95%
-//! confidence intervals (log scale), key and ciphertext sizes, and every result in a table
-//! with its samples over time.
+//! A self-contained HTML report (inline CSS, SVG and one small hand-written script, no
+//! network) of one or more runs: environment, gate status of every subject, per-operation
+//! bar charts with 95% confidence intervals (log scale), the trade-off of bytes on the wire
+//! against cycles, key and ciphertext sizes, and every result in a sortable table with its
+//! samples on demand. Toggles at the top hide or show a provider or family everywhere
+//! (`explore.rs`); ARCHITECTURE.md says why the charts are hand-written SVG.
 //!
 //! Subjects that did not pass their gate are listed with the reason and never drawn as
 //! bars: a failed implementation is never ranked.
@@ -11,9 +13,19 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 mod apps;
+mod bars;
+mod details;
+mod explore;
+mod lines;
+mod marks;
 mod side_by_side;
+#[cfg(test)]
+mod testrows;
+pub mod tradeoff;
 mod versus;
 pub(crate) use apps::{ct_section, tahoe_section, tls_section, tunnel_section};
+use bars::{bar_chart, Bar};
+use marks::Of;
 
 /// Escapes text for HTML and SVG.
 pub fn esc(s: &str) -> String {
@@ -42,135 +54,8 @@ fn provider_colour(provider: &str) -> &'static str {
         .unwrap_or(UNKNOWN)
 }
 
-/// Log-scale axis from the data range, in whole decades.
-fn log_axis(values: impl Iterator<Item = f64>) -> (f64, f64) {
-    let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
-    for v in values.filter(|v| *v > 0.0) {
-        lo = lo.min(v);
-        hi = hi.max(v);
-    }
-    if !lo.is_finite() {
-        return (1.0, 10.0);
-    }
-    (
-        10f64.powf(lo.log10().floor()),
-        10f64.powf(hi.log10().ceil().max(lo.log10().floor() + 1.0)),
-    )
-}
-
-/// One bar: label, value, optional 95% interval, colour.
-type Bar = (String, f64, Option<(f64, f64)>, &'static str);
-
-/// A horizontal bar chart: one bar per (label, value, optional CI), log x axis.
-fn bar_chart(id: &str, title: &str, unit: &str, bars: &[Bar]) -> String {
-    let row_h = 18.0;
-    let label_w = 300.0;
-    let plot_w = 520.0;
-    let top = 28.0;
-    let h = top + row_h * bars.len() as f64 + 30.0;
-    let (lo, hi) = log_axis(bars.iter().flat_map(|b| [b.1, b.2.map(|c| c.1).unwrap_or(b.1)]));
-    let x = |v: f64| label_w + plot_w * ((v.max(lo)).log10() - lo.log10()) / (hi.log10() - lo.log10());
-    let mut s = String::new();
-    let _ = write!(
-        s,
-        r#"<svg class="chart" id="{id}" xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" aria-label="{t}">"#,
-        w = label_w + plot_w + 20.0,
-        t = esc(title)
-    );
-    let _ = write!(
-        s,
-        r#"<text class="title" x="0" y="16">{} ({unit}, log scale)</text>"#,
-        esc(title)
-    );
-    let mut d = lo;
-    while d <= hi * 1.0001 {
-        let xd = x(d);
-        let _ = write!(
-            s,
-            r#"<line x1="{xd:.1}" y1="{top}" x2="{xd:.1}" y2="{y2:.1}" class="grid"/><text x="{xd:.1}" y="{ty:.1}" class="tick">{}</text>"#,
-            // Decades below 1 (cycles per byte of fast ciphers) keep their digits.
-            if d < 1.0 { format!("{d}") } else { table::group(d) },
-            y2 = h - 24.0,
-            ty = h - 10.0
-        );
-        d *= 10.0;
-    }
-    for (i, (label, v, ci, colour)) in bars.iter().enumerate() {
-        let y = top + row_h * i as f64;
-        let _ = write!(
-            s,
-            r#"<text x="{lx:.1}" y="{ty:.1}" class="label">{}</text><rect class="bar" x="{label_w}" y="{by:.1}" width="{bw:.1}" height="{bh:.1}" fill="{colour}"><title>{}: {} {unit}</title></rect>"#,
-            esc(label),
-            esc(label),
-            table::group(*v),
-            lx = label_w - 6.0,
-            ty = y + 13.0,
-            by = y + 3.0,
-            bw = (x(*v) - label_w).max(1.0),
-            bh = row_h - 6.0
-        );
-        if let Some((a, b)) = ci {
-            let _ = write!(
-                s,
-                r#"<line class="ci" x1="{:.1}" x2="{:.1}" y1="{cy:.1}" y2="{cy:.1}"/>"#,
-                x(*a),
-                x(*b),
-                cy = y + row_h / 2.0
-            );
-        }
-    }
-    s.push_str("</svg>");
-    s
-}
-
 /// Relative level change that counts as a shift in reports.
 pub const SHIFT_RATIO: f64 = 0.10;
-
-/// "2 (largest ×1.52)" or "" for the shifts in a sample series.
-fn shift_note(samples: &[f64]) -> String {
-    let shifts = cryptoscope_measure::shifts::level_shifts(samples, SHIFT_RATIO);
-    let worst = shifts
-        .iter()
-        .map(|s| (s.after / s.before).max(s.before / s.after))
-        .fold(1.0f64, f64::max);
-    if shifts.is_empty() {
-        String::new()
-    } else {
-        format!("{} (largest ×{worst:.2})", shifts.len())
-    }
-}
-
-/// A sparkline of samples in the order they were taken, detected level shifts marked by
-/// red vertical lines.
-fn sparkline(samples: &[f64]) -> String {
-    if samples.len() < 2 {
-        return String::new();
-    }
-    let (w, h) = (160.0, 24.0);
-    let lo = samples.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = samples.iter().copied().fold(0.0f64, f64::max);
-    let span = (hi - lo).max(1e-9);
-    let n = samples.len() as f64 - 1.0;
-    let pts: Vec<String> = samples
-        .iter()
-        .enumerate()
-        .map(|(i, v)| format!("{:.1},{:.1}", w * i as f64 / n, h - 2.0 - (h - 4.0) * (v - lo) / span))
-        .collect();
-    let marks: String = cryptoscope_measure::shifts::level_shifts(samples, SHIFT_RATIO)
-        .iter()
-        .map(|sh| {
-            let x = w * sh.at as f64 / n;
-            format!(
-                r#"<line class="shift" x1="{x:.1}" x2="{x:.1}" y1="0" y2="{h}"><title>level shift at sample {}: {:.0} → {:.0}</title></line>"#,
-                sh.at, sh.before, sh.after
-            )
-        })
-        .collect();
-    format!(
-        r#"<svg class="spark" width="{w}" height="{h}" viewBox="0 0 {w} {h}"><polyline points="{}"/>{marks}</svg>"#,
-        pts.join(" ")
-    )
-}
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}\
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ccc}\
@@ -178,8 +63,7 @@ table{border-collapse:collapse;font-size:12px}td,th{padding:2px 8px;border-botto
 td.n{text-align:right;font-variant-numeric:tabular-nums}.fail{color:#b00020;font-weight:bold}.better{color:#1b5e20;font-weight:bold}.unavail{color:#888}\
 svg.chart{display:block;margin:12px 0}svg .title{font-size:13px;font-weight:bold}svg .label{font-size:11px;text-anchor:end}\
 svg .tick,svg .unit{font-size:10px;fill:#555;text-anchor:middle}svg .grid{stroke:#ddd}svg .ci{stroke:#000;stroke-width:1.5}\
-svg.spark polyline{fill:none;stroke:#1b6ca8;stroke-width:1}svg.spark .shift{stroke:#d1495b;stroke-width:1.5}.legend span{display:inline-block;margin-right:12px}\
-.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}";
+svg.spark polyline{fill:none;stroke:#1b6ca8;stroke-width:1}";
 
 fn env_table(run: &RunFile) -> String {
     let e = &run.environment;
@@ -284,22 +168,15 @@ pub fn render_with(runs: &[RunFile], extras: &Extras) -> String {
     let mut s = String::new();
     let _ = write!(
         s,
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>cryptoscope report</title><style>{STYLE}</style></head><body>\
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>cryptoscope report</title><style>{STYLE}{}</style></head><body>\
          <h1>cryptoscope report</h1><p>{} run(s). Medians with 95% bootstrap confidence intervals (black lines); log scales. \
-         Only subjects that passed their correctness gate are drawn. Red marks on a sample trace: its level changed by 10% or more \
-         while it was measured (the machine, not the code, changed speed).</p>",
+         Only subjects that passed their correctness gate are drawn. The boxes above the charts show or hide a provider or \
+         a family everywhere; a table sorts by the column whose header is clicked, and the box above it filters its rows.</p>",
+        explore::STYLE,
         runs.len()
     );
-    s.push_str("<p class=\"legend\">");
-    for p in crate::PROVIDER_ORDER {
-        let _ = write!(
-            s,
-            "<span><i style=\"background:{}\"></i>{}</span>",
-            provider_colour(p),
-            esc(p)
-        );
-    }
-    s.push_str("</p>");
+    // Explorable page: the toggles (explore.rs); runs side by side when there are several.
+    s.push_str(&explore::controls(runs));
     s.push_str(&side_by_side::section(runs));
     for (ri, run) in runs.iter().enumerate() {
         let _ = write!(
@@ -318,6 +195,7 @@ pub fn render_with(runs: &[RunFile], extras: &Extras) -> String {
             )));
         }
         s.push_str(&env_table(run));
+        s.push_str(&details::stability_sentence(run));
         for r in crate::apps::DRIVERS {
             s.push_str(&(r.html)(ri, run));
         }
@@ -327,13 +205,20 @@ pub fn render_with(runs: &[RunFile], extras: &Extras) -> String {
         }
         s.push_str(&gate_section(run));
         s.push_str(&time_charts(ri, run));
+        s.push_str(&tradeoff::section(ri, run));
         let sizes = size_bars(run);
-        s.push_str(&hash_section(ri, run));
+        s.push_str(&lines::hash_charts(ri, run));
         s.push_str(&cipher_section(ri, run));
         if let Some((h, body)) = crate::aead::rows(&run.results) {
             let h: Vec<&str> = h.iter().map(String::as_str).collect();
             let _ = write!(s, "<h3>AEADs</h3><p>{}</p>", esc(crate::aead::NOTE));
-            s.push_str(&plain_table(&h, &body));
+            s.push_str(&explore::sortable_table(
+                &format!("aead-{ri}"),
+                "aead",
+                &h,
+                &body,
+                "aead",
+            ));
         }
         if !sizes.is_empty() {
             s.push_str("<h3>Sizes</h3>");
@@ -347,10 +232,12 @@ pub fn render_with(runs: &[RunFile], extras: &Extras) -> String {
         s.push_str(&versus::section(run, &extras.published));
         s.push_str(&memory_section(ri, run));
         s.push_str(&scale_section(ri, run));
-        s.push_str(&all_results(run));
+        s.push_str(&all_results(ri, run));
         s.push_str("</section>");
     }
-    s.push_str("<p><small>Generated by cryptoscope. Cycles are labelled with their source; see docs/results-schema.md.</small></p></body></html>\n");
+    s.push_str("<p><small>Generated by cryptoscope. Cycles are labelled with their source; see docs/results-schema.md.</small></p>");
+    // The explorable page's script (explore.rs), last: the page reads the same without it.
+    let _ = writeln!(s, "<script>{}</script></body></html>", explore::SCRIPT);
     s
 }
 
@@ -358,10 +245,13 @@ pub fn render_with(runs: &[RunFile], extras: &Extras) -> String {
 fn gate_section(run: &RunFile) -> String {
     let mut s = String::new();
     // Gate status of every subject.
-    let mut gate: BTreeMap<(String, String), (GateStatus, String)> = BTreeMap::new();
+    let mut gate: BTreeMap<(String, String), (GateStatus, String, String)> = BTreeMap::new();
     for r in &run.results {
-        gate.entry((r.subject.clone(), r.family.clone()))
-            .or_insert((r.gate, r.gate_detail.clone()));
+        gate.entry((r.subject.clone(), r.family.clone())).or_insert((
+            r.gate,
+            r.gate_detail.clone(),
+            r.provider.clone(),
+        ));
     }
     let passed = gate.values().filter(|g| g.0 == GateStatus::Pass).count();
     let _ = write!(
@@ -371,22 +261,27 @@ fn gate_section(run: &RunFile) -> String {
     );
     let not_passed: Vec<_> = gate.iter().filter(|(_, g)| g.0 != GateStatus::Pass).collect();
     if !not_passed.is_empty() {
-        s.push_str("<table class=\"gate\"><tr><th>subject</th><th>gate</th><th>reason</th></tr>");
-        for ((subject, _), (g, detail)) in not_passed {
+        s.push_str(&explore::table_head("", "gate", &["subject", "gate", "reason"]));
+        for ((subject, family), (g, detail, provider)) in not_passed {
             let class = if *g == GateStatus::Unavailable {
                 "unavail"
             } else {
                 "fail"
             };
+            let of = Of {
+                provider: provider.clone(),
+                family: family.clone(),
+            };
             let _ = write!(
                 s,
-                "<tr><td>{}</td><td class=\"{class}\">{}</td><td>{}</td></tr>",
+                "{}<td>{}</td><td class=\"{class}\">{}</td><td>{}</td></tr>",
+                explore::row_start(&of),
                 esc(subject),
                 g.as_str().to_uppercase(),
                 esc(detail)
             );
         }
-        s.push_str("</table>");
+        s.push_str(explore::TABLE_END);
     }
     s
 }
@@ -415,7 +310,7 @@ fn time_charts(ri: usize, run: &RunFile) -> String {
             .filter_map(|r| {
                 let m = r.median_ns?;
                 let ci = r.ci95_low_ns.zip(r.ci95_high_ns);
-                Some((subject_label(r), m, ci, provider_colour(&r.provider)))
+                Some(Bar::new(subject_label(r), m, ci, provider_colour(&r.provider)).of(Of::row(r)))
             })
             .collect();
         if bars.is_empty() {
@@ -437,29 +332,42 @@ fn size_bars(run: &RunFile) -> Vec<Bar> {
             continue;
         }
         seen.push(r.algorithm.clone());
-        sizes.push((
-            format!("{} public key", r.algorithm),
-            r.sizes.public_key as f64,
-            None,
-            PALETTE[0],
-        ));
+        let (pk, ct) = (r.sizes.public_key as f64, r.sizes.ciphertext as f64);
+        let of = Of::family(&r.family);
+        sizes.push(Bar::new(format!("{} public key", r.algorithm), pk, None, PALETTE[0]).of(of.clone()));
         if r.sizes.ciphertext > 0 {
-            sizes.push((
-                format!("{} ciphertext", r.algorithm),
-                r.sizes.ciphertext as f64,
-                None,
-                PALETTE[1],
-            ));
+            sizes.push(Bar::new(format!("{} ciphertext", r.algorithm), ct, None, PALETTE[1]).of(of));
         }
     }
     sizes
 }
 
-/// Every result of the run, with its sample trace and level shifts.
-fn all_results(run: &RunFile) -> String {
-    let mut s = String::new();
-    // Every result.
-    s.push_str("<h3>All results</h3><table class=\"results\"><tr><th>algorithm</th><th>provider</th><th>impl</th><th>op</th><th>gate</th><th>median cycles</th><th>95% CI</th><th>median time</th><th>n</th><th>outliers</th><th>source</th><th>samples over time</th><th>level shifts ≥10%</th></tr>");
+/// The header of the All results table (the script's sort columns count from 0 here).
+const RESULTS_HEADER: &[&str] = &[
+    "algorithm",
+    "provider",
+    "impl",
+    "op",
+    "gate",
+    "median cycles",
+    "95% CI",
+    "median time",
+    "n",
+    "outliers",
+    "source",
+    "off fast level",
+    "samples",
+];
+
+/// Every result of the run, with the share of its samples off its fast level and, folded,
+/// its sample trace and distribution.
+fn all_results(ri: usize, run: &RunFile) -> String {
+    let mut s = String::from("<h3>All results</h3>");
+    s.push_str(&explore::table_head(
+        &format!("results-{ri}"),
+        "results",
+        RESULTS_HEADER,
+    ));
     for r in &run.results {
         let (med, ci, t) = match (r.gate, r.median_cycles) {
             (GateStatus::Pass, Some(m)) => (
@@ -479,7 +387,8 @@ fn all_results(run: &RunFile) -> String {
         };
         let _ = write!(
             s,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{class}\">{}</td><td class=\"n\">{med}</td><td class=\"n\">{ci}</td><td class=\"n\">{t}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "{}<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{class}\">{}</td><td class=\"n\">{med}</td><td class=\"n\">{ci}</td><td class=\"n\">{t}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
+            explore::row_start(&Of::row(r)),
             esc(&r.algorithm),
             esc(&r.provider),
             esc(&r.implementation),
@@ -488,30 +397,18 @@ fn all_results(run: &RunFile) -> String {
             r.samples,
             r.outliers.map(|o| o.to_string()).unwrap_or_default(),
             r.cycle_source.map(|c| c.label()).unwrap_or(""),
-            sparkline(&r.raw_ns),
-            shift_note(&r.raw_ns)
+            details::off_fast_cell(&r.raw_ns),
+            details::details_cell(r)
         );
     }
-    s.push_str("</table>");
+    s.push_str(explore::TABLE_END);
     s
 }
 
-/// A table of escaped text cells under a header row.
+/// A sortable table of escaped text cells under a header row (rows carry the provider of
+/// their "provider" column).
 fn plain_table(header: &[&str], rows: &[Vec<String>]) -> String {
-    let mut t = String::from("<table><tr>");
-    for h in header {
-        let _ = write!(t, "<th>{}</th>", esc(h));
-    }
-    t.push_str("</tr>");
-    for r in rows {
-        t.push_str("<tr>");
-        for c in r {
-            let _ = write!(t, "<td>{}</td>", esc(c));
-        }
-        t.push_str("</tr>");
-    }
-    t.push_str("</table>");
-    t
+    explore::sortable_table("", "", header, rows, "")
 }
 
 /// Block ciphers: the summary and per-function tables, and per cipher one chart of cycles
@@ -528,7 +425,13 @@ fn cipher_section(ri: usize, run: &RunFile) -> String {
         esc(&crate::cipher::core_note(run.environment.core_per_tsc)),
         esc(crate::cipher::AARCH64_NOTE)
     );
-    s.push_str(&plain_table(&h, &body));
+    s.push_str(&explore::sortable_table(
+        &format!("cipher-{ri}"),
+        "",
+        &h,
+        &body,
+        "cipher",
+    ));
     let mut ciphers: Vec<&str> = Vec::new();
     for r in run.results.iter().filter(|r| r.family == "cipher") {
         if !ciphers.contains(&r.algorithm.as_str()) {
@@ -555,7 +458,7 @@ fn cipher_section(ri: usize, run: &RunFile) -> String {
                 let kind = r.operation.split(':').next().unwrap_or_default();
                 let colour = PALETTE[kinds.iter().position(|k| *k == kind).unwrap_or(0) % PALETTE.len()];
                 let label = format!("{}/{} {}", r.provider, r.implementation, r.operation);
-                Some((label, r.median_cycles? / n, None, colour))
+                Some(Bar::new(label, r.median_cycles? / n, None, colour).of(Of::row(r)))
             })
             .collect();
         if !bars.is_empty() {
@@ -566,119 +469,12 @@ fn cipher_section(ri: usize, run: &RunFile) -> String {
                 &bars,
             ));
         }
+        s.push_str(&lines::cipher_lines(&format!("chart-{ri}-cipherline-{ci}"), run, c));
     }
     let (fh, fbody) = crate::cipher::function_rows(&run.results);
     s.push_str("<h4>Per function</h4>");
-    s.push_str(&plain_table(&fh, &fbody));
-    s
-}
-
-/// One line of the hash plot: (algorithm, subject label, provider, streamed).
-type SeriesKey = (String, String, String, bool);
-
-/// Hash functions: one chart per algorithm, cycles per byte (log scale) against message
-/// length (log scale), a solid line per subject for one update (`hash:N`) and a dashed one
-/// for 64-byte updates (`stream:N`). A sweep (`run --lengths`) becomes a curve.
-fn hash_section(ri: usize, run: &RunFile) -> String {
-    // (algorithm, subject label, provider, streamed) -> [(bytes, cycles per byte)]
-    let mut lines: BTreeMap<SeriesKey, Vec<(f64, f64)>> = BTreeMap::new();
-    for r in &run.results {
-        if r.family != "hash" || r.gate != GateStatus::Pass {
-            continue;
-        }
-        let (Some(op), Some(c)) = (cryptoscope_catalogue::Operation::parse(&r.operation), r.median_cycles) else {
-            continue;
-        };
-        let Some(n) = op.message_bytes().filter(|&n| n > 0) else {
-            continue;
-        };
-        let streamed = matches!(op, cryptoscope_catalogue::Operation::Stream(_));
-        lines
-            .entry((r.algorithm.clone(), subject_label(r), r.provider.clone(), streamed))
-            .or_default()
-            .push((n as f64, c / n as f64));
-    }
-    if lines.is_empty() {
-        return String::new();
-    }
-    let mut s = String::from(
-        "<h3>Hash functions: cycles per byte against message length</h3><p>Median cycles of one call (a fresh state,          the message, the digest) divided by the message length. Solid: the message in one update; dashed: in 64-byte          updates. Both axes are logarithmic.</p>",
-    );
-    let mut algs: Vec<&String> = lines.keys().map(|k| &k.0).collect();
-    algs.dedup();
-    for (ai, alg) in algs.iter().enumerate() {
-        let of_alg: Vec<(&SeriesKey, &Vec<(f64, f64)>)> = lines.iter().filter(|(k, _)| &k.0 == *alg).collect();
-        let (w, h, left, top, bottom) = (640.0, 260.0, 70.0, 24.0, 30.0);
-        let xs = of_alg.iter().flat_map(|(_, v)| v.iter().map(|p| p.0));
-        let (x_lo, x_hi) = (xs.clone().fold(f64::MAX, f64::min), xs.fold(1.0, f64::max).max(2.0));
-        let ys = of_alg.iter().flat_map(|(_, v)| v.iter().map(|p| p.1));
-        let (y_lo, y_hi) = (ys.clone().fold(f64::MAX, f64::min).max(1e-3), ys.fold(1e-3, f64::max));
-        let (ly0, ly1) = (
-            y_lo.log10().floor(),
-            y_hi.log10().ceil().max(y_lo.log10().floor() + 1.0),
-        );
-        let x = |v: f64| left + (w - left - 20.0) * (v.log2() - x_lo.log2()) / (x_hi.log2() - x_lo.log2()).max(1e-9);
-        let y = |v: f64| top + (h - top - bottom) * (1.0 - (v.log10() - ly0) / (ly1 - ly0));
-        let _ = write!(
-            s,
-            r#"<svg class="chart hash" id="chart-{ri}-hash-{ai}" xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" aria-label="cycles per byte"><text class="title" x="0" y="16">{}: cycles per byte against message length (bytes)</text>"#,
-            esc(alg)
-        );
-        let mut t = 2f64.powi(x_lo.log2().ceil() as i32);
-        while t <= x_hi {
-            let _ = write!(
-                s,
-                r#"<line class="grid" x1="{xt:.1}" x2="{xt:.1}" y1="{top}" y2="{yb:.1}"/><text class="tick" x="{xt:.1}" y="{ty:.1}">{}</text>"#,
-                table::group(t),
-                xt = x(t),
-                yb = h - bottom,
-                ty = h - 12.0
-            );
-            t *= if x_hi / x_lo > 4096.0 { 16.0 } else { 4.0 };
-        }
-        let mut d = ly0;
-        while d <= ly1 {
-            let v = 10f64.powf(d);
-            let yv = y(v);
-            let _ = write!(
-                s,
-                r#"<line class="grid" x1="{left}" x2="{:.1}" y1="{yv:.1}" y2="{yv:.1}"/><text class="tick" x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
-                w - 20.0,
-                left - 6.0,
-                yv + 4.0,
-                if v >= 1.0 { table::group(v) } else { format!("{v}") },
-            );
-            d += 1.0;
-        }
-        for ((_, label, provider, streamed), pts) in &of_alg {
-            let mut pts: Vec<(f64, f64)> = pts.to_vec();
-            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let colour = provider_colour(provider);
-            let dash = if *streamed { r#" stroke-dasharray="5,3""# } else { "" };
-            let kind = if *streamed { "64-byte updates" } else { "one update" };
-            let line: Vec<String> = pts.iter().map(|p| format!("{:.1},{:.1}", x(p.0), y(p.1))).collect();
-            let _ = write!(
-                s,
-                r#"<polyline class="hashline" fill="none" stroke="{colour}" stroke-width="2"{dash} points="{}"><title>{} ({kind})</title></polyline>"#,
-                line.join(" "),
-                esc(label)
-            );
-            if pts.len() <= 64 {
-                for p in &pts {
-                    let _ = write!(
-                        s,
-                        r#"<circle cx="{:.1}" cy="{:.1}" r="2.5" fill="{colour}"><title>{} ({kind}): {} bytes, {:.2} cycles/byte</title></circle>"#,
-                        x(p.0),
-                        y(p.1),
-                        esc(label),
-                        table::group(p.0),
-                        p.1
-                    );
-                }
-            }
-        }
-        s.push_str("</svg>");
-    }
+    let fid = format!("cipherfn-{ri}");
+    s.push_str(&explore::sortable_table(&fid, "", &fh, &fbody, "cipher"));
     s
 }
 
@@ -754,7 +550,8 @@ fn scale_section(ri: usize, run: &RunFile) -> String {
                 .collect();
             let _ = write!(
                 s,
-                r#"<polyline class="scaleline" fill="none" stroke="{colour}" stroke-width="2" points="{}"><title>{}</title></polyline>"#,
+                r#"<g class="mark"{}><polyline class="scaleline" fill="none" stroke="{colour}" stroke-width="2" points="{}"><title>{}</title></polyline>"#,
+                Of::row(r).attrs(),
                 line.join(" "),
                 esc(&subject_label(r))
             );
@@ -787,6 +584,7 @@ fn scale_section(ri: usize, run: &RunFile) -> String {
                     p.min_max_ratio
                 );
             }
+            s.push_str("</g>");
         }
         s.push_str("</svg>");
     }
@@ -825,8 +623,11 @@ fn memory_section(ri: usize, run: &RunFile) -> String {
         for (key, what, value) in figures {
             let bars: Vec<Bar> = of_op
                 .iter()
-                .filter_map(|r| Some((subject_label(r), value(r)? as f64, None, provider_colour(&r.provider))))
-                .filter(|b| b.1 > 0.0)
+                .filter_map(|r| {
+                    let bar = Bar::new(subject_label(r), value(r)? as f64, None, provider_colour(&r.provider));
+                    Some(bar.of(Of::row(r)))
+                })
+                .filter(|b| b.value > 0.0)
                 .collect();
             if !bars.is_empty() {
                 let title = format!("{} {op}: {what}", family.to_uppercase());
@@ -852,12 +653,24 @@ fn memory_section(ri: usize, run: &RunFile) -> String {
             );
         }
     }
-    s.push_str("<table class=\"results memory\"><tr><th>algorithm</th><th>provider</th><th>impl</th><th>op</th><th>heap allocations</th><th>heap bytes</th><th>peak heap</th><th>stack</th><th>code</th></tr>");
+    let header = [
+        "algorithm",
+        "provider",
+        "impl",
+        "op",
+        "heap allocations",
+        "heap bytes",
+        "peak heap",
+        "stack",
+        "code",
+    ];
+    s.push_str(&explore::table_head(&format!("memory-{ri}"), "results memory", &header));
     let n = |x: Option<u64>| x.map(|v| table::group(v as f64)).unwrap_or_default();
     for r in &rows {
         let _ = write!(
             s,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\" title=\"{}\">{}</td></tr>",
+            "{}<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\" title=\"{}\">{}</td></tr>",
+            explore::row_start(&Of::row(r)),
             esc(&r.algorithm),
             esc(&r.provider),
             esc(&r.implementation),
@@ -870,7 +683,7 @@ fn memory_section(ri: usize, run: &RunFile) -> String {
             n(r.code_bytes)
         );
     }
-    s.push_str("</table>");
+    s.push_str(explore::TABLE_END);
     s
 }
 
@@ -892,12 +705,40 @@ mod tests {
     }
 
     #[test]
-    fn escaping_and_axes() {
+    fn a_default_size_run_with_memory_stays_under_two_megabytes() {
+        // The default run's shape: 56 KEMs (3 operations) and 7 key exchanges (4), each with
+        // 1,000 samples (the most a default run takes) and the memory pass's figures.
+        let mut rows = Vec::new();
+        for i in 0..63usize {
+            let (alg, family, ops): (&str, &str, &[&str]) = if i < 56 {
+                ("Classic-McEliece-8192128f", "kem", &["keypair", "encaps", "decaps"])
+            } else {
+                ("X25519", "kex", &["keypair", "derive", "validate", "exchange"])
+            };
+            for op in ops {
+                let provider = crate::PROVIDER_ORDER[i % 5];
+                let mut r = testrows::row(alg, family, provider, op, 1e5 + i as f64);
+                r.subject = format!("{alg}/{provider}/implementation-{i}");
+                r.implementation = format!("implementation-{i}");
+                r.raw_ns = (0..1000).map(|k| 4e4 + ((k * 7919 + i) % 997) as f64).collect();
+                r.raw_cycles = r.raw_ns.iter().map(|x| x * 2.6).collect();
+                r.samples = 1000;
+                (r.ci95_low_cycles, r.ci95_high_cycles) = (Some(99_000.0), Some(101_000.0));
+                (r.ci95_low_ns, r.ci95_high_ns) = (Some(39_000.0), Some(41_000.0));
+                r.stack_bytes = Some(12_345);
+                r.heap_peak_bytes = Some(1_048_576);
+                (r.heap_allocations, r.heap_bytes, r.code_bytes) = (Some(7), Some(2_000_000), Some(40_000));
+                rows.push(r);
+            }
+        }
+        let html = render(&[testrows::run(rows)]);
+        eprintln!("default-size report: {} bytes", html.len());
+        assert!(html.len() < 2_000_000, "{} bytes", html.len());
+        assert_eq!(html.matches("<details>").count(), 196, "samples on demand per row");
+    }
+
+    #[test]
+    fn escaping() {
         assert_eq!(esc("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
-        assert_eq!(log_axis([150.0, 20_000.0].into_iter()), (100.0, 100_000.0));
-        let c = bar_chart("x", "t", "ns", &[("a".into(), 1000.0, Some((900.0, 1100.0)), "#000")]);
-        assert!(c.contains("<rect class=\"bar\"") && c.contains("class=\"ci\""));
-        assert!(sparkline(&[1.0]).is_empty());
-        assert!(sparkline(&[1.0, 3.0, 2.0]).contains("polyline"));
     }
 }
