@@ -131,6 +131,7 @@ fn report_renders_in_a_browser_with_every_chart() {
         expected,
         "one trade-off point per gated KEM and key-exchange implementation"
     );
+    answers_quote_the_run_file(&dom, &run);
     explored_by_the_address(browser, tmp.path(), &out, &dom);
 
     let shot = tmp.path().join("shot.png");
@@ -215,6 +216,109 @@ fn exchange_subjects(run: &serde_json::Value) -> usize {
                 })
         })
         .count()
+}
+
+/// The cells of every body row of the first table after `id="ANCHOR"`: (text, data-value).
+fn answer_rows(dom: &str, anchor: &str) -> Vec<Vec<(String, Option<f64>)>> {
+    let start = dom
+        .find(&format!("id=\"{anchor}\""))
+        .unwrap_or_else(|| panic!("{anchor} missing"));
+    let body = &dom[start..];
+    let body = &body[body.find("<tbody>").unwrap()..body.find("</tbody>").unwrap()];
+    body.split("<tr")
+        .skip(1)
+        .map(|row| {
+            row.split("<td")
+                .skip(1)
+                .map(|cell| {
+                    let value = cell
+                        .split("data-value=\"")
+                        .nth(1)
+                        .and_then(|v| v[..v.find('"').unwrap()].parse().ok());
+                    let text = &cell[cell.find('>').unwrap() + 1..];
+                    (text[..text.find("</td>").unwrap()].to_string(), value)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Every figure the first two answers quote, checked against the results file the run
+/// wrote: the fastest implementation's median is the least of its (algorithm, operation)
+/// among gated rows, "ahead by" is the runner-up's median over it and the runner-up's
+/// interval lies clear of the winner's, every "tied" implementation's interval overlaps the
+/// winner's; a full exchange's cycles and bytes are the sums of its rows' medians and sizes.
+fn answers_quote_the_run_file(dom: &str, run: &serde_json::Value) {
+    let rows = run["results"].as_array().unwrap();
+    let find = |alg: &str, op: &str, label: &str| {
+        rows.iter()
+            .find(|r| {
+                r["algorithm"] == alg
+                    && r["operation"] == op
+                    && format!(
+                        "{}/{}",
+                        r["provider"].as_str().unwrap(),
+                        r["implementation"].as_str().unwrap()
+                    ) == label
+            })
+            .unwrap_or_else(|| panic!("{alg} {op} {label} not in the run file"))
+    };
+    let f = |r: &serde_json::Value, k: &str| r[k].as_f64().unwrap();
+    let fastest = answer_rows(dom, "answer-1");
+    assert!(!fastest.is_empty(), "question 1 answered");
+    for cells in &fastest {
+        let (alg, op, label) = (&cells[0].0, &cells[1].0, &cells[2].0);
+        let winner = find(alg, op, label);
+        assert_eq!(cells[3].1, Some(f(winner, "median_cycles")), "{alg} {op}");
+        let least = rows
+            .iter()
+            .filter(|r| r["algorithm"] == alg.as_str() && r["operation"] == op.as_str() && r["gate"] == "pass")
+            .filter_map(|r| r["median_cycles"].as_f64())
+            .fold(f64::INFINITY, f64::min);
+        assert_eq!(
+            f(winner, "median_cycles"),
+            least,
+            "{alg} {op}: the fastest is the least median"
+        );
+        let overlaps = |r: &serde_json::Value| {
+            f(r, "ci95_low_cycles") <= f(winner, "ci95_high_cycles")
+                && f(winner, "ci95_low_cycles") <= f(r, "ci95_high_cycles")
+        };
+        for t in cells[4].0.split(", ").filter(|t| !t.is_empty()) {
+            assert!(
+                overlaps(find(alg, op, t)),
+                "{alg} {op}: {t} tied, yet its interval is clear"
+            );
+        }
+        if !cells[5].0.is_empty() {
+            let second = find(alg, op, &cells[5].0);
+            assert!(!overlaps(second), "{alg} {op}: a winner by noise over {}", cells[5].0);
+            let ratio = f(second, "median_cycles") / f(winner, "median_cycles");
+            assert!(
+                (cells[6].1.unwrap() - ratio).abs() < 1e-9 * ratio,
+                "{alg} {op}: ahead by"
+            );
+        }
+    }
+    for cells in answer_rows(dom, "answer-2") {
+        let (alg, label) = (&cells[0].0, &cells[2].0);
+        let of = |op: &str| f(find(alg, op, label), "median_cycles");
+        let any = find(alg, "keypair", label);
+        let size = |k: &str| any["sizes"][k].as_f64().unwrap();
+        let (cycles, bytes) = if any["family"] == "kem" {
+            (
+                of("keypair") + of("encaps") + of("decaps"),
+                size("public_key") + size("ciphertext"),
+            )
+        } else {
+            (2.0 * (of("keypair") + of("exchange")), 2.0 * size("public_key"))
+        };
+        assert!(
+            (cells[3].1.unwrap() - cycles).abs() < 1e-6 * cycles,
+            "{alg}: cycles of a full exchange"
+        );
+        assert_eq!(cells[4].1, Some(bytes), "{alg}: bytes on the wire");
+    }
 }
 
 /// The text of column `col` of every row of the table with this id, in page order.
