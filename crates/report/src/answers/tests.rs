@@ -90,6 +90,21 @@ fn overlapping_intervals_are_a_tie_and_a_clear_gap_a_winner() {
         "{text}"
     );
     assert!(text.contains("liboqs/dispatch = pqclean/avx2"), "{text}");
+    // The report says the same: the tied implementation in its column, no margin.
+    let h = html(&answers(&run_of("r", rows_again()), &[], Against::Nothing));
+    assert!(
+        h.contains("<td>encaps</td><td>liboqs/dispatch</td><td class=\"num\" data-value=\"1000\">1,000</td><td>pqclean/avx2</td><td>pqclean/clean</td><td></td>"),
+        "{h}"
+    );
+}
+
+/// The rows of the tie test, for its report half.
+fn rows_again() -> Vec<ResultRow> {
+    vec![
+        row("ML-KEM-768", "liboqs", "dispatch", "encaps", 1000.0, 950.0, 1050.0),
+        row("ML-KEM-768", "pqclean", "avx2", "encaps", 1030.0, 990.0, 1080.0),
+        row("ML-KEM-768", "pqclean", "clean", "encaps", 2000.0, 1900.0, 2100.0),
+    ]
 }
 
 #[test]
