@@ -231,6 +231,10 @@ enum Cmd {
         /// or provider/impl such as `pqclean/clean`; default: the run's own --baseline).
         #[arg(long, value_name = "IMPL")]
         baseline: Option<String>,
+        /// Answer question 5 against this stored run (faster, slower, no change) instead of
+        /// the published figures.
+        #[arg(long, value_name = "RUN")]
+        against: Option<String>,
         #[command(flatten)]
         filter: FilterArgs,
         #[command(flatten)]
@@ -416,9 +420,10 @@ fn main() {
         Cmd::Show {
             run,
             baseline,
+            against,
             filter,
             db,
-        } => cmd_show(run, baseline.as_deref(), filter, db),
+        } => cmd_show(run, baseline.as_deref(), against.as_deref(), filter, db),
         Cmd::Export {
             run,
             format,

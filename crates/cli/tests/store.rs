@@ -55,6 +55,31 @@ fn runs_are_stored_listed_shown_exported_and_compared() {
         "{}",
         out(&o)
     );
+    // Question 5 against the earlier run: every one of its four operations has a verdict
+    // (which one is the machine's business; their count is not).
+    let o = cryptoscope()
+        .args(["show", &ids[1], "--against", &ids[0], "--db", db])
+        .output()
+        .unwrap();
+    let text = out(&o).split_whitespace().collect::<Vec<_>>().join(" ");
+    let at = text
+        .find(&format!("Against run {}: ", ids[0]))
+        .unwrap_or_else(|| panic!("{text}"));
+    let counts: Vec<u64> = text[at..]
+        .split(", ")
+        .take(4)
+        .map(|p| {
+            p.rsplit(": ")
+                .next()
+                .unwrap()
+                .split(' ')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(counts.iter().sum::<u64>(), 4, "{text}");
 
     // The exported JSON equals the file the run wrote (same contract, from the database).
     let o = cryptoscope()

@@ -187,10 +187,24 @@ pub fn cmd_runs(prune: Option<usize>, db: &DbArg) -> Result<i32> {
     Ok(0)
 }
 
-pub fn cmd_show(run: &str, baseline: Option<&str>, filter: &FilterArgs, db: &DbArg) -> Result<i32> {
+pub fn cmd_show(
+    run: &str,
+    baseline: Option<&str>,
+    against: Option<&str>,
+    filter: &FilterArgs,
+    db: &DbArg,
+) -> Result<i32> {
     let mut store = open_store(db)?;
     let mut r = store.load(run).map_err(|e| usage(e.to_string()))?;
     filter.apply(&mut r)?;
+    let previous = match against {
+        None => None,
+        Some(a) => {
+            let mut p = store.load(a).map_err(|e| usage(e.to_string()))?;
+            filter.apply(&mut p)?;
+            Some(p)
+        }
+    };
     let e = &r.environment;
     println!(
         "run {}  started {}  finished {}",
@@ -237,7 +251,7 @@ pub fn cmd_show(run: &str, baseline: Option<&str>, filter: &FilterArgs, db: &DbA
     let ct = crate::ct_cmd::ct_audits(&mut store, &r.results)
         .map(|c| c.summaries())
         .unwrap_or_default();
-    crate::run::summary::print_answers(&r, &ct);
+    crate::run::summary::print_answers(&r, &ct, previous.as_ref());
     Ok(0)
 }
 

@@ -210,7 +210,7 @@ pub(crate) fn run(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<
     let ct = summary::tables(&s, &run_file, &mut out.store, quiet);
     let failed = summary::totals(&s, &run_file, &clock);
     if s.timing && !quiet {
-        summary::print_answers(&run_file, &ct);
+        summary::print_answers(&run_file, &ct, None);
     }
     let report_note = report::write_html_beside(&run_file, &ct, &s.out_file);
     println!("Results: {}", s.out_file.display());

@@ -68,16 +68,17 @@ pub(crate) fn tables(s: &Settings, run: &RunFile, store: &mut Store, quiet: bool
 }
 
 /// The answers of a run (`ct`: the stored constant-time verdicts of its subjects), against
-/// the repository's published figures when they can be read.
-pub(crate) fn print_answers(run: &RunFile, ct: &[(String, String)]) {
+/// `previous` when one is given (`show --against`), else the repository's published
+/// figures when they can be read.
+pub(crate) fn print_answers(run: &RunFile, ct: &[(String, String)], previous: Option<&RunFile>) {
     if !run.results.iter().any(|r| r.median_cycles.is_some()) {
         return;
     }
     let published = crate::stored::published_figures();
-    let against = if published.is_empty() {
-        Against::Nothing
-    } else {
-        Against::Published(&published)
+    let against = match previous {
+        Some(p) => Against::Run(p),
+        None if published.is_empty() => Against::Nothing,
+        None => Against::Published(&published),
     };
     print!("\n{}", answers::terminal(&answers::answers(run, ct, against)));
 }
