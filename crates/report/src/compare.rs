@@ -273,7 +273,7 @@ pub fn render(c: &Comparison) -> String {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::{ResultRow, RunConfig};
+    use crate::ResultRow;
     use cryptoscope_catalogue::descriptor::{Descriptor, Randomness, Sizes};
 
     /// A run of X25519/openssl/default with the given samples (ns) per operation.
@@ -292,29 +292,19 @@ pub(crate) mod tests {
             },
             Randomness::Internal,
         );
-        RunFile {
-            schema: crate::SCHEMA.into(),
-            run_id: id.into(),
-            started_at: String::new(),
-            finished_at: String::new(),
-            tool_version: String::new(),
-            command: Default::default(),
-            config: RunConfig::default(),
-            environment: Default::default(),
-            results: rows
-                .into_iter()
-                .map(|(op, ns)| {
-                    let mut r = ResultRow::without_numbers(&d, op, GateStatus::Pass, "");
-                    let s = cryptoscope_measure::summarize(&ns);
-                    r.median_ns = Some(s.median);
-                    r.samples = ns.len();
-                    r.raw_cycles = ns.iter().map(|x| x * 2.0).collect();
-                    r.raw_ns = ns;
-                    r
-                })
-                .collect(),
-            applications: Vec::new(),
-        }
+        let rows = rows
+            .into_iter()
+            .map(|(op, ns)| {
+                let mut r = ResultRow::without_numbers(&d, op, GateStatus::Pass, "");
+                let s = cryptoscope_measure::summarize(&ns);
+                r.median_ns = Some(s.median);
+                r.samples = ns.len();
+                r.raw_cycles = ns.iter().map(|x| x * 2.0).collect();
+                r.raw_ns = ns;
+                r
+            })
+            .collect();
+        crate::html::testrows::run_of(id, rows)
     }
 
     /// 200 samples around 50 µs × `scale`.

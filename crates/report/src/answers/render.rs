@@ -152,7 +152,7 @@ pub fn machine_terminal(m: &MachineStability) -> String {
     let mut out = wrap(
         &format!(
             "Unstable machine: {} of {} operations changed speed by {pct:.0}% or more while being measured \
-(largest ×{:.2}); the report and the results file mark where.",
+(largest ×{:.2}); the results file keeps each change, the report draws each fast level.",
             m.shifted, m.examined, m.largest
         ),
         0,

@@ -1,7 +1,6 @@
 //! The answers on rows the tests make: figures and intervals set by hand, never timed.
 
 use super::*;
-use crate::RunConfig;
 use cryptoscope_catalogue::descriptor::{Descriptor, Randomness, Sizes};
 
 fn descriptor(alg: &str, provider: &str, imp: &str) -> Descriptor {
@@ -38,20 +37,7 @@ fn tight(alg: &str, provider: &str, imp: &str, op: &str, m: f64) -> ResultRow {
     row(alg, provider, imp, op, m, m * 0.99, m * 1.01)
 }
 
-fn run_of(id: &str, results: Vec<ResultRow>) -> RunFile {
-    RunFile {
-        schema: crate::SCHEMA.into(),
-        run_id: id.into(),
-        started_at: String::new(),
-        finished_at: String::new(),
-        tool_version: String::new(),
-        command: Default::default(),
-        config: RunConfig::default(),
-        environment: Default::default(),
-        results,
-        applications: Vec::new(),
-    }
-}
+use crate::html::testrows::run_of;
 
 /// The text with its line breaks and indentation folded into single spaces (what a wrapped
 /// sentence says, wherever it wrapped).

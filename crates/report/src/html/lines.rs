@@ -4,7 +4,7 @@
 //! byte against bytes per call for every strategy (one block, then ECB at the bulk length),
 //! where a batching strategy's line falls as the calls grow.
 
-use super::marks::{ns_label, stack_labels, tick_label, LogScale, Of};
+use super::marks::{log_axes, ns_label, stack_labels, tick_label, Frame, LogScale, Of};
 use super::{esc, provider_colour, table, PALETTE};
 use crate::{GateStatus, ResultRow, RunFile};
 use cryptoscope_catalogue::Operation;
@@ -46,36 +46,17 @@ pub(crate) fn line_chart(id: &str, title: &str, axes: &Axes, series: &[Series]) 
         r#"<svg class="chart lines" id="{id}" xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" role="img" aria-label="{t}"><text class="title" x="0" y="16">{t}</text>"#,
         t = esc(title)
     );
-    for t in x.ticks() {
-        let _ = write!(
-            s,
-            r#"<line class="grid" x1="{p:.1}" x2="{p:.1}" y1="{TOP}" y2="{b}"/><text class="tick" x="{p:.1}" y="{ty}">{}</text>"#,
-            tick_label(t),
-            p = x.at(t),
-            b = H - BOTTOM,
-            ty = H - BOTTOM + 13.0
-        );
-    }
-    for t in y.ticks() {
-        let _ = write!(
-            s,
-            r#"<line class="grid" x1="{LEFT}" x2="{r}" y1="{p:.1}" y2="{p:.1}"/><text class="tick" x="{lx}" y="{ty:.1}" text-anchor="end">{}</text>"#,
-            if axes.y_ns { ns_label(t) } else { tick_label(t) },
-            p = y.at(t),
-            r = W - RIGHT,
-            lx = LEFT - 6.0,
-            ty = y.at(t) + 4.0
-        );
-    }
-    let _ = write!(
-        s,
-        r#"<text class="unit" x="{cx}" y="{by}">{} (log scale)</text><text class="unit" transform="translate(12 {cy}) rotate(-90)">{} (log)</text>"#,
-        esc(axes.x),
-        esc(axes.y),
-        cx = (LEFT + W - RIGHT) / 2.0,
-        by = H - 8.0,
-        cy = (TOP + H - BOTTOM) / 2.0
-    );
+    let frame = Frame {
+        width: W,
+        height: H,
+        left: LEFT,
+        right: RIGHT,
+        top: TOP,
+        bottom: BOTTOM,
+    };
+    let y_label = if axes.y_ns { ns_label } else { tick_label };
+    let titles = (format!("{} (log scale)", axes.x), format!("{} (log)", axes.y));
+    log_axes(&mut s, &frame, (&x, &y), y_label, (&titles.0, &titles.1));
     let drawn: Vec<(&Series, Vec<(f64, f64)>)> = series
         .iter()
         .filter(|l| !l.points.is_empty())

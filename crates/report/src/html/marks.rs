@@ -102,6 +102,60 @@ impl LogScale {
     }
 }
 
+/// Where a chart draws: its `width` × `height` box and the margins around the plot.
+pub(crate) struct Frame {
+    pub width: f64,
+    pub height: f64,
+    pub left: f64,
+    pub right: f64,
+    pub top: f64,
+    pub bottom: f64,
+}
+
+/// Log–log axes: a grid line and a labelled tick per tick of each scale (`y_label` writes
+/// the y ticks), then the axis titles, `x_title` under the plot and `y_title` along its
+/// left edge (both escaped here).
+pub(crate) fn log_axes(
+    s: &mut String,
+    f: &Frame,
+    (x, y): (&LogScale, &LogScale),
+    y_label: fn(f64) -> String,
+    (x_title, y_title): (&str, &str),
+) {
+    use std::fmt::Write as _;
+    let (plot_right, plot_bottom) = (f.width - f.right, f.height - f.bottom);
+    for t in x.ticks() {
+        let _ = write!(
+            s,
+            r#"<line class="grid" x1="{p:.1}" x2="{p:.1}" y1="{top}" y2="{plot_bottom}"/><text class="tick" x="{p:.1}" y="{ty}">{}</text>"#,
+            tick_label(t),
+            p = x.at(t),
+            top = f.top,
+            ty = plot_bottom + 13.0
+        );
+    }
+    for t in y.ticks() {
+        let _ = write!(
+            s,
+            r#"<line class="grid" x1="{left}" x2="{plot_right}" y1="{p:.1}" y2="{p:.1}"/><text class="tick" x="{lx}" y="{ty:.1}" text-anchor="end">{}</text>"#,
+            y_label(t),
+            p = y.at(t),
+            left = f.left,
+            lx = f.left - 6.0,
+            ty = y.at(t) + 4.0
+        );
+    }
+    let _ = write!(
+        s,
+        r#"<text class="unit" x="{cx}" y="{by}">{}</text><text class="unit" transform="translate(13 {cy}) rotate(-90)">{}</text>"#,
+        esc(x_title),
+        esc(y_title),
+        cx = (f.left + plot_right) / 2.0,
+        by = f.height - 10.0,
+        cy = (f.top + plot_bottom) / 2.0
+    );
+}
+
 /// A tick's label: digits grouped below ten thousand ("1,000"), k/M/G above ("10k",
 /// "100M"), decimals below one ("0.01").
 pub(crate) fn tick_label(v: f64) -> String {

@@ -20,7 +20,7 @@ mod lines;
 mod marks;
 mod side_by_side;
 #[cfg(test)]
-mod testrows;
+pub(crate) mod testrows;
 pub mod tradeoff;
 mod versus;
 pub(crate) use apps::{ct_section, tahoe_section, tls_section, tunnel_section};

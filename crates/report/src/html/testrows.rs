@@ -1,4 +1,4 @@
-//! Hand-made rows and runs for the chart builders' unit tests.
+//! Hand-made rows and runs for the report's unit tests (charts, answers, comparisons).
 
 use crate::{GateStatus, ResultRow, RunConfig, RunFile};
 use cryptoscope_catalogue::descriptor::{Descriptor, Randomness, Sizes};
@@ -30,9 +30,14 @@ pub(crate) fn row(algorithm: &str, family: &str, provider: &str, operation: &str
 
 /// A run of `rows`.
 pub(crate) fn run(rows: Vec<ResultRow>) -> RunFile {
+    run_of("test", rows)
+}
+
+/// A run `id` of `rows`, with an empty configuration and environment.
+pub(crate) fn run_of(id: &str, rows: Vec<ResultRow>) -> RunFile {
     RunFile {
         schema: crate::SCHEMA.into(),
-        run_id: "test".into(),
+        run_id: id.into(),
         started_at: String::new(),
         finished_at: String::new(),
         tool_version: String::new(),

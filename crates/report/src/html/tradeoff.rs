@@ -6,7 +6,7 @@
 //! key exchange), filled = post-quantum (its NIST level written in it),
 //! hollow = classical.
 
-use super::marks::{place_label, tick_label, LogScale, Of};
+use super::marks::{log_axes, place_label, tick_label, Frame, LogScale, Of};
 use super::{esc, provider_colour, table};
 use crate::RunFile;
 use std::fmt::Write as _;
@@ -37,37 +37,15 @@ const RIGHT: f64 = 170.0;
 const TOP: f64 = 30.0;
 const BOTTOM: f64 = 50.0;
 
-/// The axes: grid lines, decade ticks with their labels, and the axis titles.
-fn axes(s: &mut String, x: &LogScale, y: &LogScale) {
-    for t in x.ticks() {
-        let _ = write!(
-            s,
-            r#"<line class="grid" x1="{p:.1}" x2="{p:.1}" y1="{TOP}" y2="{b}"/><text class="tick" x="{p:.1}" y="{ty}">{}</text>"#,
-            tick_label(t),
-            p = x.at(t),
-            b = H - BOTTOM,
-            ty = H - BOTTOM + 14.0
-        );
-    }
-    for t in y.ticks() {
-        let _ = write!(
-            s,
-            r#"<line class="grid" x1="{LEFT}" x2="{r}" y1="{p:.1}" y2="{p:.1}"/><text class="tick" x="{lx}" y="{ty:.1}" text-anchor="end">{}</text>"#,
-            tick_label(t),
-            p = y.at(t),
-            r = W - RIGHT,
-            lx = LEFT - 6.0,
-            ty = y.at(t) + 4.0
-        );
-    }
-    let _ = write!(
-        s,
-        r#"<text class="unit" x="{cx}" y="{by}">bytes on the wire (both directions, log scale)</text><text class="unit" transform="translate(14 {cy}) rotate(-90)">cycles of one full exchange (log scale)</text>"#,
-        cx = (LEFT + W - RIGHT) / 2.0,
-        by = H - 12.0,
-        cy = (TOP + H - BOTTOM) / 2.0
-    );
-}
+/// The chart's box and margins.
+const FRAME: Frame = Frame {
+    width: W,
+    height: H,
+    left: LEFT,
+    right: RIGHT,
+    top: TOP,
+    bottom: BOTTOM,
+};
 
 /// A point's marker: a circle for a KEM, a square for a key exchange, in the provider's
 /// colour; filled with the NIST level written in it when post-quantum, hollow when
@@ -110,7 +88,16 @@ fn chart(id: &str, points: &[TradeoffPoint]) -> String {
     let mut s = format!(
         r#"<svg class="chart tradeoff"{id} xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" role="img" aria-label="bytes on the wire against cycles of one exchange"><text class="title" x="0" y="16">Bytes on the wire against cycles of one full exchange</text>"#
     );
-    axes(&mut s, &x, &y);
+    log_axes(
+        &mut s,
+        &FRAME,
+        (&x, &y),
+        tick_label,
+        (
+            "bytes on the wire (both directions, log scale)",
+            "cycles of one full exchange (log scale)",
+        ),
+    );
     // Every point's box, so that no label covers a point.
     let mut taken: Vec<(f64, f64, f64)> = Vec::new();
     for p in points {
