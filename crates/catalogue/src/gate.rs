@@ -715,6 +715,7 @@ mod tests {
                 }),
                 cipher: None,
                 aead: None,
+                sig: None,
             },
             fault,
         }

@@ -8,7 +8,8 @@
 //!   (rustls's `CryptoProvider` shape); block ciphers and AEADs too.
 //! - [`rng`]: the process-global randomness every harness-randomised provider draws from,
 //!   switchable to a NIST KAT PRNG.
-//! - [`gate`]: the correctness gate. A subject is measured only after it passes.
+//! - [`gate`]: the correctness gate. A subject is measured only after it passes; the
+//!   signatures' in [`sig_gate`].
 //! - [`external`]: vector files brought by the user (CAVP, NIST KEM KAT, Wycheproof),
 //!   recognised, parsed and run against one implementation.
 //!
@@ -20,14 +21,16 @@ pub mod external;
 pub mod gate;
 pub mod hash_gate;
 pub mod rng;
+pub mod sig_gate;
 pub mod traits;
 pub mod vectors;
 
 pub use cryptoscope_model::{descriptor, names};
 pub use descriptor::{
-    AeadInfo, Availability, CipherInfo, Descriptor, Family, KatPrngKind, KatRef, Operation, Randomness, Sizes,
+    AeadInfo, Availability, CipherInfo, Descriptor, Family, KatPrngKind, KatRef, Operation, Randomness, SigInfo, Signing,
+    Sizes,
 };
 pub use traits::{
     Aead, AeadKey, BlockCipher, Decapsulator, Exchanger, Hash, HashState, Kem, Kex, KeyedCipher, OpError, Probes,
-    Subject,
+    Sig, Signer, Subject, Verifier,
 };

@@ -87,6 +87,38 @@ pub trait Exchanger {
     }
 }
 
+/// A signature scheme. Keys are prepared once, untimed ([`Sig::signer`],
+/// [`Sig::verifier`]): a server holds its key, a client parses a certificate's key once;
+/// what is timed is signing and verifying. Its descriptor's
+/// [`crate::descriptor::SigInfo`] says what is signed and how.
+pub trait Sig: Send + Sync {
+    fn descriptor(&self) -> &Descriptor;
+    /// Generates a key pair into `pk` and `sk` (the descriptor's sizes, the largest an
+    /// encoding takes) and returns the bytes of each it wrote (RSA's DER keys vary).
+    fn keypair(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(usize, usize), OpError>;
+    /// Reads the secret key `sk` into the library's form, ready to sign (untimed).
+    fn signer<'a>(&'a self, sk: &[u8]) -> Result<Box<dyn Signer + 'a>, OpError>;
+    /// Reads the public key `pk` into the library's form, ready to verify (untimed). A key
+    /// the library refuses is an error.
+    fn verifier<'a>(&'a self, pk: &[u8]) -> Result<Box<dyn Verifier + 'a>, OpError>;
+}
+
+/// A prepared secret key that signs.
+pub trait Signer {
+    /// Signs `msg` under the context string `ctx` into `sig` (the descriptor's largest
+    /// signature) and returns the signature's length. A non-empty `ctx` on a scheme
+    /// without contexts is [`OpError::Unavailable`].
+    fn sign(&mut self, sig: &mut [u8], msg: &[u8], ctx: &[u8]) -> Result<usize, OpError>;
+}
+
+/// A prepared public key that verifies.
+pub trait Verifier {
+    /// Whether `sig` is a valid signature of `msg` under `ctx`: `Ok(false)` for any
+    /// signature the scheme rejects (malformed ones included), an error only when the
+    /// library could not run.
+    fn verify(&mut self, msg: &[u8], ctx: &[u8], sig: &[u8]) -> Result<bool, OpError>;
+}
+
 /// A hash function: a factory of streaming states.
 pub trait Hash: Send + Sync {
     fn descriptor(&self) -> &Descriptor;
@@ -200,6 +232,7 @@ pub enum Subject {
     Hash(Box<dyn Hash>),
     Cipher(Box<dyn BlockCipher>),
     Aead(Box<dyn Aead>),
+    Sig(Box<dyn Sig>),
 }
 
 impl Subject {
@@ -210,6 +243,7 @@ impl Subject {
             Subject::Hash(h) => h.descriptor(),
             Subject::Cipher(c) => c.descriptor(),
             Subject::Aead(a) => a.descriptor(),
+            Subject::Sig(s) => s.descriptor(),
         }
     }
 }

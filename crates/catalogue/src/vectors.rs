@@ -46,7 +46,12 @@ pub struct KatDigest {
 
 /// Reads the digest pair for `name` from `dir/kem/file`.
 pub fn kat_digest(dir: &Path, file: &str, name: &str) -> Result<KatDigest, VectorError> {
-    let path = dir.join("kem").join(file);
+    kat_digest_in(dir, "kem", file, name)
+}
+
+/// [`kat_digest`] for the family whose digests are under `dir/family/` (`kem`, `sig`).
+pub fn kat_digest_in(dir: &Path, family: &str, file: &str, name: &str) -> Result<KatDigest, VectorError> {
+    let path = dir.join(family).join(file);
     let map: std::collections::BTreeMap<String, KatDigest> = read_json(&path)?;
     let d = map.get(name).cloned().ok_or(VectorError::Missing {
         path: path.clone(),

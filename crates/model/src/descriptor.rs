@@ -16,6 +16,8 @@ pub enum Family {
     Cipher,
     /// Authenticated encryption with associated data: seal / open.
     Aead,
+    /// Digital signatures: keypair / sign / verify.
+    Sig,
 }
 
 /// What the model knows of a family, in one place: its name (also the `--suite` that
@@ -37,14 +39,21 @@ pub struct FamilyInfo {
     pub ct_cold: &'static [&'static str],
     /// Measured by a plain `run`; otherwise its suite must be named (`--suite hash`).
     pub in_default_run: bool,
-    /// For a family whose work grows with a message's length: the operation one length of
-    /// `run --lengths` measures (a hash: `hash:N`). `None`: `--lengths` leaves it as it is.
-    pub at_length: Option<fn(u32) -> Operation>,
+    /// For a family whose work grows with a message's length: the operations one length of
+    /// `run --lengths` measures (a hash: `hash:N`; a signature: `sign:N` and `verify:N`). `None`: `--lengths` leaves it as it is.
+    pub at_length: Option<fn(u32) -> Vec<Operation>>,
 }
 
 impl Family {
     /// Every family, in the catalogue's order.
-    pub const ALL: [Family; 5] = [Family::Kem, Family::Kex, Family::Hash, Family::Cipher, Family::Aead];
+    pub const ALL: [Family; 6] = [
+        Family::Kem,
+        Family::Kex,
+        Family::Sig,
+        Family::Hash,
+        Family::Cipher,
+        Family::Aead,
+    ];
 
     /// The family's facts; the one place a family is described.
     pub fn info(self) -> &'static FamilyInfo {
@@ -79,7 +88,7 @@ impl Family {
                 ct_needs_randomness: &[],
                 ct_cold: &[],
                 in_default_run: false,
-                at_length: Some(Operation::Hash),
+                at_length: Some(|n| vec![Operation::Hash(n)]),
             },
             Family::Cipher => &FamilyInfo {
                 name: "cipher",
@@ -98,6 +107,21 @@ impl Family {
                 ct_cold: &["seal"],
                 in_default_run: false,
                 at_length: None,
+            },
+            // Signing's secret is the key (and, for hedged and randomized schemes, the
+            // randomness); verifying handles only public data and is not audited.
+            Family::Sig => &FamilyInfo {
+                name: "sig",
+                operations: &[
+                    Operation::Keypair,
+                    Operation::Sign(SIG_MESSAGE_BYTES),
+                    Operation::Verify(SIG_MESSAGE_BYTES),
+                ],
+                ct_operations: &["keypair", "sign"],
+                ct_needs_randomness: &["keypair"],
+                ct_cold: &[],
+                in_default_run: false,
+                at_length: Some(|n| vec![Operation::Sign(n), Operation::Verify(n)]),
             },
         }
     }
@@ -140,6 +164,11 @@ pub enum Operation {
     Ctr(u32),
     Seal(u32),
     Open(u32),
+    /// Signs a message of N bytes with a prepared secret key (hashing the message is part
+    /// of it, as the scheme defines).
+    Sign(u32),
+    /// Verifies a signature on a message of N bytes with a prepared public key.
+    Verify(u32),
 }
 
 /// The inner functions of block ciphers a strategy can expose, by name (GIFT's layers,
@@ -173,6 +202,11 @@ const AEAD_OPS: &[Operation] = &[
     Operation::Open(1536),
     Operation::Open(16384),
 ];
+
+/// Bytes of the message a signature operation signs by default: 59, the length eBACS
+/// (SUPERCOP's crypto_sign) and pqm4 publish their signing and verifying figures for.
+/// `run --lengths` sweeps others (TLS 1.3's CertificateVerify signs 130 bytes with SHA-256).
+pub const SIG_MESSAGE_BYTES: u32 = 59;
 
 /// SUPERCOP's message lengths for hash functions, and a long (1 MiB) message.
 pub const HASH_LENGTHS: &[u32] = &[8, 64, 576, 1536, 4096, 1 << 20];
@@ -219,6 +253,8 @@ impl Operation {
             Operation::Ctr(n) => interned("ctr", n),
             Operation::Seal(n) => interned("seal", n),
             Operation::Open(n) => interned("open", n),
+            Operation::Sign(n) => interned("sign", n),
+            Operation::Verify(n) => interned("verify", n),
         }
     }
 
@@ -242,6 +278,8 @@ impl Operation {
                     "ctr" => Some(Operation::Ctr(n)),
                     "seal" => Some(Operation::Seal(n)),
                     "open" => Some(Operation::Open(n)),
+                    "sign" => Some(Operation::Sign(n)),
+                    "verify" => Some(Operation::Verify(n)),
                     f => CIPHER_FUNCTIONS
                         .iter()
                         .position(|&c| c == f)
@@ -251,7 +289,8 @@ impl Operation {
         }
     }
 
-    /// Bytes hashed or encrypted by one call (hash and cipher operations; not `keysched`).
+    /// Bytes hashed, encrypted or signed by one call (hash, cipher, AEAD and signature
+    /// operations; not `keysched`).
     pub fn message_bytes(self) -> Option<u64> {
         match self {
             Operation::Hash(n)
@@ -261,7 +300,9 @@ impl Operation {
             | Operation::Ecb(n)
             | Operation::Ctr(n)
             | Operation::Seal(n)
-            | Operation::Open(n) => Some(u64::from(n)),
+            | Operation::Open(n)
+            | Operation::Sign(n)
+            | Operation::Verify(n) => Some(u64::from(n)),
             _ => None,
         }
     }
@@ -377,7 +418,7 @@ pub enum KatPrngKind {
 /// Which published KAT digest a subject must reproduce.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KatRef {
-    /// File under `vectors/kem/`.
+    /// File under `vectors/kem/` (KEMs) or `vectors/sig/` (signatures).
     pub file: String,
     /// Key in that file.
     pub name: String,
@@ -436,6 +477,53 @@ pub struct Descriptor {
     /// AEADs: key, nonce and tag sizes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aead: Option<AeadInfo>,
+    /// Signatures: what is signed, how, and in which encodings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sig: Option<SigInfo>,
+}
+
+/// How a signature scheme draws the randomness of signing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Signing {
+    /// The same key and message always give the same signature (Ed25519, RSA PKCS#1 v1.5,
+    /// ECDSA with RFC 6979 nonces, ML-DSA's deterministic variant).
+    Deterministic,
+    /// Fresh randomness mixed with key and message (FIPS 204's default ML-DSA, FIPS 205's
+    /// SLH-DSA with `opt_rand`): a weak generator does not expose the key.
+    Hedged,
+    /// Fresh randomness only (ECDSA with a random nonce, RSA-PSS's salt, Falcon's sampler).
+    Randomized,
+}
+
+impl Signing {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Signing::Deterministic => "deterministic",
+            Signing::Hedged => "hedged",
+            Signing::Randomized => "randomized",
+        }
+    }
+}
+
+/// What a signature subject signs and how: its largest signature (in
+/// [`Sizes::ciphertext`] too), its signing randomness, whether it takes a context string,
+/// and the scheme and encodings as they are (so SPHINCS+ round 3 never passes for FIPS 205).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SigInfo {
+    /// The largest signature, in bytes (ECDSA's DER and Falcon's compressed signatures are
+    /// shorter most of the time).
+    pub signature_bytes: usize,
+    /// Whether the signature's length varies from one signing to the next.
+    pub variable_length: bool,
+    pub signing: Signing,
+    /// Takes a context string (FIPS 204 and 205 pure signing: up to 255 bytes).
+    pub context: bool,
+    /// The scheme as implemented: "FIPS 204 ML-DSA, pure", "SPHINCS+ round 3.1, simple
+    /// (not FIPS 205)", "RSASSA-PSS with SHA-256, MGF1, 32-byte salt".
+    pub scheme: String,
+    /// The encodings of the public key, the secret key and the signature.
+    pub encoding: String,
 }
 
 /// The buffers of an AEAD, in bytes.
@@ -516,7 +604,41 @@ impl Descriptor {
             kat: None,
             cipher: None,
             aead: None,
+            sig: None,
         }
+    }
+
+    /// A descriptor for a signature implementation: the public and secret keys' sizes
+    /// (the largest, for encodings that vary, such as RSA's DER), the signature's largest
+    /// in `ciphertext`, no shared secret.
+    #[allow(clippy::too_many_arguments)]
+    pub fn signature(
+        algorithm: &str,
+        provider: &str,
+        implementation: &str,
+        provider_version: String,
+        build: String,
+        [public_key, secret_key]: [usize; 2],
+        randomness: Randomness,
+        info: SigInfo,
+    ) -> Descriptor {
+        let sizes = Sizes {
+            public_key,
+            secret_key,
+            ciphertext: info.signature_bytes,
+            shared_secret: 0,
+        };
+        let mut d = Descriptor::catalogued(
+            algorithm,
+            provider,
+            implementation,
+            provider_version,
+            build,
+            sizes,
+            randomness,
+        );
+        d.sig = Some(info);
+        d
     }
 
     /// A descriptor for an AEAD implementation: the key's size in `secret_key`, the tag's

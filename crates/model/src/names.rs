@@ -80,6 +80,18 @@ const fn kex(name: &'static str, bits: u16) -> AlgorithmInfo {
     }
 }
 
+const fn sig(name: &'static str, level: Option<u8>, bits: Option<u16>, default_suite: bool) -> AlgorithmInfo {
+    AlgorithmInfo {
+        name,
+        family: Family::Sig,
+        nist_level: level,
+        classical_bits: bits,
+        default_suite,
+        digest_size: 0,
+        block_size: 0,
+    }
+}
+
 const fn cipher(name: &'static str, block: usize) -> AlgorithmInfo {
     AlgorithmInfo {
         name,
@@ -158,6 +170,50 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
     kex("X25519", 128),
     kex("P-256", 128),
     kex("FFDHE-2048", 103),
+    // Signatures (`--suite sig` takes those marked true; the rest by `--alg` or `--all`).
+    // SLH-DSA is FIPS 205; SPHINCS+ is the round-3.1 submission liboqs 0.13 and PQClean
+    // ship, whose message encoding differs (their KATs differ): never one for the other.
+    // RSA strengths: SP 800-57 Part 1 Table 2 (2048: 112, 3072: 128); 4096: 152, from the
+    // general-number-field-sieve formula of FIPS 140-3 Implementation Guidance D.B. RSA-4096
+    // (keygen takes seconds) is measured when named.
+    sig("ML-DSA-44", Some(2), None, true),
+    sig("ML-DSA-65", Some(3), None, true),
+    sig("ML-DSA-87", Some(5), None, true),
+    sig("SLH-DSA-SHA2-128f", Some(1), None, true),
+    sig("SLH-DSA-SHA2-128s", Some(1), None, true),
+    sig("SLH-DSA-SHAKE-128f", Some(1), None, true),
+    sig("SLH-DSA-SHAKE-128s", Some(1), None, true),
+    sig("SPHINCS+-SHA2-128f-simple", Some(1), None, true),
+    sig("SPHINCS+-SHA2-128s-simple", Some(1), None, true),
+    sig("SPHINCS+-SHAKE-128f-simple", Some(1), None, true),
+    sig("SPHINCS+-SHAKE-128s-simple", Some(1), None, true),
+    sig("SPHINCS+-SHA2-192f-simple", Some(3), None, false),
+    sig("SPHINCS+-SHA2-192s-simple", Some(3), None, false),
+    sig("SPHINCS+-SHA2-256f-simple", Some(5), None, false),
+    sig("SPHINCS+-SHA2-256s-simple", Some(5), None, false),
+    sig("SPHINCS+-SHAKE-192f-simple", Some(3), None, false),
+    sig("SPHINCS+-SHAKE-192s-simple", Some(3), None, false),
+    sig("SPHINCS+-SHAKE-256f-simple", Some(5), None, false),
+    sig("SPHINCS+-SHAKE-256s-simple", Some(5), None, false),
+    sig("Falcon-512", Some(1), None, true),
+    sig("Falcon-1024", Some(5), None, true),
+    sig("Falcon-padded-512", Some(1), None, false),
+    sig("Falcon-padded-1024", Some(5), None, false),
+    sig("MAYO-1", Some(1), None, false),
+    sig("MAYO-2", Some(1), None, false),
+    sig("MAYO-3", Some(3), None, false),
+    sig("MAYO-5", Some(5), None, false),
+    sig("cross-rsdp-128-fast", Some(1), None, false),
+    sig("cross-rsdpg-128-fast", Some(1), None, false),
+    sig("OV-Is", Some(1), None, false),
+    sig("Ed25519", None, Some(128), true),
+    sig("ECDSA-P256-SHA256", None, Some(128), true),
+    sig("RSA-2048-PKCS1-SHA256", None, Some(112), true),
+    sig("RSA-3072-PKCS1-SHA256", None, Some(128), true),
+    sig("RSA-4096-PKCS1-SHA256", None, Some(152), false),
+    sig("RSA-2048-PSS-SHA256", None, Some(112), true),
+    sig("RSA-3072-PSS-SHA256", None, Some(128), true),
+    sig("RSA-4096-PSS-SHA256", None, Some(152), false),
     // Hash functions (`--suite hash`), digest and block size in bytes. SHAKE's "block" is
     // its rate; SHAKE128/256 are used with 32-byte output. SHA-256d is Tahoe-LAFS's (and
     // Bitcoin's) SHA-256 of SHA-256.

@@ -23,11 +23,10 @@ pub use protocol::{
     ScaleRun,
 };
 
-use cryptoscope_catalogue::gate::{self, Encapsulation, KatDepth, KatEntry};
+use cryptoscope_catalogue::gate::KatDepth;
 use cryptoscope_catalogue::Subject;
 use cryptoscope_model::protocol::Request;
 use std::io::Write;
-use std::path::PathBuf;
 
 fn emit(e: &Event) {
     let mut out = std::io::stdout().lock();
@@ -39,11 +38,6 @@ fn emit(e: &Event) {
 fn fail(msg: String) -> ! {
     eprintln!("error: {msg}");
     std::process::exit(2);
-}
-
-fn read_json<T: for<'de> serde::Deserialize<'de>>(p: &PathBuf) -> T {
-    let text = std::fs::read_to_string(p).unwrap_or_else(|e| fail(format!("cannot read {}: {e}", p.display())));
-    serde_json::from_str(&text).unwrap_or_else(|e| fail(format!("malformed {}: {e}", p.display())))
 }
 
 /// The program of every provider worker binary.
@@ -125,12 +119,10 @@ fn dispatch<'a>(request: Request, all: &'a [Subject], kept: Option<&mut driver::
             reference,
             encaps,
         } => {
-            let entries: Vec<KatEntry> = read_json(&reference);
-            let encs: Vec<Encapsulation> = read_json(&encaps);
-            let Subject::Kem(k) = find(&subject) else {
-                fail("verify-encaps applies to KEMs only".into())
-            };
-            let check = gate::verify_encapsulations(k.as_ref(), &entries, &encs);
+            let check = family::of(find(&subject))
+                .check_crosscheck(&reference, &encaps)
+                .unwrap_or_else(|| Err(format!("{subject}: its family has no cross-checks")))
+                .unwrap_or_else(|e| fail(e));
             emit(&Event::Verify { subject, check });
         }
         Request::VerifyFile {

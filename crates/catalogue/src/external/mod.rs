@@ -738,6 +738,8 @@ fn result_of(path: &Path, t: &serde_json::Value, id: u64) -> Result<Expect, Exte
 }
 
 pub mod mlkem;
+pub mod sig;
+pub use sig::run_sig;
 mod run;
 pub use mlkem::{
     run_mlkem_decaps, run_mlkem_encaps, run_mlkem_keygen, MlkemDecapsTest, MlkemEncapsTest, MlkemKeygenTest,

@@ -149,7 +149,7 @@ pub fn merge_visit(acc: &mut ResultRow, visit: ResultRow) {
 /// grows with a length (`FamilyInfo::at_length`), else the descriptor's own.
 pub fn operations(d: &Descriptor, lengths: Option<&[u32]>) -> Vec<Operation> {
     match (lengths, d.family.info().at_length) {
-        (Some(l), Some(at)) => l.iter().map(|&n| at(n)).collect(),
+        (Some(l), Some(at)) => l.iter().flat_map(|&n| at(n)).collect(),
         _ => d.operations().to_vec(),
     }
 }

@@ -195,6 +195,7 @@ pub fn subjects() -> Vec<Subject> {
             }),
             cipher: None,
             aead: None,
+            sig: None,
         };
         out.push(Subject::Kem(Box::new(OqsKem { kem, desc })));
     }

@@ -9,7 +9,7 @@ use super::{timed, unsupported, Family, GateAsk, KeyFiles, OpCall, Prepared};
 use crate::ct::dudect::{keypair_classes, Classes, Setup, POOL};
 use crate::ct::{err, keypair_with_secret_randomness, public, secret, seeded, with_secret_randomness};
 use cryptoscope_catalogue::external::{self, External, FileOutcome};
-use cryptoscope_catalogue::gate::{self, GateReport, KatEntry};
+use cryptoscope_catalogue::gate::{self, Check, Encapsulation, GateReport, KatEntry};
 use cryptoscope_catalogue::{Descriptor, Kem, OpError, Operation};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -93,6 +93,14 @@ impl<'a> Family<'a> for KemFamily<'a> {
             write_json(p, &g.encapsulations)?;
         }
         Ok(g.report)
+    }
+
+    fn check_crosscheck(&self, reference: &Path, produced: &Path) -> Option<Result<Check, String>> {
+        Some((|| {
+            let entries: Vec<KatEntry> = read_json(reference)?;
+            let encs: Vec<Encapsulation> = read_json(produced)?;
+            Ok(gate::verify_encapsulations(self.0, &entries, &encs))
+        })())
     }
 
     fn verify_file(&self, file: &External, keys: &KeyFiles) -> Option<Result<FileOutcome, String>> {

@@ -13,10 +13,11 @@ pub mod cipher;
 pub mod hash;
 pub mod kem;
 pub mod kex;
+pub mod sig;
 
 use crate::ct::dudect::Setup;
 use cryptoscope_catalogue::external::{External, FileOutcome};
-use cryptoscope_catalogue::gate::{GateReport, KatDepth};
+use cryptoscope_catalogue::gate::{Check, GateReport, KatDepth};
 use cryptoscope_catalogue::{Descriptor, OpError, Operation, Subject};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -38,12 +39,15 @@ pub struct GateAsk<'p> {
     /// The directory of known-answer files.
     pub vectors: &'p Path,
     pub depth: KatDepth,
-    /// KEMs: KAT entries to keep (written to `entries_out`) for cross-checking.
+    /// KEMs and signatures: KAT entries to keep (written to `entries_out`) for
+    /// cross-checking.
     pub keep: usize,
     pub entries_out: Option<&'p PathBuf>,
-    /// KEMs: KAT entries of a subject that passed, for one with its own randomness.
+    /// KEMs and signatures: KAT entries of a subject that passed, for one with its own
+    /// randomness.
     pub reference: Option<&'p PathBuf>,
-    /// KEMs: where to write this subject's encapsulations to the reference's keys.
+    /// Where to write what this subject made for the reference to check (a KEM's
+    /// encapsulations to the reference's keys, a signature scheme's signatures).
     pub encaps_out: Option<&'p PathBuf>,
 }
 
@@ -80,6 +84,15 @@ pub trait Family<'a> {
     /// The correctness gate.
     fn gate(&self, ask: &GateAsk) -> Result<GateReport, String>;
 
+    /// A cross-check's second half, run by the reference: checks what a subject with its own
+    /// randomness produced from the reference's KAT entries (a KEM's encapsulations to the
+    /// reference's keys, a signature scheme's signatures of its messages). `None`: the
+    /// family has no cross-checks.
+    fn check_crosscheck(&self, reference: &Path, produced: &Path) -> Option<Result<Check, String>> {
+        let _ = (reference, produced);
+        None
+    }
+
     /// A vector file brought by the user (`None`: not a file of this family).
     fn verify_file(&self, file: &External, keys: &KeyFiles) -> Option<Result<FileOutcome, String>> {
         let _ = (file, keys);
@@ -107,6 +120,7 @@ pub fn of(s: &Subject) -> Box<dyn Family<'_> + '_> {
         Subject::Hash(h) => Box::new(hash::HashFamily(h.as_ref())),
         Subject::Cipher(c) => Box::new(cipher::CipherFamily(c.as_ref())),
         Subject::Aead(a) => Box::new(aead::AeadFamily(a.as_ref())),
+        Subject::Sig(s) => Box::new(sig::SigFamily(s.as_ref())),
     }
 }
 

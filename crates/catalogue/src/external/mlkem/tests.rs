@@ -239,6 +239,7 @@ fn toy(randomness: Randomness) -> Toy {
             kat: None,
             cipher: None,
             aead: None,
+            sig: None,
         },
         lax_ek: false,
         refuses_ek: false,
