@@ -466,3 +466,7 @@ fn wycheproof(s: &dyn Sig, dir: &Path) -> Vec<Check> {
         })
         .collect()
 }
+
+#[cfg(test)]
+#[path = "sig_gate_tests.rs"]
+mod tests;

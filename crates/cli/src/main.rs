@@ -26,12 +26,12 @@ use std::path::PathBuf;
     name = "cryptoscope",
     version,
     about = "What cryptography really costs on this machine: gated, counted, labelled.",
-    long_about = "cryptoscope measures post-quantum KEMs and classical key exchange from several \
-providers (liboqs, PQClean, AWS-LC, RustCrypto, OpenSSL) side by side. Every implementation must \
-first pass its correctness gate (published known-answer data); only then is it measured, each \
+    long_about = "cryptoscope measures post-quantum KEMs and signatures beside classical key \
+exchange and signatures (and hashes, ciphers, AEADs) from several providers (liboqs, PQClean, \
+AWS-LC, RustCrypto, OpenSSL) side by side. Every implementation must first pass its correctness gate (published known-answer data); only then is it measured, each \
 provider in its own worker process, with cycles from the PMU or the TSC (labelled) and a median \
 with a 95% confidence interval.",
-    after_help = "Examples:\n  cryptoscope list\n  cryptoscope verify --alg ML-KEM-768\n  cryptoscope run --quick\n  cryptoscope run --alg X25519 --alg ML-KEM-768 --provider aws-lc --json \\\n      out.json\n\nExit codes: 0 ok, 1 a subject failed its gate (or crashed/timed out), 2 usage or input error."
+    after_help = "Examples:\n  cryptoscope list\n  cryptoscope verify --alg ML-KEM-768\n  cryptoscope run --quick\n  cryptoscope run --suite sig --alg ML-DSA-65 --alg Ed25519\n  cryptoscope run --alg X25519 --alg ML-KEM-768 --provider aws-lc --json \\\n      out.json\n\nExit codes: 0 ok, 1 a subject failed its gate (or crashed/timed out), 2 usage or input error."
 )]
 struct Cli {
     #[command(subcommand)]

@@ -12,12 +12,12 @@ pub(crate) const DEFAULT_ROUNDS: usize = 5;
 
 #[derive(Args, Clone)]
 pub struct SelectArgs {
-    /// Suites to include: kem, kex, hash, cipher, aead (comma-separated or repeated). Default: kem
-    /// and kex.
+    /// Suites to include: kem, kex, sig, hash, cipher, aead (comma-separated or repeated).
+    /// Default: kem and kex.
     #[arg(long, value_name = "SUITE")]
     pub(crate) suite: Vec<String>,
     /// Algorithm by canonical name, e.g. ML-KEM-768, Classic-McEliece-8192128f, X25519,
-    /// SHA3-256, GIFT-128, Camellia-128 (repeatable).
+    /// ML-DSA-65, Ed25519, SHA3-256, GIFT-128, Camellia-128 (repeatable).
     #[arg(long = "alg", value_name = "NAME")]
     pub(crate) alg: Vec<String>,
     /// Provider: liboqs, pqclean, aws-lc, rustcrypto, openssl, build, cryptoscope (our own
@@ -28,8 +28,9 @@ pub struct SelectArgs {
     /// strategy: naive, table, fixsliced, bitsliced-avx2, aesni-avx, ... (repeatable).
     #[arg(long = "impl", value_name = "I")]
     pub(crate) implementation: Vec<String>,
-    /// The whole catalogue: every suite (hashes, ciphers, AEADs) and the algorithms outside
-    /// the default run (Kyber, more Classic McEliece sets).
+    /// The whole catalogue: every suite (signatures, hashes, ciphers, AEADs) and the
+    /// algorithms outside the default run (Kyber, more Classic McEliece sets, the larger
+    /// SPHINCS+ sets, MAYO, CROSS, UOV, RSA-4096).
     #[arg(long)]
     pub(crate) all: bool,
 }

@@ -185,6 +185,19 @@ impl Selection {
         Ok(self)
     }
 
+    /// Whether an algorithm is picked when no `--alg` names any: a default-run family's
+    /// suite algorithms; for a family outside the default run, once its suite is named, its
+    /// suite algorithms, or all of it when it marks none (hashes, ciphers, AEADs; signatures
+    /// keep the larger SPHINCS+ sets, MAYO, CROSS and UOV for `--alg` and `--all`).
+    fn by_suite(&self, a: &names::AlgorithmInfo) -> bool {
+        if a.family.info().in_default_run {
+            return a.default_suite;
+        }
+        let named = self.suites.iter().any(|s| s == a.family.as_str());
+        let marks_some = names::ALGORITHMS.iter().any(|x| x.family == a.family && x.default_suite);
+        named && (a.default_suite || !marks_some)
+    }
+
     /// The subjects this selection picks, in catalogue order. Asking for an algorithm no
     /// selected provider offers is a usage error.
     pub fn pick(&self, cat: &Catalogue) -> Result<Vec<Descriptor>> {
@@ -198,11 +211,7 @@ impl Selection {
                     // suite takes all of it.
                     self.all
                         || names::TEST_PROVIDERS.contains(&d.provider.as_str())
-                        || names::algorithm(&d.algorithm).is_some_and(|a| {
-                            a.default_suite
-                                || (!a.family.info().in_default_run
-                                    && self.suites.iter().any(|s| s == a.family.as_str()))
-                        })
+                        || names::algorithm(&d.algorithm).is_some_and(|a| self.by_suite(a))
                 } else {
                     self.algorithms.contains(&d.algorithm)
                 }

@@ -4,8 +4,10 @@
 //! whose library keeps its own randomness (AWS-LC) is cross-checked: a subject of the same
 //! algorithm that passed its digest writes KAT entries, the subject under test
 //! decapsulates them and encapsulates to their public keys, and the verified subject
-//! decapsulates those. If no selected subject can serve as reference, one is gated from
-//! the catalogue for that purpose only (it is not reported or measured).
+//! decapsulates those. A signature scheme with its own randomness (AWS-LC's ML-DSA) is
+//! cross-checked the same way: it verifies the reference's KAT signatures and signs their
+//! messages for the reference to verify. If no selected subject can serve as reference,
+//! one is gated from the catalogue for that purpose only (it is not reported or measured).
 
 use cryptoscope_catalogue::descriptor::{Availability, Descriptor, Family, Randomness};
 use cryptoscope_catalogue::gate::GateReport;
@@ -114,10 +116,22 @@ pub fn gate_all(
     let tmp = std::env::temp_dir().join(format!("cryptoscope-gate-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&tmp);
     let mut verdicts = BTreeMap::new();
-    let needs_ref =
-        |d: &Descriptor| d.family == Family::Kem && d.randomness == Randomness::Internal && d.is_available();
+    // A subject with its own randomness is cross-checked against one that reproduced the
+    // published KAT digest: always for a KEM; for a signature scheme when its algorithm has
+    // such a subject (classical schemes have no KAT digest: their vectors check them).
     let can_ref = |d: &Descriptor| {
-        d.family == Family::Kem && d.randomness == Randomness::Harness && d.kat.is_some() && d.is_available()
+        matches!(d.family, Family::Kem | Family::Sig)
+            && d.randomness == Randomness::Harness
+            && d.kat.is_some()
+            && d.is_available()
+    };
+    let needs_ref = |d: &Descriptor| {
+        let own = d.randomness == Randomness::Internal && d.is_available();
+        match d.family {
+            Family::Kem => own,
+            Family::Sig => own && cat.subjects.iter().any(|r| r.algorithm == d.algorithm && can_ref(r)),
+            _ => false,
+        }
     };
     // A reference per algorithm that some selected subject must be cross-checked against.
     let mut references: BTreeMap<String, Descriptor> = BTreeMap::new();

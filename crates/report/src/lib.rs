@@ -11,6 +11,7 @@ pub mod ct;
 pub mod export;
 pub mod html;
 pub mod published;
+pub mod sig;
 pub mod table;
 pub mod tahoe;
 pub mod tls;

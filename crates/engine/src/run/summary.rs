@@ -18,6 +18,7 @@ pub(crate) fn family_tables(results: &[ResultRow], core_per_tsc: Option<f64>) ->
         table::throughput(results),
         cryptoscope_report::cipher::table(results, core_per_tsc),
         cryptoscope_report::aead::table(results),
+        cryptoscope_report::sig::table(results),
     ]
     .into_iter()
     .flatten()
