@@ -800,6 +800,7 @@ mod tests {
 
     #[test]
     fn wrong_kat_output_fails_the_digest() {
+        let _serial = crate::rng::serial();
         let g = gate_kem(&toy(Fault::None), &vectors(), KatDepth::Single, 0, None);
         assert!(failed_check(&g.report, "kat").contains("KAT digest mismatch"));
         assert!(
@@ -811,6 +812,7 @@ mod tests {
 
     #[test]
     fn wrong_decapsulation_fails() {
+        let _serial = crate::rng::serial();
         let g = gate_kem(&toy(Fault::WrongDecaps), &vectors(), KatDepth::Single, 0, None);
         assert!(failed_check(&g.report, "kat").contains("decapsulation does not recover"));
         failed_check(&g.report, "round-trip");
@@ -818,24 +820,28 @@ mod tests {
 
     #[test]
     fn buffer_overflow_is_caught_by_canaries() {
+        let _serial = crate::rng::serial();
         let g = gate_kem(&toy(Fault::Overflow), &vectors(), KatDepth::Single, 0, None);
         assert!(failed_check(&g.report, "round-trip").contains("canary"));
     }
 
     #[test]
     fn constant_keys_are_caught() {
+        let _serial = crate::rng::serial();
         let g = gate_kem(&toy(Fault::ConstantKeys), &vectors(), KatDepth::Single, 0, None);
         assert!(failed_check(&g.report, "round-trip").contains("identical"));
     }
 
     #[test]
     fn modified_ciphertext_must_change_the_secret() {
+        let _serial = crate::rng::serial();
         let g = gate_kem(&toy(Fault::AcceptsModified), &vectors(), KatDepth::Single, 0, None);
         assert!(failed_check(&g.report, "round-trip").contains("modified ciphertext"));
     }
 
     #[test]
     fn internal_randomness_without_reference_fails() {
+        let _serial = crate::rng::serial();
         let mut t = toy(Fault::None);
         t.desc.randomness = Randomness::Internal;
         let g = gate_kem(&t, &vectors(), KatDepth::Single, 0, None);
@@ -891,6 +897,7 @@ mod tests {
 
     #[test]
     fn wrong_x25519_fails_rfc7748() {
+        let _serial = crate::rng::serial();
         let mut d = toy(Fault::None).desc;
         d.algorithm = "X25519".into();
         d.family = Family::Kex;
@@ -910,6 +917,7 @@ mod tests {
 
     #[test]
     fn the_ek_check_is_probed_beside_the_gate() {
+        let _serial = crate::rng::serial();
         // The probe's key has 3329 = q as its first coefficient (FIPS 203 §7.2 must refuse).
         let t = toy(Fault::ChecksEk);
         let g = gate_kem(&t, &vectors(), KatDepth::Single, 0, None);
@@ -932,6 +940,7 @@ mod tests {
 
     #[test]
     fn kat_entry_counts_follow_the_published_files() {
+        let _serial = crate::rng::serial();
         assert_eq!(kat_entries("Classic-McEliece-8192128f", KatDepth::All), 10);
         assert_eq!(kat_entries("ML-KEM-768", KatDepth::All), 100);
         assert_eq!(kat_entries("ML-KEM-768", KatDepth::Single), 1);

@@ -27,10 +27,10 @@ pub mod vectors;
 
 pub use cryptoscope_model::{descriptor, names};
 pub use descriptor::{
-    AeadInfo, Availability, CipherInfo, Descriptor, Family, KatPrngKind, KatRef, Operation, Randomness, SigInfo, Signing,
-    Sizes,
+    AeadInfo, Availability, CipherInfo, Descriptor, Family, KatPrngKind, KatRef, Operation, Randomness, SigInfo,
+    Signing, Sizes,
 };
 pub use traits::{
-    Aead, AeadKey, BlockCipher, Decapsulator, Exchanger, Hash, HashState, Kem, Kex, KeyedCipher, OpError, Probes,
-    Sig, Signer, Subject, Verifier,
+    Aead, AeadKey, BlockCipher, Decapsulator, Exchanger, Hash, HashState, Kem, Kex, KeyedCipher, OpError, Probes, Sig,
+    Signer, Subject, Verifier,
 };

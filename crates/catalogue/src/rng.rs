@@ -158,6 +158,14 @@ pub fn install_kat(prng: Box<dyn KatPrng>) -> KatGuard {
     KatGuard(())
 }
 
+/// Held by a unit test that draws harness randomness or installs a KAT generator: the
+/// generator is process-wide, so such tests run one at a time.
+#[cfg(test)]
+pub(crate) fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,6 +186,7 @@ mod tests {
 
     #[test]
     fn kat_guard_switches_back_to_os() {
+        let _serial = serial();
         let entropy = [7u8; 48];
         let mut a = [0u8; 32];
         let mut b = [0u8; 32];

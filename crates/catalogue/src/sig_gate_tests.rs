@@ -70,10 +70,16 @@ impl Sig for Toy {
         Ok((32, 32))
     }
     fn signer<'a>(&'a self, sk: &[u8]) -> Result<Box<dyn Signer + 'a>, OpError> {
-        Ok(Box::new(ToyKey { toy: self, key: sk.to_vec() }))
+        Ok(Box::new(ToyKey {
+            toy: self,
+            key: sk.to_vec(),
+        }))
     }
     fn verifier<'a>(&'a self, pk: &[u8]) -> Result<Box<dyn Verifier + 'a>, OpError> {
-        Ok(Box::new(ToyKey { toy: self, key: pk.to_vec() }))
+        Ok(Box::new(ToyKey {
+            toy: self,
+            key: pk.to_vec(),
+        }))
     }
 }
 
@@ -132,6 +138,7 @@ fn gate(t: &Toy) -> SigGate {
 
 #[test]
 fn a_correct_toy_passes_every_logic_check() {
+    let _serial = crate::rng::serial();
     for (signing, context) in [(Signing::Deterministic, false), (Signing::Hedged, true)] {
         let g = gate(&toy(Fault::None, signing, context));
         for name in ["round trip", "tampering", "signing", "context"] {
@@ -142,6 +149,7 @@ fn a_correct_toy_passes_every_logic_check() {
 
 #[test]
 fn a_verifier_that_accepts_everything_fails_tampering() {
+    let _serial = crate::rng::serial();
     let g = gate(&toy(Fault::AcceptsAll, Signing::Deterministic, false));
     assert!(!check(&g, "tampering").ok);
     assert!(!g.report.passed());
@@ -149,6 +157,7 @@ fn a_verifier_that_accepts_everything_fails_tampering() {
 
 #[test]
 fn writing_past_the_signature_is_caught_by_the_canaries() {
+    let _serial = crate::rng::serial();
     let g = gate(&toy(Fault::Overflow, Signing::Deterministic, false));
     let c = check(&g, "round trip");
     assert!(!c.ok && c.detail.contains("canar"), "{}", c.detail);
@@ -156,6 +165,7 @@ fn writing_past_the_signature_is_caught_by_the_canaries() {
 
 #[test]
 fn the_signing_kind_must_be_what_the_descriptor_says() {
+    let _serial = crate::rng::serial();
     let g = gate(&toy(Fault::Randomizes, Signing::Deterministic, false));
     assert!(!check(&g, "signing").ok);
     // A deterministic scheme said to be hedged is caught the other way round.
@@ -180,7 +190,10 @@ impl Sig for Repeats {
         self.0.keypair(pk, sk)
     }
     fn signer<'a>(&'a self, sk: &[u8]) -> Result<Box<dyn Signer + 'a>, OpError> {
-        Ok(Box::new(Fixed(ToyKey { toy: &self.0, key: sk.to_vec() })))
+        Ok(Box::new(Fixed(ToyKey {
+            toy: &self.0,
+            key: sk.to_vec(),
+        })))
     }
     fn verifier<'a>(&'a self, pk: &[u8]) -> Result<Box<dyn Verifier + 'a>, OpError> {
         self.0.verifier(pk)
@@ -200,12 +213,14 @@ impl Signer for Fixed<'_> {
 
 #[test]
 fn an_ignored_context_fails_the_context_check() {
+    let _serial = crate::rng::serial();
     let g = gate(&toy(Fault::IgnoresContext, Signing::Hedged, true));
     assert!(!check(&g, "context").ok);
 }
 
 #[test]
 fn a_toy_cannot_reproduce_the_published_kat_digest() {
+    let _serial = crate::rng::serial();
     let mut t = toy(Fault::None, Signing::Hedged, true);
     t.desc.kat = Some(KatRef {
         file: "liboqs-0.13.0-sig-kats.json".into(),
@@ -219,6 +234,7 @@ fn a_toy_cannot_reproduce_the_published_kat_digest() {
 
 #[test]
 fn the_kat_text_follows_liboqs_kat_sig() {
+    let _serial = crate::rng::serial();
     // The procedure's shape (not its values, which only a real ML-DSA can give): entry 0
     // has a 33-byte message and sm = sig ‖ msg.
     let t = toy(Fault::None, Signing::Hedged, true);
@@ -233,11 +249,13 @@ fn the_kat_text_follows_liboqs_kat_sig() {
     assert_eq!(kept.len(), 2);
     // The seed of entry 0 is the first 48 bytes of NIST's CTR_DRBG seeded with 0..47, the
     // value every PQCgenKAT_sign .rsp file starts with.
-    assert!(lines[1].ends_with("061550234D158C5EC95595FE04EF7A25767F2E24CC2BC479D09D86DC9ABCFDE7056A8C266F9EF97ED08541DBD2E1FFA1"));
+    assert!(lines[1]
+        .ends_with("061550234D158C5EC95595FE04EF7A25767F2E24CC2BC479D09D86DC9ABCFDE7056A8C266F9EF97ED08541DBD2E1FFA1"));
 }
 
 #[test]
 fn falcon_signed_messages_take_the_nist_layout() {
+    let _serial = crate::rng::serial();
     let sig: Vec<u8> = (0..60u8).collect();
     let msg = [0xaa, 0xbb];
     let sm = signed_message("Falcon-512", &sig, &msg).expect("layout");
@@ -246,11 +264,15 @@ fn falcon_signed_messages_take_the_nist_layout() {
     assert_eq!(&sm[42..44], &msg);
     assert_eq!(sm[44], 0x29);
     assert_eq!(&sm[45..], &sig[41..]);
-    assert_eq!(signed_message("ML-DSA-44", &sig, &msg).expect("plain"), [&sig[..], &msg[..]].concat());
+    assert_eq!(
+        signed_message("ML-DSA-44", &sig, &msg).expect("plain"),
+        [&sig[..], &msg[..]].concat()
+    );
 }
 
 #[test]
 fn cross_checks_verify_the_references_signatures_and_hand_back_their_own() {
+    let _serial = crate::rng::serial();
     let t = toy(Fault::None, Signing::Hedged, true);
     let (_, kept) = sig_kat_procedure(&t, KatPrngKind::AesCtrDrbg, 2, 2).expect("procedure");
     let g = gate_sig(&t, &vectors(), KatDepth::Single, 0, Some(&kept));

@@ -603,9 +603,21 @@ fn unsupported_files_are_usage_errors_naming_what_is_supported() {
         &[],
         &["aes_gcm_192.json", "no test with a key length of a catalogue AEAD"],
     );
-    let ecdsa = d.path().join("ecdsa.json");
-    std::fs::write(&ecdsa, r#"{"schema": "ecdsa_verify_schema_v1.json", "testGroups": []}"#).unwrap();
-    assert_usage_error(&ecdsa, &[], &["ecdsa_verify_schema_v1.json", "not supported"]);
+    let pss = d.path().join("rsa_pss.json");
+    std::fs::write(
+        &pss,
+        r#"{"schema": "rsassa_pss_verify_schema_v1.json", "testGroups": []}"#,
+    )
+    .unwrap();
+    assert_usage_error(&pss, &[], &["rsassa_pss_verify_schema_v1.json", "not supported"]);
+    // A signature schema we read, for a curve the catalogue has not.
+    let p384 = d.path().join("ecdsa_p384.json");
+    std::fs::write(
+        &p384,
+        r#"{"algorithm": "ECDSA", "schema": "ecdsa_verify_schema_v1.json", "numberOfTests": 1, "testGroups": [{"type": "EcdsaVerify", "publicKey": {"curve": "secp384r1", "uncompressed": "04"}, "sha": "SHA-384", "tests": [{"tcId": 1, "comment": "", "flags": [], "msg": "", "sig": "", "result": "valid"}]}]}"#,
+    )
+    .unwrap();
+    assert_usage_error(&p384, &[], &["secp384r1"]);
     let other = d.path().join("notes.txt");
     std::fs::write(&other, "Hello = world\n").unwrap();
     assert_usage_error(&other, &[], &["not a recognised vector file", "supported are"]);

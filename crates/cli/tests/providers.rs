@@ -50,11 +50,32 @@ fn check_descriptors(provider: &str) -> Vec<Value> {
                 assert_eq!(sizes["public_key"], 0, "{id}");
                 assert_eq!(sizes["shared_secret"], 0, "{id}");
             }
+            // A signature scheme: its largest signature in `ciphertext` and in `sig`, no
+            // shared secret, and what it signs and how, said as it is.
+            "sig" => {
+                let g = &s["sig"];
+                assert_eq!(g["signature_bytes"], sizes["ciphertext"], "{id}");
+                assert!(sizes["ciphertext"].as_u64().unwrap() > 0, "{id}");
+                assert_eq!(sizes["shared_secret"], 0, "{id}");
+                assert!(
+                    ["deterministic", "hedged", "randomized"].contains(&g["signing"].as_str().unwrap()),
+                    "{id}"
+                );
+                let (alg, scheme) = (s["algorithm"].as_str().unwrap(), g["scheme"].as_str().unwrap());
+                assert!(
+                    !scheme.is_empty() && !g["encoding"].as_str().unwrap().is_empty(),
+                    "{id}"
+                );
+                // SPHINCS+ round 3.1 is never passed off as FIPS 205's SLH-DSA.
+                if alg.starts_with("SPHINCS+") {
+                    assert!(scheme.contains("not FIPS 205"), "{id}: {scheme}");
+                }
+            }
             _ => assert!(sizes["shared_secret"].as_u64().unwrap() >= 16, "{id}"),
         }
         match s["family"].as_str().unwrap() {
             "cipher" | "aead" => {}
-            "kem" => assert!(sizes["ciphertext"].as_u64().unwrap() > 0, "{id}"),
+            "kem" | "sig" => assert!(sizes["ciphertext"].as_u64().unwrap() > 0, "{id}"),
             "kex" => assert_eq!(sizes["ciphertext"], 0, "{id}"),
             // A hash has no keys; its digest is `shared_secret`.
             "hash" => {
@@ -82,14 +103,28 @@ fn check_descriptors(provider: &str) -> Vec<Value> {
     subjects
 }
 
+/// A post-quantum signature scheme (one whose algorithm has a NIST level).
+fn is_pq_sig(s: &Value) -> bool {
+    s["family"] == "sig" && !s["nist_level"].is_null()
+}
+
+/// liboqs's ML-DSA-65 on an AVX2 machine (`dispatch` picks the AVX2 code) and PQClean's
+/// `avx2`: the verifier that accepts signatures whose z is out of bounds.
+fn known_verify_bug(s: &Value) -> bool {
+    s["algorithm"] == "ML-DSA-65"
+        && ((s["provider"] == "liboqs" && has_avx2()) || (s["provider"] == "pqclean" && s["implementation"] == "avx2"))
+}
+
 /// Gates every available subject of a provider at KAT depth `single` (the `all` depth is
 /// exercised by `cryptoscope verify`, which the default run uses).
 fn gate_all_subjects(provider: &str) {
     let vectors = vectors();
     let mut failures = Vec::new();
     for s in describe(provider) {
-        if s["availability"]["status"] != "available" || s["randomness"] == "internal" && s["family"] == "kem" {
-            continue; // Cross-checked subjects are gated through the CLI (see cli.rs).
+        let cross_checked =
+            s["randomness"] == "internal" && (s["family"] == "kem" || s["kat"].is_null() && is_pq_sig(&s));
+        if s["availability"]["status"] != "available" || cross_checked {
+            continue; // Cross-checked subjects are gated through the CLI (see cli.rs, sig.rs).
         }
         let id = s["id"].as_str().unwrap();
         let (ev, out) = worker_events(
@@ -105,6 +140,15 @@ fn gate_all_subjects(provider: &str) {
             ],
         );
         let gate = ev.iter().find(|e| e["type"] == "gate");
+        if known_verify_bug(&s) {
+            // The AVX2 ML-DSA verifier without the norm check on z (pq-crystals/dilithium
+            // issue 113): Wycheproof's InfinityNormViolation tests must fail it, by name.
+            let detail = gate.map(|g| g["report"].to_string()).unwrap_or_default();
+            if !detail.contains("InfinityNormViolation") {
+                failures.push(format!("{id}: expected to fail mldsa_65_verify's norm tests: {detail}"));
+            }
+            continue;
+        }
         match gate {
             Some(g)
                 if out.status.success()
@@ -125,6 +169,10 @@ fn gate_all_subjects(provider: &str) {
             ("X25519", _) => &["low-order rejected", "low-order accepted"],
             (a, "pqclean") if a.starts_with("ML-KEM") => &["does not validate ek"],
             (a, _) if a.starts_with("ML-KEM") => &["ek checked", "does not validate ek"],
+            // Wycheproof's ML-DSA-65 signing file presents secret keys with s1 or s2 out of
+            // range: liboqs and PQClean sign with them, AWS-LC and RustCrypto refuse them.
+            ("ML-DSA-65", "liboqs" | "pqclean") => &["does not validate sk"],
+            ("ML-DSA-65", _) => &["sk checked"],
             _ => &[""],
         };
         if !want.contains(&check) {
@@ -148,6 +196,7 @@ fn measure_first(provider: &str) {
     let expected = match s["family"].as_str().unwrap() {
         "kem" => 3,
         "kex" => 4, // keypair, derive, validate, exchange
+        "sig" => 3, // keypair, sign:59, verify:59
         // A cipher: key schedule, one block, ECB, CTR and each exposed inner function.
         "cipher" => 4 + s["cipher"]["functions"].as_array().unwrap().len(),
         _ => 12, // a hash: six lengths, one update and 64-byte updates

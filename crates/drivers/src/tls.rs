@@ -43,7 +43,8 @@ pub struct TlsArgs {
     #[arg(long, value_name = "LIST")]
     pub group: Option<String>,
     /// Server certificate key types, comma-separated: rsa-2048, rsa-3072, rsa-4096,
-    /// ecdsa-p256, ecdsa-p384, ed25519 (rsa-1024 only with --peer openssl).
+    /// ecdsa-p256, ecdsa-p384, ed25519, mldsa-44, mldsa-65, mldsa-87 (ML-DSA, FIPS 204: rustls
+    /// peer only; rsa-1024 only with --peer openssl).
     #[arg(long, default_value = "ecdsa-p256", value_name = "LIST")]
     pub cert: String,
     /// Server and client: rustls (AWS-LC) on both ends, or nginx with the system's OpenSSL
@@ -401,6 +402,15 @@ fn measure(ctx: &Ctx, c: &Config) -> Result<Measurement> {
         bail!("load generator: {}", String::from_utf8_lossy(&out.stderr).trim());
     }
     let mut m: Measurement = serde_json::from_slice(&out.stdout).context("the load generator's output")?;
+    if let Some(want) = expected_scheme(&c.cert) {
+        let got = m.rest.get("signature_scheme").and_then(Value::as_str);
+        if m.handshakes > 0 && got != Some(want) {
+            bail!(
+                "the server signed with {} instead of {want}",
+                got.unwrap_or("no scheme")
+            );
+        }
+    }
     let (window, n) = (m.window_s, m.handshakes as f64);
     // What cannot be computed is stored as null (a non-finite number serialises as null).
     if let Some(cpu) = m.server_cpu_s {
@@ -411,6 +421,50 @@ fn measure(ctx: &Ctx, c: &Config) -> Result<Measurement> {
     }
     m.handshakes_per_min = Some(n / window * 60.0);
     Ok(m)
+}
+
+/// Certificate types for the rustls peer (the OpenSSL peer also takes rsa-1024, and no ML-DSA).
+pub const CERTS: &[&str] = &[
+    "rsa-2048",
+    "rsa-3072",
+    "rsa-4096",
+    "ecdsa-p256",
+    "ecdsa-p384",
+    "ed25519",
+    "mldsa-44",
+    "mldsa-65",
+    "mldsa-87",
+];
+
+/// Refuses a certificate type the peer cannot serve, with the reason.
+fn check_certs(certs: &[String], peer: &str) -> Result<()> {
+    let openssl = peer == "openssl";
+    for c in certs {
+        if c.starts_with("mldsa-") && openssl && CERTS.contains(&c.as_str()) {
+            bail!("{c} needs the rustls peer: Debian's OpenSSL 3.0 (nginx and the OpenSSL client) has no ML-DSA");
+        }
+        if c == "rsa-1024" && !openssl {
+            bail!("rsa-1024 needs --peer openssl (rustls and webpki refuse RSA keys under 2048 bits)");
+        }
+        if !(CERTS.contains(&c.as_str()) || c == "rsa-1024") {
+            bail!(
+                "unknown certificate type `{c}` ({}; rsa-1024 with --peer openssl; mldsa-* with the rustls peer)",
+                CERTS.join(", ")
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The signature scheme (rustls's name) a server with this certificate must sign with, where
+/// the certificate allows only one: the ML-DSA types.
+fn expected_scheme(cert: &str) -> Option<&'static str> {
+    match cert {
+        "mldsa-44" => Some("ML_DSA_44"),
+        "mldsa-65" => Some("ML_DSA_65"),
+        "mldsa-87" => Some("ML_DSA_87"),
+        _ => None,
+    }
 }
 
 /// Resolves the requested groups with the driver binaries; experimental ones are gated.
@@ -432,24 +486,7 @@ fn plan(a: &TlsArgs, dir: &Path, quiet: bool) -> Result<(Vec<Config>, Vec<Config
     if groups.is_empty() || certs.is_empty() {
         bail!("--group and --cert need at least one name");
     }
-    for c in &certs {
-        let ok = [
-            "rsa-2048",
-            "rsa-3072",
-            "rsa-4096",
-            "ecdsa-p256",
-            "ecdsa-p384",
-            "ed25519",
-        ]
-        .contains(&c.as_str())
-            || (c == "rsa-1024" && a.peer == "openssl");
-        if !ok {
-            if c == "rsa-1024" {
-                bail!("rsa-1024 needs --peer openssl (rustls and webpki refuse RSA keys under 2048 bits)");
-            }
-            bail!("unknown certificate type `{c}` (rsa-2048, rsa-3072, rsa-4096, ecdsa-p256, ecdsa-p384, ed25519; rsa-1024 with --peer openssl)");
-        }
-    }
+    check_certs(&certs, &a.peer)?;
     let modes: Vec<bool> = match a.accel.as_str() {
         "off" => vec![true],
         "both" => vec![false, true],
@@ -720,5 +757,44 @@ fn setup(a: &TlsArgs, ctx: &Ctx, network: String, gate_failed: Vec<String>) -> S
         mask: Some(MASK_AES.into()),
         gate_failed,
         interrupted: INTERRUPTED.load(Ordering::SeqCst),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(list: &str) -> Vec<String> {
+        split(list)
+    }
+
+    #[test]
+    fn mldsa_certificates_are_for_the_rustls_peer_only() {
+        let all = CERTS.join(",");
+        check_certs(&names(&all), "rustls").unwrap();
+        for c in ["mldsa-44", "mldsa-65", "mldsa-87"] {
+            let e = check_certs(&names(c), "openssl").unwrap_err().to_string();
+            assert!(e.contains("OpenSSL 3.0") && e.contains("no ML-DSA"), "{e}");
+            assert!(!e.contains('\n'), "one line: {e}");
+        }
+        check_certs(&names("rsa-1024,rsa-2048,ecdsa-p256,ed25519"), "openssl").unwrap();
+        let e = check_certs(&names("rsa-1024"), "rustls").unwrap_err().to_string();
+        assert!(e.contains("--peer openssl"), "{e}");
+        for bad in ["mldsa-128", "ML-DSA-65", "dilithium3"] {
+            for peer in ["rustls", "openssl"] {
+                let e = check_certs(&names(bad), peer).unwrap_err().to_string();
+                assert!(e.contains("unknown certificate type"), "{bad} {peer}: {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn only_mldsa_certificates_pin_the_signature_scheme() {
+        assert_eq!(expected_scheme("mldsa-44"), Some("ML_DSA_44"));
+        assert_eq!(expected_scheme("mldsa-65"), Some("ML_DSA_65"));
+        assert_eq!(expected_scheme("mldsa-87"), Some("ML_DSA_87"));
+        for c in ["rsa-2048", "ecdsa-p256", "ed25519"] {
+            assert_eq!(expected_scheme(c), None);
+        }
     }
 }

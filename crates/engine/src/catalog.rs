@@ -194,7 +194,9 @@ impl Selection {
             return a.default_suite;
         }
         let named = self.suites.iter().any(|s| s == a.family.as_str());
-        let marks_some = names::ALGORITHMS.iter().any(|x| x.family == a.family && x.default_suite);
+        let marks_some = names::ALGORITHMS
+            .iter()
+            .any(|x| x.family == a.family && x.default_suite);
         named && (a.default_suite || !marks_some)
     }
 

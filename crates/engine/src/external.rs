@@ -153,7 +153,7 @@ fn algorithm(path: &Path, parsed: &External, flag: &[String]) -> Result<String> 
     };
     let Some(info) = names::algorithm(&alg) else {
         return Err(usage(format!(
-            "{file} is for {alg}, which the catalogue does not have; `cryptoscope list --all --suite kem,kex,hash,cipher,aead` shows what it has"
+            "{file} is for {alg}, which the catalogue does not have; `cryptoscope list --all --suite kem,kex,sig,hash,cipher,aead` shows what it has"
         )));
     };
     let want = parsed.format().family();

@@ -6,8 +6,9 @@
 //! decapsulates them and encapsulates to their public keys, and the verified subject
 //! decapsulates those. A signature scheme with its own randomness (AWS-LC's ML-DSA) is
 //! cross-checked the same way: it verifies the reference's KAT signatures and signs their
-//! messages for the reference to verify. If no selected subject can serve as reference,
-//! one is gated from the catalogue for that purpose only (it is not reported or measured).
+//! messages for the reference to verify. The reference is the first candidate (selected
+//! subjects first, then the catalogue's) that passes its own gate; one gated from the
+//! catalogue for that purpose only is not reported or measured.
 
 use cryptoscope_catalogue::descriptor::{Availability, Descriptor, Family, Randomness};
 use cryptoscope_catalogue::gate::GateReport;
@@ -133,51 +134,67 @@ pub fn gate_all(
             _ => false,
         }
     };
-    // A reference per algorithm that some selected subject must be cross-checked against.
-    let mut references: BTreeMap<String, Descriptor> = BTreeMap::new();
+    // The candidate references per algorithm that some selected subject must be
+    // cross-checked against: the selected ones first, then the rest of the catalogue. A
+    // subject is checked against the first that passes its own gate (a reference that
+    // fails, such as an ML-DSA whose verifier accepts Wycheproof's invalid signatures, is
+    // passed over, and the cross-check says which it used).
+    let mut candidates: BTreeMap<String, Vec<Descriptor>> = BTreeMap::new();
     for d in selected.iter().filter(|d| needs_ref(d)) {
-        if references.contains_key(&d.algorithm) {
+        if candidates.contains_key(&d.algorithm) {
             continue;
         }
-        let pick = selected
-            .iter()
-            .find(|r| r.algorithm == d.algorithm && can_ref(r))
-            .or_else(|| cat.subjects.iter().find(|r| r.algorithm == d.algorithm && can_ref(r)));
-        if let Some(r) = pick {
-            references.insert(d.algorithm.clone(), r.clone());
-        }
+        let of_alg = |r: &&Descriptor| r.algorithm == d.algorithm && can_ref(r);
+        let mut list: Vec<Descriptor> = selected.iter().filter(of_alg).cloned().collect();
+        list.extend(
+            cat.subjects
+                .iter()
+                .filter(of_alg)
+                .filter(|r| !selected.iter().any(|x| x.id == r.id))
+                .cloned(),
+        );
+        candidates.insert(d.algorithm.clone(), list);
     }
-    // Extra references not in the selection are gated first, silently.
-    for r in references.values() {
-        if !selected.iter().any(|d| d.id == r.id) {
-            let extra = GateFiles {
-                keep: CROSSCHECK_ENTRIES,
-                entries_out: Some(id_file(&tmp, &r.id, "entries")),
-                ..GateFiles::default()
-            };
-            let v = run_gate(cat, r, s, extra);
-            verdicts.insert(r.id.clone(), v);
-        }
-    }
+    let keeps = |id: &str| GateFiles {
+        keep: CROSSCHECK_ENTRIES,
+        entries_out: Some(id_file(&tmp, id, "entries")),
+        ..GateFiles::default()
+    };
     let mut order: Vec<&Descriptor> = selected.iter().collect();
     order.sort_by_key(|d| needs_ref(d));
     for d in order {
         let v = if let Availability::Unavailable(reason) = &d.availability {
             Verdict::new(GateStatus::Unavailable, reason.clone())
         } else if needs_ref(d) {
-            crosscheck(cat, d, references.get(&d.algorithm), &verdicts, s, &tmp)
-        } else {
-            let is_ref = references.values().any(|r| r.id == d.id);
-            let extra = if is_ref {
-                GateFiles {
-                    keep: CROSSCHECK_ENTRIES,
-                    entries_out: Some(id_file(&tmp, &d.id, "entries")),
-                    ..GateFiles::default()
+            let list = candidates.get(&d.algorithm).map(Vec::as_slice).unwrap_or_default();
+            // Candidates outside the selection are gated here, silently, until one passes.
+            let mut reference = None;
+            for r in list {
+                if !verdicts.contains_key(&r.id) {
+                    let v = run_gate(cat, r, s, keeps(&r.id));
+                    verdicts.insert(r.id.clone(), v);
                 }
-            } else {
-                GateFiles::default()
-            };
-            run_gate(cat, d, s, extra)
+                if verdicts.get(&r.id).is_some_and(|v| v.status == GateStatus::Pass) {
+                    reference = Some(r);
+                    break;
+                }
+            }
+            match (reference, list.first()) {
+                (Some(r), _) => crosscheck(cat, d, r, s, &tmp),
+                (None, Some(first)) => Verdict::new(
+                    GateStatus::Fail,
+                    format!(
+                        "no cross-check reference passed its own gate ({} candidates; {}: {})",
+                        list.len(),
+                        first.id,
+                        verdicts.get(&first.id).map(|v| v.detail.as_str()).unwrap_or("not gated")
+                    ),
+                ),
+                (None, None) => Verdict::new(GateStatus::Fail, "randomness not injectable and no implementation with a published KAT digest is available to cross-check against"),
+            }
+        } else {
+            let is_ref = candidates.values().flatten().any(|r| r.id == d.id);
+            run_gate(cat, d, s, if is_ref { keeps(&d.id) } else { GateFiles::default() })
         };
         progress(d, &v);
         verdicts.insert(d.id.clone(), v);
@@ -186,32 +203,9 @@ pub fn gate_all(
     verdicts
 }
 
-fn crosscheck(
-    cat: &Catalogue,
-    d: &Descriptor,
-    reference: Option<&Descriptor>,
-    verdicts: &BTreeMap<String, Verdict>,
-    s: &GateSettings,
-    tmp: &Path,
-) -> Verdict {
-    let Some(r) = reference else {
-        return Verdict::new(GateStatus::Fail, "randomness not injectable and no implementation with a published KAT digest is available to cross-check against");
-    };
-    match verdicts.get(&r.id) {
-        Some(v) if v.status == GateStatus::Pass => {}
-        Some(v) => {
-            return Verdict::new(
-                GateStatus::Fail,
-                format!("cross-check reference {} did not pass its own gate: {}", r.id, v.detail),
-            )
-        }
-        None => {
-            return Verdict::new(
-                GateStatus::Fail,
-                format!("cross-check reference {} was not gated", r.id),
-            )
-        }
-    }
+/// Cross-checks `d` against the reference `r`, which passed its own gate and kept its KAT
+/// entries.
+fn crosscheck(cat: &Catalogue, d: &Descriptor, r: &Descriptor, s: &GateSettings, tmp: &Path) -> Verdict {
     let entries = id_file(tmp, &r.id, "entries");
     let encaps = id_file(tmp, &d.id, "encaps");
     let first = run_gate(

@@ -42,10 +42,16 @@ pub fn cmd_list(sel: &SelectArgs, json: Option<&std::path::Path>) -> Result<i32>
                 Availability::Available => "available".to_string(),
                 Availability::Unavailable(r) => format!("unavailable: {r}"),
             };
-            let ct = if d.sizes.ciphertext == 0 {
-                "-".into()
-            } else {
-                d.sizes.ciphertext.to_string()
+            let ct = match &d.sig {
+                _ if d.sizes.ciphertext == 0 => "-".into(),
+                Some(s) if s.variable_length => format!("≤{}", d.sizes.ciphertext),
+                _ => d.sizes.ciphertext.to_string(),
+            };
+            // A signature has no shared secret: how it signs goes in the `ss` column.
+            let ss = match &d.sig {
+                Some(s) if s.context => format!("{}, ctx", s.signing.as_str()),
+                Some(s) => s.signing.as_str().to_string(),
+                None => d.sizes.shared_secret.to_string(),
             };
             // A hash has no keys: its digest size goes in the `ss` column.
             let key = |n: usize| {
@@ -63,7 +69,7 @@ pub fn cmd_list(sel: &SelectArgs, json: Option<&std::path::Path>) -> Result<i32>
                 key(d.sizes.public_key),
                 key(d.sizes.secret_key),
                 ct,
-                d.sizes.shared_secret.to_string(),
+                ss,
                 d.provider_version.clone(),
                 avail,
             ]
@@ -89,13 +95,13 @@ pub fn cmd_list(sel: &SelectArgs, json: Option<&std::path::Path>) -> Result<i32>
         )
     );
     println!(
-        "{} subjects; sizes in bytes (for hashes, `ss` is the digest; for block ciphers `sk` is the key and `ct` the block; for AEADs `sk` is the key and `ct` the tag).",
+        "{} subjects; sizes in bytes (for hashes, `ss` is the digest; for block ciphers `sk` is the key and `ct` the block; for AEADs `sk` is the key and `ct` the tag; for signatures `ct` is the signature, ≤ the largest where its length varies, and `ss` says how signing draws randomness and whether it takes a context).",
         picked.len()
     );
     if sel.is_default() {
         println!(
             "These are what `cryptoscope run` measures by default; the catalogue holds {everything} \
-             (`list --all`, or name a suite: --suite hash, cipher, aead)."
+             (`list --all`, or name a suite: --suite sig, hash, cipher, aead)."
         );
     }
     Ok(0)

@@ -299,7 +299,8 @@ pub fn fastest(rows: &[ResultRow]) -> Vec<Fastest> {
 
 /// One point per gated implementation with a full exchange measured: a KEM's keypair,
 /// encaps and decaps against its public key and ciphertext; a key exchange's keypair and
-/// exchange on both sides against a public key each way. In the run's order.
+/// exchange on both sides against a public key each way; a signature scheme's sign and
+/// verify against its public key and signature. In the run's order.
 pub fn tradeoff_points(run: &RunFile) -> Vec<TradeoffPoint> {
     let rows = &run.results;
     let subjects = first_seen(rows.iter().map(|r| r.subject.as_str()));
@@ -323,6 +324,15 @@ pub fn tradeoff_points(run: &RunFile) -> Vec<TradeoffPoint> {
                 (Some(k), Some(x)) => ((k + x) * 2.0, 2 * s.public_key as u64),
                 _ => continue,
             },
+            // One authentication: the signer signs, the verifier verifies; the public key
+            // and the signature travel (a certificate and a CertificateVerify carry both).
+            "sig" => {
+                let n = cryptoscope_catalogue::descriptor::SIG_MESSAGE_BYTES;
+                match (of(&format!("sign:{n}")), of(&format!("verify:{n}"))) {
+                    (Some(g), Some(v)) => (g + v, s.public_key as u64 + s.ciphertext as u64),
+                    _ => continue,
+                }
+            }
             _ => continue,
         };
         out.push(TradeoffPoint {
@@ -339,7 +349,8 @@ pub fn tradeoff_points(run: &RunFile) -> Vec<TradeoffPoint> {
     out
 }
 
-/// The cheapest point of each algorithm: KEMs, then key exchanges, each by cycles.
+/// The cheapest point of each algorithm: KEMs, then key exchanges, then signatures, each by
+/// cycles.
 fn fastest_per_algorithm(points: &[TradeoffPoint]) -> Vec<TradeoffPoint> {
     let mut best: Vec<TradeoffPoint> = Vec::new();
     for p in points {
@@ -349,9 +360,10 @@ fn fastest_per_algorithm(points: &[TradeoffPoint]) -> Vec<TradeoffPoint> {
             None => best.push(p.clone()),
         }
     }
+    let rank = |f: &str| ["kem", "kex", "sig"].iter().position(|x| *x == f).unwrap_or(3);
     best.sort_by(|a, b| {
-        (a.family != "kem")
-            .cmp(&(b.family != "kem"))
+        rank(&a.family)
+            .cmp(&rank(&b.family))
             .then(a.cycles.total_cmp(&b.cycles))
     });
     best

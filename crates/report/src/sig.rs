@@ -13,11 +13,24 @@ pub fn rows(results: &[ResultRow]) -> Option<(Vec<String>, Vec<Vec<String>>)> {
     if sig.is_empty() {
         return None;
     }
-    let (sign, verify) = (format!("sign:{SIG_MESSAGE_BYTES}"), format!("verify:{SIG_MESSAGE_BYTES}"));
+    let (sign, verify) = (
+        format!("sign:{SIG_MESSAGE_BYTES}"),
+        format!("verify:{SIG_MESSAGE_BYTES}"),
+    );
     let stack = sig.iter().any(|r| r.stack_bytes.is_some());
-    let mut header: Vec<String> = ["algorithm", "provider", "impl", "pk B", "sk B", "sig B", "keypair", "sign", "verify"]
-        .map(String::from)
-        .to_vec();
+    let mut header: Vec<String> = [
+        "algorithm",
+        "provider",
+        "impl",
+        "pk B",
+        "sk B",
+        "sig B",
+        "keypair",
+        "sign",
+        "verify",
+    ]
+    .map(String::from)
+    .to_vec();
     if stack {
         header.extend(["stack sign", "stack verify"].map(String::from));
     }
@@ -49,7 +62,11 @@ pub fn rows(results: &[ResultRow]) -> Option<(Vec<String>, Vec<Vec<String>>)> {
             }
             if stack {
                 for op in [sign.as_str(), verify.as_str()] {
-                    v.push(of(op).and_then(|r| r.stack_bytes).map_or("-".into(), |b| group(b as f64)));
+                    v.push(
+                        of(op)
+                            .and_then(|r| r.stack_bytes)
+                            .map_or("-".into(), |b| group(b as f64)),
+                    );
                 }
             }
             v

@@ -5,9 +5,11 @@
 
 use crate::wire::{own_cpu, process_cpu, Counting};
 use anyhow::{bail, Context, Result};
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::client::WebPkiServerVerifier;
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, ServerName};
-use rustls::{ClientConfig, ClientConnection, RootCertStore};
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{ClientConfig, ClientConnection, DigitallySignedStruct, RootCertStore, SignatureScheme};
 use serde_json::{json, Value};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -75,11 +77,106 @@ struct Shared {
 }
 
 enum Client {
-    Rustls(Arc<ClientConfig>),
+    /// The measured configuration, and one whose verifier notes the signature scheme, for
+    /// each client's first handshake (so measured handshakes run rustls's verifier as is).
+    Rustls {
+        cfg: Arc<ClientConfig>,
+        probe: Arc<ClientConfig>,
+        noted: Arc<NoteScheme>,
+    },
     Openssl(openssl::ssl::SslConnector),
 }
 
-fn rustls_config(a: &LoadArgs) -> Result<Arc<ClientConfig>> {
+/// rustls's WebPKI server verifier, noting the signature scheme of the server's
+/// CertificateVerify it checked.
+#[derive(Debug)]
+pub struct NoteScheme {
+    inner: Arc<WebPkiServerVerifier>,
+    scheme: OnceLock<SignatureScheme>,
+}
+
+impl NoteScheme {
+    pub fn new(inner: Arc<WebPkiServerVerifier>) -> Self {
+        Self {
+            inner,
+            scheme: OnceLock::new(),
+        }
+    }
+
+    /// The scheme of the first CertificateVerify that verified.
+    pub fn scheme(&self) -> Option<SignatureScheme> {
+        self.scheme.get().copied()
+    }
+}
+
+impl ServerCertVerifier for NoteScheme {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        self.inner
+            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        let ok = self.inner.verify_tls12_signature(message, cert, dss)?;
+        let _ = self.scheme.set(dss.scheme);
+        Ok(ok)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        let ok = self.inner.verify_tls13_signature(message, cert, dss)?;
+        let _ = self.scheme.set(dss.scheme);
+        Ok(ok)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.inner.supported_verify_schemes()
+    }
+
+    fn requires_raw_public_keys(&self) -> bool {
+        self.inner.requires_raw_public_keys()
+    }
+
+    fn root_hint_subjects(&self) -> Option<&[rustls::DistinguishedName]> {
+        self.inner.root_hint_subjects()
+    }
+}
+
+/// The measured client configuration for `roots` and `group`, and a copy whose verifier is
+/// a [`NoteScheme`] around the same WebPKI verifier.
+pub fn client_configs(
+    roots: RootCertStore,
+    group: &'static dyn rustls::crypto::SupportedKxGroup,
+) -> Result<(Arc<ClientConfig>, Arc<ClientConfig>, Arc<NoteScheme>)> {
+    let provider = crate::serve::provider(group);
+    let verifier = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone()).build()?;
+    let mut cfg = ClientConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS13])?
+        .with_webpki_verifier(verifier.clone())
+        .with_no_client_auth();
+    cfg.resumption = rustls::client::Resumption::disabled();
+    let noted = Arc::new(NoteScheme::new(verifier));
+    let mut probe = cfg.clone();
+    probe.dangerous().set_certificate_verifier(noted.clone());
+    Ok((Arc::new(cfg), Arc::new(probe), noted))
+}
+
+fn rustls_client(a: &LoadArgs) -> Result<Client> {
     let name = a
         .group
         .as_deref()
@@ -93,12 +190,8 @@ fn rustls_config(a: &LoadArgs) -> Result<Arc<ClientConfig>> {
     for c in CertificateDer::pem_file_iter(&a.ca).context("reading the CA")? {
         roots.add(c.context("parsing the CA")?)?;
     }
-    let mut cfg = ClientConfig::builder_with_provider(crate::serve::provider(g))
-        .with_protocol_versions(&[&rustls::version::TLS13])?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    cfg.resumption = rustls::client::Resumption::disabled();
-    Ok(Arc::new(cfg))
+    let (cfg, probe, noted) = client_configs(roots, g)?;
+    Ok(Client::Rustls { cfg, probe, noted })
 }
 
 fn openssl_connector(a: &LoadArgs) -> Result<openssl::ssl::SslConnector> {
@@ -126,6 +219,8 @@ fn openssl_connector(a: &LoadArgs) -> Result<openssl::ssl::SslConnector> {
 struct Facts {
     version: String,
     cipher: String,
+    /// The server's CertificateVerify scheme (rustls client only).
+    signature_scheme: Option<String>,
 }
 
 fn one(client: &Client, addr: SocketAddr, request: &[u8], facts: &mut Option<Facts>) -> Result<Record> {
@@ -138,7 +233,8 @@ fn one(client: &Client, addr: SocketAddr, request: &[u8], facts: &mut Option<Fac
     let mut buf = vec![0u8; request.len().max(1)];
     let rec;
     match client {
-        Client::Rustls(cfg) => {
+        Client::Rustls { cfg, probe, noted } => {
+            let cfg = if facts.is_none() { probe } else { cfg };
             let mut conn = ClientConnection::new(cfg.clone(), ServerName::try_from("localhost")?)?;
             while conn.is_handshaking() {
                 conn.complete_io(&mut s)?;
@@ -158,6 +254,7 @@ fn one(client: &Client, addr: SocketAddr, request: &[u8], facts: &mut Option<Fac
                         .negotiated_cipher_suite()
                         .map(|c| format!("{:?}", c.suite()))
                         .unwrap_or_default(),
+                    signature_scheme: noted.scheme().map(|s| format!("{s:?}")),
                 });
             }
             let mut st = rustls::Stream::new(&mut conn, &mut s);
@@ -204,6 +301,7 @@ fn one(client: &Client, addr: SocketAddr, request: &[u8], facts: &mut Option<Fac
                         .current_cipher()
                         .map(|c| c.name().to_string())
                         .unwrap_or_default(),
+                    signature_scheme: None,
                 });
             }
             if !request.is_empty() {
@@ -270,7 +368,7 @@ pub fn load(a: &LoadArgs) -> Result<Value> {
     }
     let client = Arc::new(match a.client.as_str() {
         "openssl" => Client::Openssl(openssl_connector(a)?),
-        _ => Client::Rustls(rustls_config(a)?),
+        _ => rustls_client(a)?,
     });
     let shared = Arc::new(Shared {
         stop: AtomicBool::new(false),
@@ -393,6 +491,7 @@ pub fn load(a: &LoadArgs) -> Result<Value> {
         "cpu_source": "/proc/PID/stat utime+stime (clock ticks) for the server; getrusage for the clients",
         "version": facts.version,
         "cipher": facts.cipher,
+        "signature_scheme": facts.signature_scheme,
         "request_bytes": a.request,
     }))
 }

@@ -3,8 +3,12 @@
 //! `xdh_comp_schema`, `ecdh_ecpoint_test_schema`, `ecdh_test_schema` (the peer key as a DER
 //! SubjectPublicKeyInfo), `mlkem_test_schema`, `aead_test_schema` (AES-GCM and
 //! ChaCha20-Poly1305), and in [`mlkem`] `mlkem_encaps_test_schema`,
-//! `mlkem_keygen_seed_test_schema` and `mlkem_semi_expanded_decaps_test_schema`. The AEAD
-//! gate runs the repository's own Wycheproof AEAD files through [`run_aead`] too.
+//! `mlkem_keygen_seed_test_schema` and `mlkem_semi_expanded_decaps_test_schema`, and in
+//! [`sig`] the signature schemas `eddsa_verify_schema` (Ed25519), `ecdsa_verify_schema`
+//! (ECDSA P-256 with SHA-256, DER signatures), `mldsa_verify_schema`,
+//! `mldsa_sign_seed_schema` and `mldsa_sign_noseed_schema`. The AEAD gate runs the
+//! repository's own Wycheproof AEAD files through [`run_aead`] too, the signature gate its
+//! signature files through [`run_sig`].
 //!
 //! [`load`] recognises a file by its content and parses all of it up front, so a malformed
 //! file is one error naming the file and the line or test id, before anything runs. The
@@ -27,7 +31,9 @@ use crate::traits::{Aead, Hash, Kem, Kex};
 pub const SUPPORTED: &str = "supported are NIST CAVP hash .rsp files (Len/Msg/MD), NIST KEM KAT .rsp files \
 (count/seed/pk/sk/ct/ss) and the Wycheproof schemas xdh_comp_schema (curve25519), ecdh_ecpoint_test_schema \
 and ecdh_test_schema (secp256r1), mlkem_test_schema, mlkem_encaps_test_schema, mlkem_keygen_seed_test_schema and \
-mlkem_semi_expanded_decaps_test_schema (ML-KEM-512/768/1024) and aead_test_schema (AES-GCM, CHACHA20-POLY1305)";
+mlkem_semi_expanded_decaps_test_schema (ML-KEM-512/768/1024), aead_test_schema (AES-GCM, CHACHA20-POLY1305), \
+eddsa_verify_schema (edwards25519), ecdsa_verify_schema (secp256r1 with SHA-256, DER signatures) and \
+mldsa_verify_schema, mldsa_sign_seed_schema and mldsa_sign_noseed_schema (ML-DSA-44/65/87)";
 
 /// A vector file that cannot be used.
 #[derive(Debug, Error)]
@@ -69,6 +75,11 @@ pub enum Format {
     WycheproofMlkemEncaps,
     WycheproofMlkemKeygen,
     WycheproofMlkemDecaps,
+    /// `mldsa_sign_seed_schema` and `mldsa_sign_noseed_schema`.
+    WycheproofMldsaSign,
+    WycheproofMldsaVerify,
+    WycheproofEddsa,
+    WycheproofEcdsa,
 }
 
 impl Format {
@@ -84,6 +95,10 @@ impl Format {
             Format::WycheproofMlkemEncaps => "wycheproof-mlkem-encaps",
             Format::WycheproofMlkemKeygen => "wycheproof-mlkem-keygen",
             Format::WycheproofMlkemDecaps => "wycheproof-mlkem-decaps",
+            Format::WycheproofMldsaSign => "wycheproof-mldsa-sign",
+            Format::WycheproofMldsaVerify => "wycheproof-mldsa-verify",
+            Format::WycheproofEddsa => "wycheproof-eddsa",
+            Format::WycheproofEcdsa => "wycheproof-ecdsa",
         }
     }
 
@@ -99,6 +114,10 @@ impl Format {
             Format::WycheproofMlkemEncaps,
             Format::WycheproofMlkemKeygen,
             Format::WycheproofMlkemDecaps,
+            Format::WycheproofMldsaSign,
+            Format::WycheproofMldsaVerify,
+            Format::WycheproofEddsa,
+            Format::WycheproofEcdsa,
         ]
         .into_iter()
         .find(|f| f.as_str() == s)
@@ -115,6 +134,10 @@ impl Format {
             }
             Format::WycheproofX25519 | Format::WycheproofP256 | Format::WycheproofEcdhSpki => Family::Kex,
             Format::WycheproofAead => Family::Aead,
+            Format::WycheproofMldsaSign
+            | Format::WycheproofMldsaVerify
+            | Format::WycheproofEddsa
+            | Format::WycheproofEcdsa => Family::Sig,
         }
     }
 
@@ -242,6 +265,11 @@ pub enum External {
     MlkemEncaps(Vec<MlkemEncapsTest>),
     MlkemKeygen(Vec<MlkemKeygenTest>),
     MlkemDecaps(Vec<MlkemDecapsTest>),
+    /// Signature verification (`eddsa_verify_schema`, `ecdsa_verify_schema`,
+    /// `mldsa_verify_schema`).
+    SigVerify(SigVerifyFile),
+    /// ML-DSA signing (`mldsa_sign_seed_schema`, `mldsa_sign_noseed_schema`).
+    MldsaSign(MldsaSignFile),
 }
 
 impl External {
@@ -257,6 +285,12 @@ impl External {
             External::MlkemEncaps(_) => Format::WycheproofMlkemEncaps,
             External::MlkemKeygen(_) => Format::WycheproofMlkemKeygen,
             External::MlkemDecaps(_) => Format::WycheproofMlkemDecaps,
+            External::SigVerify(f) => match f.schema {
+                VerifySchema::Eddsa => Format::WycheproofEddsa,
+                VerifySchema::Ecdsa => Format::WycheproofEcdsa,
+                VerifySchema::Mldsa => Format::WycheproofMldsaVerify,
+            },
+            External::MldsaSign(_) => Format::WycheproofMldsaSign,
         }
     }
 
@@ -271,6 +305,8 @@ impl External {
             External::MlkemEncaps(t) => t.len(),
             External::MlkemKeygen(t) => t.len(),
             External::MlkemDecaps(t) => t.len(),
+            External::SigVerify(f) => f.groups.iter().map(|g| g.tests.len()).sum(),
+            External::MldsaSign(f) => f.groups.iter().map(|g| g.tests.len()).sum(),
         }
     }
 
@@ -291,6 +327,8 @@ impl External {
             External::MlkemEncaps(t) => t.iter().map(|t| t.case.parameter_set.clone()).collect(),
             External::MlkemKeygen(t) => t.iter().map(|t| t.case.parameter_set.clone()).collect(),
             External::MlkemDecaps(t) => t.iter().map(|t| t.case.parameter_set.clone()).collect(),
+            External::SigVerify(f) => vec![f.algorithm.clone()],
+            External::MldsaSign(f) => vec![f.algorithm.clone()],
         };
         v.sort();
         v.dedup();
@@ -698,10 +736,11 @@ fn load_json(path: &Path, text: &str) -> Result<External, ExternalError> {
             tests,
         });
     }
-    if let Some(parsed) = mlkem::load_schema(path, schema, groups)? {
-        return Ok(parsed);
+    match mlkem::load_schema(path, schema, groups)? {
+        Some(parsed) => Ok(parsed),
+        None => sig::load_schema(path, schema, &v, groups)?
+            .ok_or_else(|| unsupported(format!("Wycheproof schema `{schema}` is not supported"))),
     }
-    Err(unsupported(format!("Wycheproof schema `{schema}` is not supported")))
 }
 
 fn tests_of<'a>(path: &Path, g: &'a serde_json::Value, gi: usize) -> Result<&'a Vec<serde_json::Value>, ExternalError> {
@@ -739,7 +778,7 @@ fn result_of(path: &Path, t: &serde_json::Value, id: u64) -> Result<Expect, Exte
 
 pub mod mlkem;
 pub mod sig;
-pub use sig::run_sig;
+pub use sig::{run_mldsa_sign, run_sig, run_sig_verify, MldsaSignFile, SigVerifyFile, VerifySchema};
 mod run;
 pub use mlkem::{
     run_mlkem_decaps, run_mlkem_encaps, run_mlkem_keygen, MlkemDecapsTest, MlkemEncapsTest, MlkemKeygenTest,

@@ -15,6 +15,7 @@ fn err(p: &Path) -> String {
 
 #[test]
 fn recognises_by_content_not_name() {
+    let _serial = crate::rng::serial();
     let d = tempfile::tempdir().unwrap();
     let p = write(
         d.path(),
@@ -43,6 +44,7 @@ fn recognises_by_content_not_name() {
 
 #[test]
 fn malformed_files_name_file_and_place() {
+    let _serial = crate::rng::serial();
     let d = tempfile::tempdir().unwrap();
     let seed = "00".repeat(48);
     let cases = [
@@ -93,6 +95,7 @@ fn malformed_files_name_file_and_place() {
 
 #[test]
 fn errors_stay_on_one_line_whatever_the_file_holds() {
+    let _serial = crate::rng::serial();
     // Found by fuzzing (`external_vectors`): a `schema` with a line break was quoted
     // as it was into the error.
     let d = tempfile::tempdir().unwrap();
@@ -115,6 +118,7 @@ fn errors_stay_on_one_line_whatever_the_file_holds() {
 
 #[test]
 fn unsupported_files_say_what_is_supported() {
+    let _serial = crate::rng::serial();
     let d = tempfile::tempdir().unwrap();
     let p = write(
         d.path(),
@@ -129,9 +133,9 @@ fn unsupported_files_say_what_is_supported() {
     let p = write(
         d.path(),
         "ecdsa.json",
-        r#"{"algorithm":"ECDSA","schema":"ecdsa_verify_schema.json","testGroups":[]}"#,
+        r#"{"algorithm":"ECDSA","schema":"ecdsa_p1363_verify_schema.json","testGroups":[]}"#,
     );
-    assert!(err(&p).contains("`ecdsa_verify_schema.json` is not supported"));
+    assert!(err(&p).contains("`ecdsa_p1363_verify_schema.json` is not supported"));
     let p = write(
         d.path(),
         "x448.json",
@@ -150,6 +154,7 @@ fn unsupported_files_say_what_is_supported() {
 
 #[test]
 fn file_names_give_hash_algorithms() {
+    let _serial = crate::rng::serial();
     for (f, a) in [
         ("SHA256ShortMsg.rsp", Some("SHA-256")),
         ("SHA3_256LongMsg.rsp", Some("SHA3-256")),
@@ -164,6 +169,7 @@ fn file_names_give_hash_algorithms() {
 
 #[test]
 fn p256_scalars_are_normalised() {
+    let _serial = crate::rng::serial();
     assert_eq!(
         private_scalar(true, &[0, 1]).unwrap(),
         [vec![0u8; 31], vec![1]].concat()
@@ -177,6 +183,7 @@ fn p256_scalars_are_normalised() {
 
 #[test]
 fn seed_feed_hands_out_the_seed_in_order_and_counts() {
+    let _serial = crate::rng::serial();
     let drawn = Arc::new(AtomicUsize::new(0));
     let mut f = SeedFeed {
         seed: (0..64).collect(),

@@ -189,3 +189,15 @@ pub fn stored(db: &str) -> Option<(String, Rows)> {
     }
     Some((run["run_id"].as_str().unwrap().to_string(), rows))
 }
+
+/// Whether this CPU has AVX2 (which picks liboqs's and PQClean's AVX2 code).
+pub fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}

@@ -1,5 +1,6 @@
 //! AWS-LC as a cryptoscope provider, through `aws-lc-rs`: ML-KEM-512/768/1024, X25519 and
-//! ECDH P-256; its digests and its AEADs (AES-GCM, ChaCha20-Poly1305).
+//! ECDH P-256; its digests and its AEADs (AES-GCM, ChaCha20-Poly1305); its signatures
+//! (ML-DSA-44/65/87, Ed25519, ECDSA P-256, RSA PKCS#1 v1.5 and PSS: `sigs`).
 //!
 //! AWS-LC draws randomness from its own generator, which cannot be replaced: its ML-KEM is
 //! gated by decapsulating KAT ciphertexts made by an implementation that already passed
@@ -17,6 +18,7 @@ use cryptoscope_catalogue::traits::{check_len, Decapsulator, Exchanger, Kem, Kex
 
 mod aeads;
 mod hashes;
+mod sigs;
 
 /// Canonical provider name.
 pub const PROVIDER: &str = "aws-lc";
@@ -251,5 +253,6 @@ pub fn subjects() -> Vec<Subject> {
     })));
     v.extend(hashes::subjects());
     v.extend(aeads::subjects());
+    v.extend(sigs::subjects());
     v
 }

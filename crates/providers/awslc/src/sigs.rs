@@ -27,8 +27,8 @@ use aws_lc_rs::encoding::{AsBigEndian, AsDer, AsRawBytes, Curve25519SeedBin, EcP
 use aws_lc_rs::rand::SystemRandom;
 use aws_lc_rs::rsa::KeySize;
 use aws_lc_rs::signature::{
-    self, EcdsaKeyPair, Ed25519KeyPair, KeyPair, ParsedPublicKey, PqdsaKeyPair, PqdsaSigningAlgorithm, RsaKeyPair,
-    PqdsaVerificationAlgorithm, RsaParameters, RsaSignatureEncoding, VerificationAlgorithm,
+    self, EcdsaKeyPair, Ed25519KeyPair, KeyPair, ParsedPublicKey, PqdsaKeyPair, PqdsaSigningAlgorithm,
+    PqdsaVerificationAlgorithm, RsaKeyPair, RsaParameters, RsaSignatureEncoding, VerificationAlgorithm,
 };
 use cryptoscope_catalogue::descriptor::{Descriptor, Randomness, SigInfo, Signing};
 use cryptoscope_catalogue::traits::{OpError, Sig, Signer, Subject, Verifier};
@@ -62,7 +62,10 @@ fn rejected(op: &'static str, what: &'static str) -> impl Fn(aws_lc_rs::error::K
 /// Copies `src` into the front of `dst` and returns its length.
 fn put(op: &'static str, what: &str, dst: &mut [u8], src: &[u8]) -> Result<usize, OpError> {
     let Some(d) = dst.get_mut(..src.len()) else {
-        return Err(OpError::failed(op, format!("{} bytes of {what} for a buffer of {}", src.len(), dst.len())));
+        return Err(OpError::failed(
+            op,
+            format!("{} bytes of {what} for a buffer of {}", src.len(), dst.len()),
+        ));
     };
     d.copy_from_slice(src);
     Ok(src.len())
@@ -97,10 +100,18 @@ fn der_element(der: &[u8]) -> Option<(u8, &[u8], &[u8])> {
 /// The PKCS#1 `RSAPrivateKey` inside a PKCS#8 `PrivateKeyInfo` (RFC 5208): the contents of
 /// its third element, the `privateKey` OCTET STRING.
 fn pkcs1_from_pkcs8(pkcs8: &[u8]) -> Option<&[u8]> {
-    let (0x30, info, _) = der_element(pkcs8)? else { return None };
-    let (0x02, _, rest) = der_element(info)? else { return None };
-    let (0x30, _, rest) = der_element(rest)? else { return None };
-    let (0x04, key, _) = der_element(rest)? else { return None };
+    let (0x30, info, _) = der_element(pkcs8)? else {
+        return None;
+    };
+    let (0x02, _, rest) = der_element(info)? else {
+        return None;
+    };
+    let (0x30, _, rest) = der_element(rest)? else {
+        return None;
+    };
+    let (0x04, key, _) = der_element(rest)? else {
+        return None;
+    };
     Some(key)
 }
 
@@ -116,24 +127,36 @@ impl Sig for Subj {
             Scheme::MlDsa(alg, _) => {
                 let kp = PqdsaKeyPair::generate(alg).map_err(&e)?;
                 let raw = kp.private_key().as_raw_bytes().map_err(&e)?;
-                Ok((put(OP, "public key", pk, kp.public_key().as_ref())?, put(OP, "secret key", sk, raw.as_ref())?))
+                Ok((
+                    put(OP, "public key", pk, kp.public_key().as_ref())?,
+                    put(OP, "secret key", sk, raw.as_ref())?,
+                ))
             }
             Scheme::Ed25519 => {
                 let kp = Ed25519KeyPair::generate().map_err(&e)?;
                 let seed: Curve25519SeedBin = kp.seed().map_err(&e)?.as_be_bytes().map_err(&e)?;
-                Ok((put(OP, "public key", pk, kp.public_key().as_ref())?, put(OP, "secret key", sk, seed.as_ref())?))
+                Ok((
+                    put(OP, "public key", pk, kp.public_key().as_ref())?,
+                    put(OP, "secret key", sk, seed.as_ref())?,
+                ))
             }
             Scheme::EcdsaP256 => {
                 let kp = EcdsaKeyPair::generate(&signature::ECDSA_P256_SHA256_ASN1_SIGNING).map_err(&e)?;
                 let d: EcPrivateKeyBin = kp.private_key().as_be_bytes().map_err(&e)?;
-                Ok((put(OP, "public key", pk, kp.public_key().as_ref())?, put(OP, "secret key", sk, d.as_ref())?))
+                Ok((
+                    put(OP, "public key", pk, kp.public_key().as_ref())?,
+                    put(OP, "secret key", sk, d.as_ref())?,
+                ))
             }
             Scheme::Rsa { size, .. } => {
                 let kp = RsaKeyPair::generate(size).map_err(&e)?;
                 let pkcs8 = AsDer::<aws_lc_rs::encoding::Pkcs8V1Der>::as_der(&kp).map_err(&e)?;
                 let der = pkcs1_from_pkcs8(pkcs8.as_ref())
                     .ok_or_else(|| OpError::failed(OP, "aws-lc wrote a PKCS#8 key without an RSAPrivateKey"))?;
-                Ok((put(OP, "public key", pk, kp.public_key().as_ref())?, put(OP, "secret key", sk, der)?))
+                Ok((
+                    put(OP, "public key", pk, kp.public_key().as_ref())?,
+                    put(OP, "secret key", sk, der)?,
+                ))
             }
         }
     }
@@ -146,7 +169,10 @@ impl Sig for Subj {
             }
             Scheme::Ed25519 => {
                 if sk.len() != 32 {
-                    return Err(OpError::failed(OP, format!("an Ed25519 seed of {} bytes (32)", sk.len())));
+                    return Err(OpError::failed(
+                        OP,
+                        format!("an Ed25519 seed of {} bytes (32)", sk.len()),
+                    ));
                 }
                 Key::Ed25519(Ed25519KeyPair::from_seed_unchecked(sk).map_err(rejected(OP, "Ed25519 seed"))?)
             }
@@ -204,9 +230,10 @@ impl Signer for Key {
             Key::Ecdsa(kp, rng) => put(OP, "signature", sig, kp.sign(rng, msg).map_err(e)?.as_ref()),
             Key::Rsa(kp, encoding, rng) => {
                 let n = kp.public_modulus_len();
+                let len = sig.len();
                 let out = sig
                     .get_mut(..n)
-                    .ok_or_else(|| OpError::failed(OP, format!("a {n}-byte signature for a buffer of {}", sig.len())))?;
+                    .ok_or_else(|| OpError::failed(OP, format!("a {n}-byte signature for a buffer of {len}")))?;
                 kp.sign(*encoding, rng, msg, out).map_err(e)?;
                 Ok(n)
             }
@@ -257,28 +284,50 @@ pub fn subjects() -> Vec<Subject> {
     };
     let mut v = Vec::new();
     for (name, sign, verify, pk, sk, sig) in [
-        ("ML-DSA-44", &signature::ML_DSA_44_SIGNING, &signature::ML_DSA_44, 1312, 2560, 2420),
-        ("ML-DSA-65", &signature::ML_DSA_65_SIGNING, &signature::ML_DSA_65, 1952, 4032, 3309),
-        ("ML-DSA-87", &signature::ML_DSA_87_SIGNING, &signature::ML_DSA_87, 2592, 4896, 4627),
+        (
+            "ML-DSA-44",
+            &signature::ML_DSA_44_SIGNING,
+            &signature::ML_DSA_44,
+            1312,
+            2560,
+            2420,
+        ),
+        (
+            "ML-DSA-65",
+            &signature::ML_DSA_65_SIGNING,
+            &signature::ML_DSA_65,
+            1952,
+            4032,
+            3309,
+        ),
+        (
+            "ML-DSA-87",
+            &signature::ML_DSA_87_SIGNING,
+            &signature::ML_DSA_87,
+            2592,
+            4896,
+            4627,
+        ),
     ] {
-        let mut d = info(
+        let d = info(
             sig,
             false,
             Signing::Hedged,
             "FIPS 204 ML-DSA, pure, hedged; empty context only (aws-lc-rs exposes none)",
             "FIPS 204 pkEncode; expanded skEncode; FIPS 204 signature",
         );
-        d.signature_bytes = sig;
-        let mut s = mk(name, [pk, sk], d, Scheme::MlDsa(sign, verify));
-        if let Subject::Sig(x) = &mut s {
-            let _ = x;
-        }
-        v.push(s);
+        v.push(mk(name, [pk, sk], d, Scheme::MlDsa(sign, verify)));
     }
     v.push(mk(
         "Ed25519",
         [32, 32],
-        info(64, false, Signing::Deterministic, "Ed25519 (RFC 8032, pure)", "32-byte public key; 32-byte seed; 64-byte signature"),
+        info(
+            64,
+            false,
+            Signing::Deterministic,
+            "Ed25519 (RFC 8032, pure)",
+            "32-byte public key; 32-byte seed; 64-byte signature",
+        ),
         Scheme::Ed25519,
     ));
     v.push(mk(
@@ -293,12 +342,22 @@ pub fn subjects() -> Vec<Subject> {
         ),
         Scheme::EcdsaP256,
     ));
-    for (bits, size) in [(2048, KeySize::Rsa2048), (3072, KeySize::Rsa3072), (4096, KeySize::Rsa4096)] {
+    for (bits, size) in [
+        (2048, KeySize::Rsa2048),
+        (3072, KeySize::Rsa3072),
+        (4096, KeySize::Rsa4096),
+    ] {
         let n = size.len();
         v.push(mk(
             &format!("RSA-{bits}-PKCS1-SHA256"),
             rsa_key_sizes(n),
-            info(n, false, Signing::Deterministic, "RSASSA-PKCS1-v1_5 with SHA-256, e = 65537", RSA_ENCODING),
+            info(
+                n,
+                false,
+                Signing::Deterministic,
+                "RSASSA-PKCS1-v1_5 with SHA-256, e = 65537",
+                RSA_ENCODING,
+            ),
             Scheme::Rsa {
                 size,
                 signing: &signature::RSA_PKCS1_SHA256,
@@ -308,7 +367,13 @@ pub fn subjects() -> Vec<Subject> {
         v.push(mk(
             &format!("RSA-{bits}-PSS-SHA256"),
             rsa_key_sizes(n),
-            info(n, false, Signing::Randomized, "RSASSA-PSS with SHA-256, MGF1-SHA-256, 32-byte salt, e = 65537", RSA_ENCODING),
+            info(
+                n,
+                false,
+                Signing::Randomized,
+                "RSASSA-PSS with SHA-256, MGF1-SHA-256, 32-byte salt, e = 65537",
+                RSA_ENCODING,
+            ),
             Scheme::Rsa {
                 size,
                 signing: &signature::RSA_PSS_SHA256,

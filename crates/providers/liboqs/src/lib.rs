@@ -1,7 +1,8 @@
 //! liboqs (Open Quantum Safe) as a cryptoscope provider, through the `oqs-sys` crate
 //! (which vendors and builds liboqs with CMake).
 //!
-//! Every KEM liboqs enables and our catalogue names becomes a subject. liboqs chooses its
+//! Every KEM liboqs enables and our catalogue names becomes a subject, and so does every
+//! signature scheme of [`sigs`] the build enables. liboqs chooses its
 //! implementation at run time (`OQS_DIST_BUILD`): AVX2 code where the CPU has it, portable
 //! code otherwise; the subject's implementation is labelled "dispatch".
 //!
@@ -18,6 +19,8 @@ use oqs_sys::kem::{
     OQS_KEM_alg_count, OQS_KEM_alg_identifier, OQS_KEM_alg_is_enabled, OQS_KEM_free, OQS_KEM_new, OQS_KEM,
 };
 use std::ffi::CStr;
+
+mod sigs;
 
 /// Canonical provider name.
 pub const PROVIDER: &str = "liboqs";
@@ -139,7 +142,7 @@ fn build_string() -> String {
     )
 }
 
-/// Every liboqs KEM our catalogue knows.
+/// Every liboqs KEM and signature scheme our catalogue knows.
 pub fn subjects() -> Vec<Subject> {
     // SAFETY: plain library initialisation and a function-pointer registration.
     unsafe {
@@ -199,5 +202,6 @@ pub fn subjects() -> Vec<Subject> {
         };
         out.push(Subject::Kem(Box::new(OqsKem { kem, desc })));
     }
+    out.extend(sigs::subjects(&version, &build));
     out
 }

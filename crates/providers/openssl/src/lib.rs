@@ -1,7 +1,8 @@
 //! OpenSSL (the system's libcrypto, OpenSSL 3.0 on Debian 12) as a cryptoscope provider:
 //! X25519, ECDH P-256 and FFDHE-2048 through the EVP API as OpenSSL's TLS uses it (`kex`,
 //! with a small C shim, `shim/kex.c`); its digests, Camellia and its AEADs (AES-GCM,
-//! ChaCha20-Poly1305).
+//! ChaCha20-Poly1305); its signatures (Ed25519, ECDSA P-256, RSA PKCS#1 v1.5 and PSS:
+//! `sigs`, with `shim/sig.c`).
 
 use cryptoscope_catalogue::descriptor::{Descriptor, Randomness, Sizes};
 use cryptoscope_catalogue::traits::{OpError, Subject};
@@ -10,6 +11,7 @@ mod aeads;
 pub mod ciphers;
 mod hashes;
 mod kex;
+mod sigs;
 
 /// Canonical provider name.
 pub const PROVIDER: &str = "openssl";
@@ -33,5 +35,6 @@ pub fn subjects() -> Vec<Subject> {
     v.extend(hashes::subjects());
     v.extend(ciphers::subjects());
     v.extend(aeads::subjects());
+    v.extend(sigs::subjects());
     v
 }

@@ -1,7 +1,8 @@
 //! PQClean as a cryptoscope provider, through the `pqcrypto-*` crates, which compile
-//! PQClean's C code with the `cc` crate. Each PQClean implementation is its own subject:
-//! the portable "clean" code and, on x86_64, the "avx2" code (called directly, not through
-//! the crates' run-time dispatch, so both are measured on the same machine).
+//! PQClean's C code with the `cc` crate: KEMs here, signatures in [`sigs`]. Each PQClean
+//! implementation is its own subject: the portable "clean" code and, on x86_64, the "avx2"
+//! code (called directly, not through the crates' run-time dispatch, so both are measured
+//! on the same machine).
 //!
 //! Randomness: PQClean's `randombytes` is `#define`d to `PQCRYPTO_RUST_randombytes`
 //! (crate `pqcrypto-internals`). This crate defines that symbol itself, routing it to the
@@ -9,11 +10,14 @@
 //! the workspace's release profile keeps LTO off for that reason.
 //!
 //! This provider must never share a process image with liboqs: both define the same
-//! `PQCLEAN_*` symbols for Classic McEliece and HQC. It runs in its own worker binary.
+//! `PQCLEAN_*` symbols for Classic McEliece, HQC, Falcon and SPHINCS+. It runs in its own
+//! worker binary.
 
 use cryptoscope_catalogue::descriptor::{require_cpu, Availability, Descriptor, KatRef, Randomness, Sizes};
 use cryptoscope_catalogue::traits::{check_len, Decapsulator, Kem, OpError, Subject};
 use libc::c_int;
+
+mod sigs;
 
 /// Canonical provider name.
 pub const PROVIDER: &str = "pqclean";
@@ -193,22 +197,33 @@ fn entries() -> Vec<Entry> {
     v
 }
 
-/// Every PQClean subject.
-pub fn subjects() -> Vec<Subject> {
+/// What an implementation needs and how it was built: the AVX2 code is compiled (by the
+/// `pqcrypto-*` build scripts) with the flags below and runs only where the CPU has all of
+/// them. Returns the availability, the build string and the crate's version.
+fn implementation(imp: &str, crate_name: &str) -> (Availability, String, String) {
     let cc = cryptoscope_worker::build_info::C_COMPILER;
     let opt = cryptoscope_worker::build_info::OPT_LEVEL;
-    entries()
+    let (availability, flags) = if imp == "avx2" {
+        (
+            require_cpu(&["avx2", "bmi1", "bmi2", "aes", "popcnt", "pclmulqdq"]),
+            " -mavx2 -mbmi2 -mbmi -maes -mpopcnt -mpclmul",
+        )
+    } else {
+        (Availability::Available, "")
+    };
+    (
+        availability,
+        format!("cc crate: {cc} -O{opt}{flags}"),
+        cryptoscope_worker::build_info::crate_version(&crate_name.replace('_', "-")),
+    )
+}
+
+/// Every PQClean subject: the KEMs, then the signatures of [`sigs`].
+pub fn subjects() -> Vec<Subject> {
+    let mut out: Vec<Subject> = entries()
         .into_iter()
         .map(|e| {
-            let (availability, flags) = if e.imp == "avx2" {
-                (
-                    require_cpu(&["avx2", "bmi1", "bmi2", "aes", "popcnt", "pclmulqdq"]),
-                    " -mavx2 -mbmi2 -mbmi -maes -mpopcnt -mpclmul",
-                )
-            } else {
-                (Availability::Available, "")
-            };
-            let version = cryptoscope_worker::build_info::crate_version(&e.crate_name.replace('_', "-"));
+            let (availability, build, version) = implementation(e.imp, e.crate_name);
             Subject::Kem(Box::new(PqKem {
                 desc: Descriptor {
                     availability,
@@ -219,7 +234,7 @@ pub fn subjects() -> Vec<Subject> {
                         PROVIDER,
                         e.imp,
                         version.clone(),
-                        format!("cc crate: {cc} -O{opt}{flags}"),
+                        build,
                         e.sizes,
                         Randomness::Harness,
                     )
@@ -229,5 +244,7 @@ pub fn subjects() -> Vec<Subject> {
                 dec: e.dec,
             })) as Subject
         })
-        .collect()
+        .collect();
+    out.extend(sigs::subjects());
+    out
 }

@@ -1,13 +1,14 @@
 //! RustCrypto as a cryptoscope provider: `ml-kem` (ML-KEM-512/768/1024), `x25519-dalek`
-//! (X25519) and `p256` (ECDH P-256), pure Rust; also hashes, block ciphers and AEADs
-//! (`aes-gcm`, `chacha20poly1305`).
+//! (X25519) and `p256` (ECDH P-256), pure Rust; also hashes, block ciphers, AEADs
+//! (`aes-gcm`, `chacha20poly1305`) and signatures (`ml-dsa`, `slh-dsa`, `ed25519-dalek`,
+//! `p256`'s ECDSA, `rsa`).
 //!
 //! Randomness is drawn from the harness: ML-KEM key generation takes the 64-byte seed
 //! d‖z and encapsulation the 32-byte message m, each in one draw, exactly as the NIST KAT
 //! procedure feeds `randombytes`, so this implementation reproduces the published KAT
 //! digests. Secret keys use the FIPS 203 expanded encoding, like the C libraries.
 
-#![allow(deprecated)] // ml-kem marks the expanded key encoding deprecated; KATs use it.
+#![allow(deprecated)] // ml-kem and ml-dsa mark the expanded key encodings deprecated; KATs use them.
 
 use cryptoscope_catalogue::descriptor::{Descriptor, Family, KatPrngKind, KatRef, Randomness, Sizes};
 use cryptoscope_catalogue::rng;
@@ -18,6 +19,7 @@ use ml_kem::{Decapsulate, ExpandedKeyEncoding, KeyExport};
 mod aeads;
 pub mod ciphers;
 mod hashes;
+mod sigs;
 
 /// Canonical provider name.
 pub const PROVIDER: &str = "rustcrypto";
@@ -284,6 +286,7 @@ pub fn subjects() -> Vec<Subject> {
     all.extend(hashes::subjects());
     all.extend(ciphers::subjects());
     all.extend(aeads::subjects());
+    all.extend(sigs::subjects());
     all
 }
 

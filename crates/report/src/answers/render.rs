@@ -108,6 +108,7 @@ fn family_name(f: &str) -> &str {
     match f {
         "kem" => "KEM",
         "kex" => "key exchange",
+        "sig" => "signature",
         f => f,
     }
 }
@@ -137,10 +138,11 @@ fn runs_of<T, K: PartialEq>(items: &[T], key: impl Fn(&T) -> K) -> Vec<&[T]> {
 }
 
 const COST_NOTE: &str = "KEM: keypair + encaps + decaps, bytes = public key + ciphertext; key exchange: \
-(keypair + exchange) × 2, bytes = a public key each way.";
+(keypair + exchange) × 2, bytes = a public key each way; signature: sign + verify, bytes = public key + \
+signature.";
 
 const NO_FASTEST: &str = "— no operation was measured by two implementations that passed the gate.";
-const NO_COST: &str = "— no KEM or key exchange has all the operations of a full exchange measured.";
+const NO_COST: &str = "— no KEM, key exchange or signature has all the operations of a full exchange measured.";
 const NO_GAIN: &str = "— no algorithm was measured both in portable code (clean, ref) and optimised.";
 const NOTHING_TO_COMPARE: &str =
     "— no published figure matches an operation of this run, and no previous run was given.";
@@ -202,7 +204,7 @@ pub fn terminal(a: &Answers) -> String {
             .collect();
         out += &wrap(&format!("{}: {}", group[0].algorithm, parts.join(", ")), 3, 2);
     }
-    out += &head(1, " (a full exchange, the fastest implementation):");
+    out += &head(1, " (one exchange or signature, fastest implementation):");
     if a.costs.is_empty() {
         out += &wrap(NO_COST, 3, 2);
     } else {

@@ -11,6 +11,14 @@ fn descriptor(alg: &str, provider: &str, imp: &str) -> Descriptor {
             ciphertext: 1088,
             shared_secret: 32,
         }
+    } else if alg.starts_with("ML-DSA-44") {
+        // FIPS 204 Table 2.
+        Sizes {
+            public_key: 1312,
+            secret_key: 2560,
+            ciphertext: 2420,
+            shared_secret: 0,
+        }
     } else {
         Sizes {
             public_key: 32,
@@ -115,6 +123,32 @@ fn failed_gate_subjects_never_win_or_count() {
     let a = answers(&run_of("r", rows), &[], Against::Nothing);
     assert!(a.costs.is_empty(), "no gated subject has all three KEM operations");
     assert_eq!(a.measured_subjects, 2);
+}
+
+#[test]
+fn a_signatures_cost_is_one_sign_and_one_verify_against_key_and_signature() {
+    let rows = vec![
+        tight("ML-KEM-768", "pqclean", "avx2", "keypair", 1000.0),
+        tight("ML-KEM-768", "pqclean", "avx2", "encaps", 1200.0),
+        tight("ML-KEM-768", "pqclean", "avx2", "decaps", 1300.0),
+        tight("ML-DSA-44", "liboqs", "dispatch", "keypair", 50_000.0),
+        tight("ML-DSA-44", "liboqs", "dispatch", "sign:59", 110_000.0),
+        tight("ML-DSA-44", "liboqs", "dispatch", "verify:59", 50_000.0),
+        // A signature measured only at other lengths (`--lengths`) has no point.
+        tight("ML-DSA-44", "pqclean", "clean", "sign:32", 500_000.0),
+        tight("ML-DSA-44", "pqclean", "clean", "verify:32", 190_000.0),
+    ];
+    let run = run_of("r", rows);
+    let points = tradeoff_points(&run);
+    assert_eq!(points.len(), 2, "{points:?}");
+    let sig = points.iter().find(|p| p.family == "sig").unwrap();
+    assert_eq!(sig.cycles, 160_000.0, "keypair is not part of it");
+    assert_eq!(sig.bytes, 1312 + 2420);
+    let a = answers(&run, &[], Against::Nothing);
+    assert_eq!(a.costs[0].family, "kem", "KEMs first, then signatures");
+    assert_eq!(a.costs[1].family, "sig");
+    let text = flat(&terminal(&a));
+    assert!(text.contains("signature: sign + verify"), "{text}");
 }
 
 #[test]

@@ -1,9 +1,10 @@
-//! The trade-off chart: what a key establishment costs on the wire against what it costs
-//! in computation, one point per implementation that passed its gate. Bytes on the wire: a
-//! KEM's public key and ciphertext; a key exchange's public key both ways. Cycles of one
-//! full exchange: a KEM's keypair + encaps + decaps medians; a key exchange's keypair and
-//! exchange, once per side. Log–log, colour = provider, shape = family (circle KEM, square
-//! key exchange), filled = post-quantum (its NIST level written in it),
+//! The trade-off chart: what a key establishment or an authentication costs on the wire
+//! against what it costs in computation, one point per implementation that passed its gate.
+//! Bytes on the wire: a KEM's public key and ciphertext; a key exchange's public key both
+//! ways; a signature scheme's public key and signature. Cycles of one full exchange: a KEM's
+//! keypair + encaps + decaps medians; a key exchange's keypair and exchange, once per side;
+//! a signature's sign + verify. Log–log, colour = provider, shape = family (circle KEM, square key exchange,
+//! triangle signature), filled = post-quantum (its NIST level written in it),
 //! hollow = classical.
 
 use super::marks::{log_axes, place_label, tick_label, Frame, LogScale, Of};
@@ -47,7 +48,8 @@ const FRAME: Frame = Frame {
     bottom: BOTTOM,
 };
 
-/// A point's marker: a circle for a KEM, a square for a key exchange, in the provider's
+/// A point's marker: a circle for a KEM, a square for a key exchange, a triangle for a
+/// signature, in the provider's
 /// colour; filled with the NIST level written in it when post-quantum, hollow when
 /// classical.
 fn marker(p: &TradeoffPoint, cx: f64, cy: f64) -> String {
@@ -55,6 +57,16 @@ fn marker(p: &TradeoffPoint, cx: f64, cy: f64) -> String {
     let fill = if p.nist_level.is_some() { colour } else { "#fff" };
     let mut m = if p.family == "kem" {
         format!(r#"<circle cx="{cx:.1}" cy="{cy:.1}" r="6.5" fill="{fill}" stroke="{colour}" stroke-width="1.5"/>"#)
+    } else if p.family == "sig" {
+        format!(
+            r#"<polygon points="{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}" fill="{fill}" stroke="{colour}" stroke-width="1.5"/>"#,
+            cx,
+            cy - 7.5,
+            cx + 7.0,
+            cy + 5.5,
+            cx - 7.0,
+            cy + 5.5
+        )
     } else {
         format!(
             r#"<rect x="{:.1}" y="{:.1}" width="11" height="11" fill="{fill}" stroke="{colour}" stroke-width="1.5"/>"#,
@@ -155,9 +167,10 @@ pub(crate) fn section(ri: usize, run: &RunFile) -> String {
     }
     format!(
         "<h3>Trade-off: bytes on the wire against computation</h3><p>One point per implementation that passed its gate. \
-         Bytes: a KEM's public key and ciphertext, a key exchange's public key each way. Cycles: the medians of keypair, \
-         encaps and decaps (KEM), or of keypair and exchange on both sides (key exchange). Circles: KEMs; squares: key \
-         exchange; filled: post-quantum, with its NIST level written in it; hollow: classical. Colour: the provider. Lower \
+         Bytes: a KEM's public key and ciphertext, a key exchange's public key each way, a signature scheme's public key \
+         and signature. Cycles: the medians of keypair, encaps and decaps (KEM), of keypair and exchange on both sides \
+         (key exchange), or of sign and verify (signature). Circles: KEMs; squares: key exchange; triangles: signatures; \
+         filled: post-quantum, with its NIST level written in it; hollow: classical. Colour: the provider. Lower \
          left is better on both counts.</p>{chart}"
     )
 }

@@ -74,14 +74,12 @@ impl<'a> Family<'a> for SigFamily<'a> {
     }
 
     fn order(&self) -> Vec<Operation> {
-        let mut ops = self.descriptor().operations();
-        // Verify and sign before key generation (RSA's takes seconds).
-        ops.sort_by_key(|o| match o {
-            Operation::Verify(_) => 0,
-            Operation::Sign(_) => 1,
-            _ => 2,
-        });
-        ops
+        fast_first(self.descriptor().operations())
+    }
+
+    /// `run --lengths` lists `sign:N` and `verify:N` at lengths of its own: all of them.
+    fn measured(&self, only: Option<&[Operation]>) -> Vec<Operation> {
+        only.map_or_else(|| self.order(), |l| fast_first(l.to_vec()))
     }
 
     fn prepare(&self, note: &mut dyn FnMut(Operation, Duration)) -> Result<Box<dyn Prepared + 'a>, OpError> {
@@ -146,7 +144,11 @@ impl<'a> Family<'a> for SigFamily<'a> {
                 public(&sig);
                 public(&sk);
                 r?;
-                let drew = if drawn > 0 { format!(", and the randomness signing drew ({drawn} bytes)") } else { String::new() };
+                let drew = if drawn > 0 {
+                    format!(", and the randomness signing drew ({drawn} bytes)")
+                } else {
+                    String::new()
+                };
                 Ok(format!("{what}{drew}"))
             }
             _ => Err(self.not_audited(op)),
@@ -161,6 +163,16 @@ impl<'a> Family<'a> for SigFamily<'a> {
             _ => Err(self.not_audited(op)),
         }
     }
+}
+
+/// Verify and sign before key generation (RSA's takes seconds), keeping each kind's order.
+fn fast_first(mut ops: Vec<Operation>) -> Vec<Operation> {
+    ops.sort_by_key(|o| match o {
+        Operation::Verify(_) => 0,
+        Operation::Sign(_) => 1,
+        _ => 2,
+    });
+    ops
 }
 
 #[inline(never)]

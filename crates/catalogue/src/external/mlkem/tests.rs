@@ -28,6 +28,7 @@ fn all_tests(v: &Value) -> Vec<&Value> {
 
 #[test]
 fn lengths_are_fips_203s() {
+    let _serial = crate::rng::serial();
     let l = mlkem_lengths("ML-KEM-768").unwrap();
     assert_eq!((l.ek, l.dk, l.c), (1184, 2400, 1088));
     let l = mlkem_lengths("ML-KEM-512").unwrap();
@@ -39,6 +40,7 @@ fn lengths_are_fips_203s() {
 
 #[test]
 fn formats_have_names_and_are_kem_files() {
+    let _serial = crate::rng::serial();
     for f in [
         Format::WycheproofMlkemEncaps,
         Format::WycheproofMlkemKeygen,
@@ -52,6 +54,7 @@ fn formats_have_names_and_are_kem_files() {
 
 #[test]
 fn the_repository_files_parse_with_their_own_counts() {
+    let _serial = crate::rng::serial();
     let name = "mlkem_768_encaps_test.json";
     let raw = file_json(name);
     let f = load(&wycheproof(name)).unwrap();
@@ -113,6 +116,7 @@ fn first_valid(v: &mut Value) -> &mut Value {
 
 #[test]
 fn malformed_files_are_one_line_errors_naming_file_and_tcid() {
+    let _serial = crate::rng::serial();
     let d = tempfile::tempdir().unwrap();
     let (enc, gen, dec) = (
         "mlkem_768_encaps_test.json",
@@ -330,6 +334,7 @@ fn ids(o: &FileOutcome) -> Vec<&str> {
 
 #[test]
 fn encaps_presents_every_invalid_key_and_fails_one_accepted() {
+    let _serial = crate::rng::serial();
     let tests = encaps_tests();
     // Internal randomness: the valid test passes on acceptance alone, and says so.
     let o = run_mlkem_encaps(&toy(Randomness::Internal), &tests);
@@ -361,6 +366,7 @@ fn encaps_presents_every_invalid_key_and_fails_one_accepted() {
 
 #[test]
 fn encaps_with_harness_randomness_must_draw_m() {
+    let _serial = crate::rng::serial();
     // The toy draws nothing, so the file's m never reaches it: the valid test fails
     // whatever it returns; the invalid ones are still refused.
     let o = run_mlkem_encaps(&toy(Randomness::Harness), &encaps_tests());
@@ -370,6 +376,7 @@ fn encaps_with_harness_randomness_must_draw_m() {
 
 #[test]
 fn keygen_needs_injectable_randomness() {
+    let _serial = crate::rng::serial();
     let tests = vec![MlkemKeygenTest {
         case: case(1, Expect::Valid, &[]),
         seed: vec![0; 64],
@@ -428,6 +435,7 @@ fn decaps_tests() -> Vec<MlkemDecapsTest> {
 
 #[test]
 fn decaps_counts_a_refusal_at_either_step() {
+    let _serial = crate::rng::serial();
     let o = run_mlkem_decaps(&toy(Randomness::Internal), &decaps_tests());
     assert_eq!(ids(&o), ["4"], "{o:?}");
     assert_eq!(o.passed, 3);
@@ -448,6 +456,7 @@ fn decaps_counts_a_refusal_at_either_step() {
 
 #[test]
 fn a_refusal_that_wrote_past_a_buffer_is_a_failure() {
+    let _serial = crate::rng::serial();
     let overruns = Toy {
         overruns: true,
         ..toy(Randomness::Internal)
