@@ -18,6 +18,7 @@
 pub mod aead_gate;
 pub mod cipher_gate;
 pub mod external;
+mod fips205_gate;
 pub mod gate;
 pub mod hash_gate;
 pub mod rng;

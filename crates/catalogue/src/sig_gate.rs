@@ -12,6 +12,8 @@
 //!   two key pairs that differ; signing as deterministic or randomized as the descriptor
 //!   says; context strings bound (where the scheme has them) or refused (where it has not);
 //!   and the Wycheproof files of the algorithm in `vectors/wycheproof/`.
+//! - **SLH-DSA** (FIPS 205): NIST's ACVP key generation vectors and signatures equal to a
+//!   second FIPS 205 implementation's (`fips205_gate`), so that SPHINCS+ never passes for it.
 //!
 //! Expected values come only from vector files, never from the code under test.
 
@@ -235,6 +237,9 @@ pub fn gate_sig(
                 });
             }
         }
+    }
+    if d.algorithm.starts_with("SLH-DSA") {
+        out.report.checks.extend(crate::fips205_gate::checks(s, vectors_dir));
     }
     let (checks, input_check) = wycheproof(s, vectors_dir);
     out.report.checks.extend(checks);

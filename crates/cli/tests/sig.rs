@@ -63,6 +63,14 @@ fn every_core_signature_passes_its_gate() {
     );
     assert!(text.contains("151 tests passed"), "Ed25519's Wycheproof file: {text}");
     assert!(text.contains("484 tests passed"), "ECDSA's Wycheproof file: {text}");
+    // SLH-DSA is FIPS 205: NIST's ACVP key generation and a second implementation's
+    // signatures.
+    let slh = gate_lines(&text, "SLH-DSA-SHA2-128f").join("\n");
+    assert!(slh.contains("10 NIST ACVP key generation tests reproduced"), "{slh}");
+    assert!(
+        slh.contains("signatures equal to those of IntegrityChain's fips205"),
+        "{slh}"
+    );
 }
 
 #[test]
