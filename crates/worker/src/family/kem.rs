@@ -5,7 +5,7 @@
 //! secret key's secret parts in `decaps`; dudect's fixed against random seeds, ciphertexts
 //! and modified ciphertexts.
 
-use super::{timed, unsupported, Family, GateAsk, KeyFiles, OpCall, Prepared};
+use super::{read_json, timed, unsupported, write_json, Family, GateAsk, KeyFiles, OpCall, Prepared};
 use crate::ct::dudect::{keypair_classes, Classes, Setup, POOL};
 use crate::ct::{err, keypair_with_secret_randomness, public, secret, seeded, with_secret_randomness};
 use cryptoscope_catalogue::external::{self, External, FileOutcome};
@@ -315,16 +315,6 @@ fn decaps_classes<'a>(k: &'a dyn Kem, d: &Descriptor, op: &str) -> Result<Setup<
             r => r.map_err(err),
         }),
     ))
-}
-
-fn read_json<T: serde::de::DeserializeOwned>(p: &Path) -> Result<T, String> {
-    let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("malformed {}: {e}", p.display()))
-}
-
-fn write_json<T: serde::Serialize>(p: &Path, v: &T) -> Result<(), String> {
-    let text = serde_json::to_string(v).map_err(|e| e.to_string())?;
-    std::fs::write(p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))
 }
 
 /// ML-KEM keys (by test id) derived by another subject.

@@ -146,3 +146,15 @@ pub(crate) fn timed(
 pub(crate) fn pattern(n: usize, seed: usize) -> Vec<u8> {
     (0..n).map(|i| (i.wrapping_mul(167) ^ seed) as u8).collect()
 }
+
+/// A JSON file the gate's cross-checks pass between workers, read.
+pub(crate) fn read_json<T: serde::de::DeserializeOwned>(p: &Path) -> Result<T, String> {
+    let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("malformed {}: {e}", p.display()))
+}
+
+/// A JSON file the gate's cross-checks pass between workers, written.
+pub(crate) fn write_json<T: serde::Serialize>(p: &Path, v: &T) -> Result<(), String> {
+    let text = serde_json::to_string(v).map_err(|e| e.to_string())?;
+    std::fs::write(p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))
+}

@@ -6,7 +6,7 @@
 //! and the secret key (and signing randomness) in `sign`; dudect's fixed against random
 //! seeds and messages.
 
-use super::{pattern, timed, unsupported, Family, GateAsk, KeyFiles, OpCall, Prepared};
+use super::{pattern, read_json, timed, unsupported, write_json, Family, GateAsk, KeyFiles, OpCall, Prepared};
 use crate::ct::dudect::{keypair_classes, pool, Classes, Setup};
 use crate::ct::{err, keypair_with_secret_randomness, public, secret, with_secret_randomness};
 use cryptoscope_catalogue::external::{self, External, FileOutcome};
@@ -210,14 +210,4 @@ fn sign_classes<'a>(s: &'a dyn Sig, d: &Descriptor) -> Result<Setup<'a>, String>
         format!("one fixed {len}-byte message against 64 random ones (same key)"),
         Box::new(move |msg: &mut [u8]| signer.sign(&mut sig, msg, &[]).map(|_| ()).map_err(err)),
     ))
-}
-
-fn read_json<T: serde::de::DeserializeOwned>(p: &Path) -> Result<T, String> {
-    let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("malformed {}: {e}", p.display()))
-}
-
-fn write_json<T: serde::Serialize>(p: &Path, v: &T) -> Result<(), String> {
-    let text = serde_json::to_string(v).map_err(|e| e.to_string())?;
-    std::fs::write(p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))
 }
