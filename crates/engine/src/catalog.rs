@@ -64,6 +64,16 @@ impl Catalogue {
         Ok(cat)
     }
 
+    /// The providers named (with `--provider`) whose worker is missing or failed to start,
+    /// with the reason.
+    pub fn named_but_missing(&self, named: &[String]) -> Vec<(String, String)> {
+        self.missing
+            .iter()
+            .filter(|(p, _)| named.iter().any(|n| n == p))
+            .cloned()
+            .collect()
+    }
+
     pub fn worker(&self, provider: &str) -> Option<&PathBuf> {
         self.workers.get(provider)
     }
@@ -163,6 +173,8 @@ impl Selection {
                 .find(|x| x.eq_ignore_ascii_case(p) || x.replace('-', "").eq_ignore_ascii_case(p));
             match canon {
                 Some(c) => provs.push(c.to_string()),
+                // `openssl-3.0`: the system build, if that is its version (checked in `pick`).
+                None if names::versioned_name(p).is_some() => provs.push(p.to_ascii_lowercase()),
                 None => {
                     let hint = names::did_you_mean(p, names::PROVIDERS.iter().copied())
                         .map(|h| format!(" (did you mean `{h}`?)"))
@@ -200,9 +212,56 @@ impl Selection {
         named && (a.default_suite || !marks_some)
     }
 
+    /// Whether `--provider` picks this subject's provider: by name, or `NAME-X.Y` naming the
+    /// system build of a versioned provider whose library is version X.Y.
+    fn wants_provider(&self, d: &Descriptor) -> bool {
+        self.providers.iter().any(|p| {
+            p == &d.provider
+                || names::versioned_name(p).is_some_and(|(base, v)| {
+                    d.provider == base && names::major_minor(&d.provider_version).is_some_and(|m| m == v)
+                })
+        })
+    }
+
+    /// `--provider NAME-X.Y` that names neither a vendored version nor the system build's:
+    /// a usage error that says which versions there are.
+    fn check_versions(&self, cat: &Catalogue) -> Result<()> {
+        for p in &self.providers {
+            let Some((base, _)) = names::versioned_name(p) else {
+                continue;
+            };
+            if names::PROVIDERS.contains(&p.as_str()) || cat.subjects.iter().any(|d| self.wants_provider_named(p, d)) {
+                continue;
+            }
+            let system = cat
+                .subjects
+                .iter()
+                .find(|d| d.provider == base)
+                .and_then(|d| names::major_minor(&d.provider_version))
+                .map(|v| format!("{base} (the system's, {v})"))
+                .unwrap_or_else(|| format!("{base} (the system's, not found)"));
+            let mut known = vec![system];
+            known.extend(names::versions_of(base).map(String::from));
+            bail!(usage(format!(
+                "unknown version `{p}`; versions of {base}: {}",
+                known.join(", ")
+            )));
+        }
+        Ok(())
+    }
+
+    fn wants_provider_named(&self, p: &str, d: &Descriptor) -> bool {
+        Selection {
+            providers: vec![p.to_string()],
+            ..Selection::default()
+        }
+        .wants_provider(d)
+    }
+
     /// The subjects this selection picks, in catalogue order. Asking for an algorithm no
     /// selected provider offers is a usage error.
     pub fn pick(&self, cat: &Catalogue) -> Result<Vec<Descriptor>> {
+        self.check_versions(cat)?;
         let picked: Vec<Descriptor> = cat
             .subjects
             .iter()
@@ -218,8 +277,8 @@ impl Selection {
                     self.algorithms.contains(&d.algorithm)
                 }
             })
-            .filter(|d| self.providers.is_empty() || self.providers.contains(&d.provider))
-            .filter(|d| !names::TEST_PROVIDERS.contains(&d.provider.as_str()) || self.providers.contains(&d.provider))
+            .filter(|d| self.providers.is_empty() || self.wants_provider(d))
+            .filter(|d| !names::TEST_PROVIDERS.contains(&d.provider.as_str()) || self.wants_provider(d))
             .filter(|d| self.implementations.is_empty() || self.implementations.iter().any(|i| impl_matches(i, d)))
             .cloned()
             .collect();
@@ -234,10 +293,8 @@ impl Selection {
                     .subjects
                     .iter()
                     .filter(|d| self.algorithms.is_empty() || self.algorithms.contains(&d.algorithm))
-                    .filter(|d| self.providers.is_empty() || self.providers.contains(&d.provider))
-                    .filter(|d| {
-                        !names::TEST_PROVIDERS.contains(&d.provider.as_str()) || self.providers.contains(&d.provider)
-                    })
+                    .filter(|d| self.providers.is_empty() || self.wants_provider(d))
+                    .filter(|d| !names::TEST_PROVIDERS.contains(&d.provider.as_str()) || self.wants_provider(d))
                     .map(|d| format!("{}/{}", d.provider, d.implementation))
                     .collect();
                 let mut known = dedup(known.iter().map(String::as_str).collect());
@@ -260,10 +317,8 @@ impl Selection {
                     .subjects
                     .iter()
                     .filter(|d| &d.algorithm == a)
-                    .filter(|d| self.providers.is_empty() || self.providers.contains(&d.provider))
-                    .filter(|d| {
-                        !names::TEST_PROVIDERS.contains(&d.provider.as_str()) || self.providers.contains(&d.provider)
-                    })
+                    .filter(|d| self.providers.is_empty() || self.wants_provider(d))
+                    .filter(|d| !names::TEST_PROVIDERS.contains(&d.provider.as_str()) || self.wants_provider(d))
                     .map(|d| format!("{}/{}", d.provider, d.implementation))
                     .collect();
                 if !impls.is_empty() && !self.implementations.is_empty() {
@@ -314,10 +369,8 @@ impl Selection {
             let mut suites: Vec<&str> = cat
                 .subjects
                 .iter()
-                .filter(|d| self.providers.is_empty() || self.providers.contains(&d.provider))
-                .filter(|d| {
-                    !names::TEST_PROVIDERS.contains(&d.provider.as_str()) || self.providers.contains(&d.provider)
-                })
+                .filter(|d| self.providers.is_empty() || self.wants_provider(d))
+                .filter(|d| !names::TEST_PROVIDERS.contains(&d.provider.as_str()) || self.wants_provider(d))
                 .filter(|d| self.implementations.is_empty() || self.implementations.iter().any(|i| impl_matches(i, d)))
                 .filter(|d| !d.family.info().in_default_run)
                 .map(|d| d.family.as_str())

@@ -5,12 +5,16 @@ use crate::descriptor::Family;
 /// Canonical provider names, in display order.
 /// `build` holds what this machine compiled itself (`cryptoscope build`, `cryptoscope add`).
 /// `cryptoscope` is the project's own code (the block cipher strategies).
+/// A provider that exists in several versions side by side has one entry per version
+/// beside its system build ([`VERSIONED`]).
 pub const PROVIDERS: &[&str] = &[
     "liboqs",
     "pqclean",
     "aws-lc",
     "rustcrypto",
     "openssl",
+    "openssl-3.5",
+    "openssl-4.0",
     "build",
     "cryptoscope",
 ];
@@ -36,9 +40,51 @@ pub const MONITORED_FUNCTIONS: &[&str] = &[
     "synd",
 ];
 
-/// Worker binary for a provider (`cryptoscope-worker-<name without dashes>`).
+/// Providers with versions side by side: the bare name is the build the system has (the
+/// distribution's library, whatever its version), `NAME-X.Y` a version built from vendored
+/// sources, its own worker. `--provider NAME-X.Y` also names the system build when that is
+/// its version (`openssl-3.0` on Debian 12).
+pub const VERSIONED: &[&str] = &["openssl"];
+
+/// The versions of a versioned provider other than the system's, as listed in [`PROVIDERS`].
+pub fn versions_of(base: &str) -> impl Iterator<Item = &'static str> + '_ {
+    PROVIDERS.iter().copied().filter(move |p| {
+        p.strip_prefix(base)
+            .and_then(|r| r.strip_prefix('-'))
+            .is_some_and(is_version)
+    })
+}
+
+/// `X.Y`: a major and a minor version number.
+fn is_version(s: &str) -> bool {
+    let mut parts = s.split('.');
+    let num = |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    num(parts.next()) && num(parts.next()) && parts.next().is_none()
+}
+
+/// `NAME-X.Y` of a versioned provider: (NAME, X.Y).
+pub fn versioned_name(p: &str) -> Option<(&'static str, &str)> {
+    VERSIONED.iter().find_map(|base| {
+        let v = p.strip_prefix(base)?.strip_prefix('-')?;
+        is_version(v).then_some((*base, v))
+    })
+}
+
+/// The first `X.Y` in a library's version string ("OpenSSL 3.0.19 27 Jan 2026" → "3.0").
+pub fn major_minor(version: &str) -> Option<String> {
+    version
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .find_map(|w| {
+            let mut it = w.split('.');
+            let (a, b) = (it.next()?, it.next()?);
+            (!a.is_empty() && !b.is_empty()).then(|| format!("{a}.{b}"))
+        })
+}
+
+/// Worker binary for a provider (`cryptoscope-worker-<name without dashes or dots>`:
+/// `openssl-3.5` → `cryptoscope-worker-openssl35`).
 pub fn worker_binary(provider: &str) -> String {
-    format!("cryptoscope-worker-{}", provider.replace('-', ""))
+    format!("cryptoscope-worker-{}", provider.replace(['-', '.'], ""))
 }
 
 /// An algorithm the project knows, with its family, claimed security and whether the
@@ -302,6 +348,23 @@ pub fn did_you_mean<'a>(input: &str, candidates: impl IntoIterator<Item = &'a st
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn versioned_providers() {
+        assert_eq!(worker_binary("openssl-3.5"), "cryptoscope-worker-openssl35");
+        assert_eq!(worker_binary("aws-lc"), "cryptoscope-worker-awslc");
+        assert_eq!(
+            versions_of("openssl").collect::<Vec<_>>(),
+            ["openssl-3.5", "openssl-4.0"]
+        );
+        assert_eq!(versioned_name("openssl-3.0"), Some(("openssl", "3.0")));
+        assert_eq!(versioned_name("openssl-3"), None);
+        assert_eq!(versioned_name("openssl-3.x"), None);
+        assert_eq!(versioned_name("liboqs-0.13"), None);
+        assert_eq!(major_minor("OpenSSL 3.0.19 27 Jan 2026").as_deref(), Some("3.0"));
+        assert_eq!(major_minor("OpenSSL 4.0.3 1 Apr 2026").as_deref(), Some("4.0"));
+        assert_eq!(major_minor("no digits"), None);
+    }
 
     #[test]
     fn suggestions() {

@@ -1,12 +1,19 @@
-//! Compiles the small C shim for key exchange and signatures (OpenSSL's EVP API is C; the
-//! `openssl` crate does not expose named FFDHE groups, an encoded public key or a
-//! public-key check, and the signatures use EVP as OpenSSL's TLS code does).
+//! Compiles the EVP shim of cryptoscope-openssl-evp against the system's OpenSSL headers
+//! and links the system libcrypto (dynamically, as every program on the machine does).
+//! The versions built from vendored sources are crates/providers/openssl-vendored.
+use std::path::Path;
+
 fn main() {
-    println!("cargo:rerun-if-changed=shim/kex.c");
-    println!("cargo:rerun-if-changed=shim/sig.c");
-    cc::Build::new()
-        .file("shim/kex.c")
-        .file("shim/sig.c")
+    let evp = Path::new(env!("CARGO_MANIFEST_DIR")).join("../openssl-evp");
+    let mut cc = cc::Build::new();
+    // The same list as crates/providers/openssl-vendored/build.rs.
+    for f in ["shim/base.c", "shim/kex.c", "shim/sig.c", "shim/pq.c"] {
+        let path = evp.join(f);
+        println!("cargo:rerun-if-changed={}", path.display());
+        cc.file(path);
+    }
+    cc.define("CS_PROVIDER", "\"openssl\"")
+        .define("CS_BUILD", "\"system libcrypto\"")
         .warnings(true)
         .compile("cryptoscope_openssl_shim");
     println!("cargo:rustc-link-lib=crypto");

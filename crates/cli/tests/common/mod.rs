@@ -14,7 +14,7 @@ pub fn worker(provider: &str) -> PathBuf {
     let p = bin()
         .parent()
         .unwrap()
-        .join(format!("cryptoscope-worker-{}", provider.replace('-', "")));
+        .join(format!("cryptoscope-worker-{}", provider.replace(['-', '.'], "")));
     assert!(
         p.is_file(),
         "{} is missing: run `cargo build --release --workspace` first",

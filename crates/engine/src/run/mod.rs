@@ -234,7 +234,20 @@ pub(crate) fn run(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<
             return Ok(2);
         }
     }
-    Ok(if failed { 1 } else { 0 })
+    // A provider named with --provider whose worker is missing or broken (a vendored
+    // version whose build failed): the others were measured, and the run says so and
+    // exits 2.
+    let absent = cat.named_but_missing(&s.selection.providers);
+    for (p, why) in &absent {
+        eprintln!("error: provider {p} was asked for but is unavailable: {why}");
+    }
+    Ok(if !absent.is_empty() {
+        2
+    } else if failed {
+        1
+    } else {
+        0
+    })
 }
 
 /// `run --json -`: the results file is the whole of standard output (the tables, the report

@@ -13,16 +13,11 @@
 //! keys a 225-bit private exponent (twice the group's 112-bit strength, plus one), which
 //! sets the cost of `derive`.
 
-use crate::{descriptor, err, FFDHE_BYTES};
+use crate::{descriptor, FFDHE_BYTES};
 use cryptoscope_catalogue::descriptor::Sizes;
 use cryptoscope_catalogue::traits::{check_len, Exchanger, Kex, OpError, Subject};
 use cryptoscope_catalogue::Descriptor;
-use foreign_types::ForeignTypeRef;
 use libc::c_void;
-use openssl::bn::{BigNum, BigNumContext};
-use openssl::ec::{EcGroup, EcKey, EcPoint, PointConversionForm};
-use openssl::nid::Nid;
-use openssl::pkey::{Id, PKey, Private};
 
 mod shim {
     use libc::c_void;
@@ -37,6 +32,10 @@ mod shim {
         pub fn cs_derive(ctx: *mut c_void, ss: *mut u8, len: usize) -> i32;
         pub fn cs_derive_ctx_free(ctx: *mut c_void);
         pub fn cs_pkey_free(pkey: *mut c_void);
+        pub fn cs_x25519_keypair(pk: *mut u8, sk: *mut u8) -> i32;
+        pub fn cs_x25519_prepare(sk: *const u8) -> *mut c_void;
+        pub fn cs_p256_keypair(pk: *mut u8, sk: *mut u8) -> i32;
+        pub fn cs_p256_prepare(sk: *const u8) -> *mut c_void;
     }
 }
 
@@ -63,24 +62,9 @@ impl Drop for Ctx {
     }
 }
 
-/// The own key: one the `openssl` crate made, or one the shim made (FFDHE).
-enum Own {
-    Crate(PKey<Private>),
-    Shim(Pkey),
-}
-
-impl Own {
-    fn ptr(&self) -> *mut c_void {
-        match self {
-            Own::Crate(k) => k.as_ptr().cast(),
-            Own::Shim(k) => k.0,
-        }
-    }
-}
-
 /// An own key and the parts of an exchange with it.
 struct EvpExchanger {
-    own: Own,
+    own: Pkey,
     ss_len: usize,
     /// Set by `set_peer`, used by `derive`.
     peer: Option<Ctx>,
@@ -94,7 +78,7 @@ impl EvpExchanger {
     /// The peer's key share read as OpenSSL's TLS reads it.
     fn decode(&self, op: &'static str, pk: &[u8]) -> Result<Pkey, OpError> {
         // SAFETY: `own` is a live EVP_PKEY; `pk` is valid for its length.
-        let p = unsafe { shim::cs_peer_decode(self.own.ptr(), pk.as_ptr(), pk.len()) };
+        let p = unsafe { shim::cs_peer_decode(self.own.0, pk.as_ptr(), pk.len()) };
         if p.is_null() {
             return Err(rejected(op, "the peer's encoded public key"));
         }
@@ -104,7 +88,7 @@ impl EvpExchanger {
     /// A context deriving with `peer`, which EVP_PKEY_derive_set_peer checks first.
     fn context(&self, op: &'static str, peer: Pkey) -> Result<Ctx, OpError> {
         // SAFETY: both keys are live EVP_PKEYs.
-        let ctx = unsafe { shim::cs_derive_ctx(self.own.ptr(), peer.0, 1) };
+        let ctx = unsafe { shim::cs_derive_ctx(self.own.0, peer.0, 1) };
         if ctx.is_null() {
             return Err(rejected(op, "the peer public key (EVP_PKEY_derive_set_peer)"));
         }
@@ -167,7 +151,7 @@ impl Exchanger for EvpExchanger {
     }
 }
 
-fn exchanger<'a>(own: Own, ss_len: usize) -> Box<dyn Exchanger + 'a> {
+fn exchanger<'a>(own: Pkey, ss_len: usize) -> Box<dyn Exchanger + 'a> {
     Box::new(EvpExchanger {
         own,
         ss_len,
@@ -175,60 +159,36 @@ fn exchanger<'a>(own: Own, ss_len: usize) -> Box<dyn Exchanger + 'a> {
     })
 }
 
-struct X25519 {
+/// A key exchange whose own keys the shim makes and reads (X25519, P-256).
+struct Simple {
     desc: Descriptor,
+    keypair: unsafe extern "C" fn(*mut u8, *mut u8) -> i32,
+    prepare: unsafe extern "C" fn(*const u8) -> *mut c_void,
 }
 
-impl Kex for X25519 {
+impl Kex for Simple {
     fn descriptor(&self) -> &Descriptor {
         &self.desc
     }
 
     fn keypair(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), OpError> {
         self.desc.sizes.check_keypair(pk, sk)?;
-        let k = PKey::generate_x25519().map_err(err("keypair"))?;
-        pk.copy_from_slice(&k.raw_public_key().map_err(err("keypair"))?);
-        sk.copy_from_slice(&k.raw_private_key().map_err(err("keypair"))?);
-        Ok(())
+        // SAFETY: both buffers have the sizes the shim writes (checked above).
+        if unsafe { (self.keypair)(pk.as_mut_ptr(), sk.as_mut_ptr()) } == 1 {
+            Ok(())
+        } else {
+            Err(OpError::failed("keypair", "OpenSSL could not generate a key"))
+        }
     }
 
     fn exchanger<'a>(&'a self, sk: &[u8]) -> Result<Box<dyn Exchanger + 'a>, OpError> {
-        let own = PKey::private_key_from_raw_bytes(sk, Id::X25519).map_err(err("exchange"))?;
-        Ok(exchanger(Own::Crate(own), 32))
-    }
-}
-
-struct P256 {
-    desc: Descriptor,
-    group: EcGroup,
-}
-
-impl Kex for P256 {
-    fn descriptor(&self) -> &Descriptor {
-        &self.desc
-    }
-
-    fn keypair(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), OpError> {
-        self.desc.sizes.check_keypair(pk, sk)?;
-        let k = EcKey::generate(&self.group).map_err(err("keypair"))?;
-        let mut ctx = BigNumContext::new().map_err(err("keypair"))?;
-        let p = k
-            .public_key()
-            .to_bytes(&self.group, PointConversionForm::UNCOMPRESSED, &mut ctx)
-            .map_err(err("keypair"))?;
-        pk.copy_from_slice(&p);
-        sk.copy_from_slice(&k.private_key().to_vec_padded(32).map_err(err("keypair"))?);
-        Ok(())
-    }
-
-    fn exchanger<'a>(&'a self, sk: &[u8]) -> Result<Box<dyn Exchanger + 'a>, OpError> {
-        let d = BigNum::from_slice(sk).map_err(err("exchange"))?;
-        let mut ctx = BigNumContext::new().map_err(err("exchange"))?;
-        let mut q = EcPoint::new(&self.group).map_err(err("exchange"))?;
-        q.mul_generator2(&self.group, &d, &mut ctx).map_err(err("exchange"))?;
-        let key = EcKey::from_private_components(&self.group, &d, &q).map_err(err("exchange"))?;
-        let own = PKey::from_ec_key(key).map_err(err("exchange"))?;
-        Ok(exchanger(Own::Crate(own), 32))
+        check_len("exchange", "sk", sk.len(), self.desc.sizes.secret_key)?;
+        // SAFETY: `sk` holds the private value's size (checked).
+        let own = unsafe { (self.prepare)(sk.as_ptr()) };
+        if own.is_null() {
+            return Err(OpError::failed("exchange", "OpenSSL rejected the private value"));
+        }
+        Ok(exchanger(Pkey(own), self.desc.sizes.shared_secret))
     }
 }
 
@@ -261,7 +221,7 @@ impl Kex for Ffdhe2048 {
         if own.is_null() {
             return Err(OpError::failed("exchange", "OpenSSL rejected the private value"));
         }
-        Ok(exchanger(Own::Shim(Pkey(own)), FFDHE_BYTES))
+        Ok(exchanger(Pkey(own), FFDHE_BYTES))
     }
 
     fn group_parameters(&self) -> Option<(Vec<u8>, Vec<u8>)> {
@@ -280,15 +240,18 @@ pub fn subjects() -> Vec<Subject> {
         ciphertext: 0,
         shared_secret: ss,
     };
-    let mut v: Vec<Subject> = vec![Subject::Kex(Box::new(X25519 {
-        desc: descriptor("X25519", sizes(32, 32)),
-    }))];
-    if let Ok(group) = EcGroup::from_curve_name(Nid::X9_62_PRIME256V1) {
-        v.push(Subject::Kex(Box::new(P256 {
+    let mut v: Vec<Subject> = vec![
+        Subject::Kex(Box::new(Simple {
+            desc: descriptor("X25519", sizes(32, 32)),
+            keypair: shim::cs_x25519_keypair,
+            prepare: shim::cs_x25519_prepare,
+        })),
+        Subject::Kex(Box::new(Simple {
             desc: descriptor("P-256", sizes(65, 32)),
-            group,
-        })));
-    }
+            keypair: shim::cs_p256_keypair,
+            prepare: shim::cs_p256_prepare,
+        })),
+    ];
     v.push(Subject::Kex(Box::new(Ffdhe2048 {
         desc: descriptor("FFDHE-2048", sizes(FFDHE_BYTES, FFDHE_BYTES)),
     })));

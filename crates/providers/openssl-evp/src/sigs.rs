@@ -14,7 +14,6 @@
 //! bytes, the private key and the digest (hedged); PSS draws a fresh 32-byte salt
 //! (randomized); Ed25519 and PKCS#1 v1.5 are deterministic.
 
-use crate::PROVIDER;
 use cryptoscope_catalogue::descriptor::{Descriptor, Randomness, SigInfo, Signing};
 use cryptoscope_catalogue::traits::{OpError, Sig, Signer, Subject, Verifier};
 use libc::c_void;
@@ -209,12 +208,11 @@ const RSA_ENCODING: &str = "PKCS#1 RSAPublicKey DER; PKCS#1 RSAPrivateKey DER; s
 
 /// OpenSSL's signatures.
 pub fn subjects() -> Vec<Subject> {
-    let version = openssl::version::version().to_string();
-    let build = format!("system libcrypto ({version}), {}", openssl::version::built_on());
+    let (version, build) = (crate::version(), crate::build());
     let mk = |alg: &str, keys: [usize; 2], info: SigInfo, scheme: Scheme, bits: u32| {
         let desc = Descriptor::signature(
             alg,
-            PROVIDER,
+            crate::provider(),
             "default",
             version.clone(),
             build.clone(),
@@ -292,44 +290,4 @@ pub fn subjects() -> Vec<Subject> {
         ));
     }
     v
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every subject but RSA-4096 (its key generation takes seconds): a key pair, and
-    /// `CS_SIG_CALLS` (default 2) signatures and verifications with one prepared key, a
-    /// tampered signature rejected each time. Under valgrind, two counts of calls leaving
-    /// the same heap show that a call leaks nothing.
-    #[test]
-    fn sign_and_verify_repeatedly() {
-        let calls: usize = std::env::var("CS_SIG_CALLS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(2);
-        let msg = [0x5au8; 59];
-        for s in subjects() {
-            let Subject::Sig(s) = s else { continue };
-            let d = s.descriptor();
-            if d.algorithm.starts_with("RSA-4096") {
-                continue;
-            }
-            let (mut pk, mut sk) = (vec![0u8; d.sizes.public_key], vec![0u8; d.sizes.secret_key]);
-            let (np, ns) = s.keypair(&mut pk, &mut sk).unwrap();
-            let mut signer = s.signer(&sk[..ns]).unwrap();
-            let mut verifier = s.verifier(&pk[..np]).unwrap();
-            let mut sig = vec![0u8; d.sizes.ciphertext];
-            for _ in 0..calls {
-                let n = signer.sign(&mut sig, &msg, &[]).unwrap();
-                assert!(verifier.verify(&msg, &[], &sig[..n]).unwrap(), "{}", d.id);
-                sig[n / 2] ^= 1;
-                assert!(!verifier.verify(&msg, &[], &sig[..n]).unwrap(), "{}", d.id);
-            }
-            assert!(matches!(
-                signer.sign(&mut sig, &msg, b"ctx"),
-                Err(OpError::Unavailable(_))
-            ));
-        }
-    }
 }

@@ -252,3 +252,8 @@ int cs_sig_verify(int scheme, void *pkey, const uint8_t *msg, size_t msg_len, co
 void cs_sig_free(void *pkey) {
     EVP_PKEY_free(pkey);
 }
+
+/* The P-256 key of a 32-byte scalar, with its public point (the key exchanges' own key). */
+void *cs_p256_prepare(const uint8_t sk[P256_SCALAR]) {
+    return p256_private(sk, P256_SCALAR);
+}

@@ -1,0 +1,123 @@
+//! Builds each vendored OpenSSL (openssl-src: `Configure no-shared`, `make build_libs`,
+//! about 1.5 min per version on 2 cores) into OUT_DIR, compiles cryptoscope-openssl-evp's
+//! shim against its headers, and links each worker binary to its own pair alone
+//! (`rustc-link-arg-bin`), so the versions never meet in one process.
+//!
+//! A version already built with the same sources is reused (a stamp beside it), so a change
+//! to the shim recompiles the shim only. A version whose build fails does not stop the
+//! others: its worker is linked to the system libcrypto instead, marked unbuilt, and answers
+//! every request with the reason (`cryptoscope` reports that provider as failed).
+use std::path::{Path, PathBuf};
+
+/// A vendored version: its worker binary, provider name, openssl-src's version, and a
+/// function that builds it into a directory, giving (include dir, lib dir).
+struct Version {
+    bin: &'static str,
+    provider: &'static str,
+    source: &'static str,
+    build: fn(&Path) -> Result<(PathBuf, PathBuf), String>,
+}
+
+macro_rules! version {
+    ($krate:ident, $bin:literal, $provider:literal) => {
+        Version {
+            bin: $bin,
+            provider: $provider,
+            source: $krate::version(),
+            build: |dir| {
+                let a = $krate::Build::new()
+                    .out_dir(dir)
+                    // Nothing under the build tree is read at run time: no openssl.cnf
+                    // of the machine's (Debian's 3.0 one) is loaded by another version.
+                    .openssl_dir(dir.join("no-config"))
+                    .try_build()?;
+                Ok((a.include_dir().to_path_buf(), a.lib_dir().to_path_buf()))
+            },
+        }
+    };
+}
+
+/// The versions, one line each.
+fn versions() -> Vec<Version> {
+    vec![
+        version!(openssl_src_35, "cryptoscope-worker-openssl35", "openssl-3.5"),
+        version!(openssl_src_40, "cryptoscope-worker-openssl40", "openssl-4.0"),
+    ]
+}
+
+const SHIM: &[&str] = &["shim/base.c", "shim/kex.c", "shim/sig.c", "shim/pq.c"];
+
+fn main() {
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
+    let evp = Path::new(env!("CARGO_MANIFEST_DIR")).join("../openssl-evp");
+    for f in SHIM {
+        println!("cargo:rerun-if-changed={}", evp.join(f).display());
+    }
+    for v in &versions() {
+        let dir = out.join(v.provider);
+        match cached_or_build(v, &dir) {
+            Ok((include, lib)) => {
+                let shim = compile_shim(v, &evp, &dir, Some(&include), "vendored static libcrypto", "");
+                link(v.bin, &[shim, lib.join("libcrypto.a")], &[]);
+            }
+            Err(e) => {
+                let reason = e
+                    .lines()
+                    .rfind(|l| !l.trim().is_empty())
+                    .unwrap_or("")
+                    .trim()
+                    .to_string();
+                println!("cargo:warning={} ({}) did not build: {reason}", v.provider, v.source);
+                let shim = compile_shim(v, &evp, &dir, None, "system libcrypto (vendored build failed)", &reason);
+                link(v.bin, &[shim], &["-lcrypto"]);
+            }
+        }
+    }
+}
+
+/// The version's install directory, built unless a stamp says these sources already were.
+fn cached_or_build(v: &Version, dir: &Path) -> Result<(PathBuf, PathBuf), String> {
+    let (include, lib) = (dir.join("install/include"), dir.join("install/lib"));
+    let stamp = dir.join("built-from");
+    if std::fs::read_to_string(&stamp).is_ok_and(|s| s == v.source) && lib.join("libcrypto.a").is_file() {
+        return Ok((include, lib));
+    }
+    let built = (v.build)(dir)?;
+    std::fs::write(&stamp, v.source).map_err(|e| format!("{}: {e}", stamp.display()))?;
+    Ok(built)
+}
+
+/// Compiles the shim for one version into its own static library; its path.
+fn compile_shim(v: &Version, evp: &Path, dir: &Path, include: Option<&Path>, how: &str, unbuilt: &str) -> PathBuf {
+    let shim_dir = dir.join("shim");
+    std::fs::create_dir_all(&shim_dir).expect("shim dir");
+    let name = format!("cs_{}", v.provider.replace(['-', '.'], "_"));
+    let mut cc = cc::Build::new();
+    cc.files(SHIM.iter().map(|f| evp.join(f)))
+        .define("CS_PROVIDER", format!("\"{}\"", v.provider).as_str())
+        .define("CS_BUILD", format!("\"{how}, openssl-src {}\"", v.source).as_str())
+        .out_dir(&shim_dir)
+        .cargo_metadata(false)
+        .warnings(true);
+    if let Some(i) = include {
+        cc.include(i);
+    }
+    if !unbuilt.is_empty() {
+        cc.define(
+            "CS_UNBUILT",
+            format!("\"{}\"", unbuilt.replace(['"', '\\'], "'")).as_str(),
+        );
+    }
+    cc.compile(&name);
+    shim_dir.join(format!("lib{name}.a"))
+}
+
+/// Links `bin` to these archives (in order) and libraries.
+fn link(bin: &str, archives: &[PathBuf], libs: &[&str]) {
+    for a in archives {
+        println!("cargo:rustc-link-arg-bin={bin}={}", a.display());
+    }
+    for l in libs {
+        println!("cargo:rustc-link-arg-bin={bin}={l}");
+    }
+}
