@@ -257,4 +257,6 @@ provider_suite!(pqclean, "pqclean");
 provider_suite!(awslc, "aws-lc");
 provider_suite!(rustcrypto, "rustcrypto");
 provider_suite!(openssl, "openssl");
+provider_suite!(openssl35, "openssl-3.5");
+provider_suite!(openssl40, "openssl-4.0");
 provider_suite!(cryptoscope, "cryptoscope");

@@ -7,6 +7,7 @@ mod hostile;
 mod netns;
 pub mod tahoe;
 pub mod tls;
+mod tls_peers;
 pub mod tunnel;
 
 // The engine's modules and items under the paths the drivers knew when they shared its crate.

@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use crate::catalog::Catalogue;
 use crate::gating;
 use crate::netns::{children_of, Netns, ADDR_A};
+use crate::tls_peers;
 use crate::workers;
 
 /// What masks only AES-NI and PCLMULQDQ in OpenSSL and AWS-LC (the second word left alone,
@@ -47,10 +48,17 @@ pub struct TlsArgs {
     /// peer only; rsa-1024 only with --peer openssl).
     #[arg(long, default_value = "ecdsa-p256", value_name = "LIST")]
     pub cert: String,
-    /// Server and client: rustls (AWS-LC) on both ends, or nginx with the system's OpenSSL
-    /// and an OpenSSL client (for what rustls refuses: RSA-1024, DHE, TLS 1.2).
-    #[arg(long, default_value = "rustls", value_parser = ["rustls", "openssl"])]
+    /// Server and client: rustls (AWS-LC) on both ends; `openssl`: nginx with the system's
+    /// OpenSSL and an OpenSSL client (for what rustls refuses: RSA-1024, DHE, TLS 1.2);
+    /// `openssl-X.Y`: our OpenSSL server and client linked to that version, the same code
+    /// in every version — `openssl-3.5` (built from vendored sources: X25519MLKEM768,
+    /// ML-KEM groups, ML-DSA certificates) or the system's (`openssl-3.0` on Debian 12).
+    #[arg(long, default_value = "rustls", value_name = "PEER")]
     pub peer: String,
+    /// With an `openssl-X.Y` peer: its own OpenSSL clients (`own`), or rustls clients
+    /// against its server (`rustls`).
+    #[arg(long, default_value = "own", value_parser = ["own", "rustls"])]
+    pub client: String,
     /// Concurrent clients, each doing full handshakes back to back.
     #[arg(long, default_value_t = 10, value_name = "N")]
     pub clients: usize,
@@ -139,6 +147,8 @@ struct Server {
     child: Child,
     pids: Vec<u32>,
     addr: String,
+    /// The server's library, from its ready line (nginx: none).
+    library: Option<String>,
 }
 
 impl Drop for Server {
@@ -162,9 +172,16 @@ struct Config {
     group: String,
     cert: String,
     soft: bool,
-    /// The driver binary (rustls peer): which provider's KEMs it links.
+    /// The driver binary (rustls peer): which provider's KEMs it links; with an
+    /// `openssl-X.Y` peer, the binary linking that OpenSSL.
     driver: PathBuf,
     info: GroupInfo,
+    /// The load generator's binary and group name (rustls clients against an OpenSSL
+    /// server name groups as rustls does).
+    client_driver: PathBuf,
+    client_group: String,
+    /// The server is `serve --openssl` (an `openssl-X.Y` peer).
+    openssl_server: bool,
 }
 
 fn label(c: &Config, peer: &str) -> String {
@@ -230,6 +247,7 @@ fn start_rustls(ctx: &Ctx, c: &Config, dir: &Path) -> Result<Server> {
     .arg(format!("{}:0", ctx.server_addr()))
     .arg("--dir")
     .arg(dir)
+    .args(c.openssl_server.then_some("--openssl"))
     .stdin(Stdio::null())
     .stdout(Stdio::piped())
     .stderr(Stdio::piped());
@@ -253,6 +271,7 @@ fn start_rustls(ctx: &Ctx, c: &Config, dir: &Path) -> Result<Server> {
     Ok(Server {
         pids: vec![v["pid"].as_u64().unwrap_or(child.id() as u64) as u32],
         addr: v["addr"].as_str().unwrap_or_default().to_string(),
+        library: v["library"].as_str().map(String::from),
         child,
     })
 }
@@ -343,6 +362,7 @@ fn start_nginx(ctx: &Ctx, c: &Config, dir: &Path) -> Result<Server> {
                     child,
                     pids,
                     addr: format!("{}:{port}", ctx.server_addr()),
+                    library: None,
                 });
             }
         }
@@ -363,7 +383,10 @@ fn measure(ctx: &Ctx, c: &Config) -> Result<Measurement> {
     } else {
         start_rustls(ctx, c, &dir)?
     };
-    let mut cmd = ctx.command('b', &c.driver);
+    if c.openssl_server {
+        tls_peers::check_library(&a.peer, server.library.as_deref().unwrap_or("no library"))?;
+    }
+    let mut cmd = ctx.command('b', &c.client_driver);
     cmd.args(["load", "--connect", &server.addr, "--clients", &a.clients.to_string()])
         .arg("--ca")
         .arg(dir.join("ca.pem"))
@@ -380,7 +403,8 @@ fn measure(ctx: &Ctx, c: &Config) -> Result<Measurement> {
     for p in &server.pids {
         cmd.args(["--server-pid", &p.to_string()]);
     }
-    if a.peer == "openssl" {
+    let openssl_client = a.peer == "openssl" || (c.openssl_server && a.client == "own");
+    if openssl_client {
         cmd.args(["--client", "openssl"]);
         if c.group == "DHE" {
             cmd.args(["--tls12-ciphers", "DHE-RSA-AES256-GCM-SHA384"]);
@@ -388,7 +412,7 @@ fn measure(ctx: &Ctx, c: &Config) -> Result<Measurement> {
             cmd.args(["--openssl-groups", &c.group]);
         }
     } else {
-        cmd.args(["--group", &c.group]);
+        cmd.args(["--group", &c.client_group]);
     }
     if c.soft {
         cmd.env("OPENSSL_ia32cap", MASK_AES);
@@ -437,11 +461,15 @@ pub const CERTS: &[&str] = &[
 ];
 
 /// Refuses a certificate type the peer cannot serve, with the reason.
-fn check_certs(certs: &[String], peer: &str) -> Result<()> {
-    let openssl = peer == "openssl";
+fn check_certs(certs: &[String], peer: &str, versioned: Option<&tls_peers::Peer>, client: &str) -> Result<()> {
+    let openssl = peer == "openssl" || (versioned.is_some() && client == "own");
     for c in certs {
-        if c.starts_with("mldsa-") && openssl && CERTS.contains(&c.as_str()) {
-            bail!("{c} needs the rustls peer: Debian's OpenSSL 3.0 (nginx and the OpenSSL client) has no ML-DSA");
+        if c.starts_with("mldsa-")
+            && openssl
+            && CERTS.contains(&c.as_str())
+            && !versioned.is_some_and(|p| p.post_quantum)
+        {
+            bail!("{c} needs the rustls peer or --peer openssl-3.5: Debian's OpenSSL 3.0 (nginx and the OpenSSL client) has no ML-DSA");
         }
         if c == "rsa-1024" && !openssl {
             bail!("rsa-1024 needs --peer openssl (rustls and webpki refuse RSA keys under 2048 bits)");
@@ -477,16 +505,18 @@ fn plan(a: &TlsArgs, dir: &Path, quiet: bool) -> Result<(Vec<Config>, Vec<Config
             liboqs.display()
         );
     }
-    let groups = split(a.group.as_deref().unwrap_or(if a.peer == "openssl" {
-        "X25519,P-256,ffdhe2048"
-    } else {
-        DEFAULT_GROUPS
+    let versioned = tls_peers::versioned(&a.peer, dir)?;
+    let groups = split(a.group.as_deref().unwrap_or(match &versioned {
+        Some(p) if p.post_quantum => "X25519,X25519MLKEM768",
+        Some(_) => "X25519,P-256",
+        None if a.peer == "openssl" => "X25519,P-256,ffdhe2048",
+        None => DEFAULT_GROUPS,
     }));
     let certs = split(&a.cert);
     if groups.is_empty() || certs.is_empty() {
         bail!("--group and --cert need at least one name");
     }
-    check_certs(&certs, &a.peer)?;
+    check_certs(&certs, &a.peer, versioned.as_ref(), &a.client)?;
     let modes: Vec<bool> = match a.accel.as_str() {
         "off" => vec![true],
         "both" => vec![false, true],
@@ -496,6 +526,13 @@ fn plan(a: &TlsArgs, dir: &Path, quiet: bool) -> Result<(Vec<Config>, Vec<Config
     let mut skipped = Vec::new();
     let mut gate_failed = Vec::new();
     let mut resolved: Vec<(String, PathBuf, GroupInfo)> = Vec::new();
+    if let Some(p) = &versioned {
+        return Ok((
+            versioned_configs(a, p, &groups, &certs, &modes, &liboqs)?,
+            skipped,
+            gate_failed,
+        ));
+    }
     if a.peer == "openssl" {
         for g in &groups {
             let Some(name) = OPENSSL_GROUPS.iter().find(|n| n.eq_ignore_ascii_case(g)) else {
@@ -590,11 +627,57 @@ fn plan(a: &TlsArgs, dir: &Path, quiet: bool) -> Result<(Vec<Config>, Vec<Config
                     soft,
                     driver: bin.clone(),
                     info: info.clone(),
+                    client_driver: bin.clone(),
+                    client_group: g.clone(),
+                    openssl_server: false,
                 });
             }
         }
     }
     Ok((configs, skipped, gate_failed))
+}
+
+/// The configurations of an `openssl-X.Y` peer: its groups by OpenSSL's names, served by
+/// its binary; the clients its own, or rustls (`cryptoscope-tls`) with rustls's names.
+fn versioned_configs(
+    a: &TlsArgs,
+    p: &tls_peers::Peer,
+    groups: &[String],
+    certs: &[String],
+    modes: &[bool],
+    rustls_bin: &Path,
+) -> Result<Vec<Config>> {
+    let mut configs = Vec::new();
+    for g in groups {
+        let name = tls_peers::group(p, g)?;
+        let (client_driver, client_group) = if a.client == "rustls" {
+            let Some(r) = tls_peers::rustls_name(name) else {
+                bail!("{name}: no rustls client group for it (use --client own)");
+            };
+            (rustls_bin.to_path_buf(), r.to_string())
+        } else {
+            (p.binary.clone(), name.to_string())
+        };
+        for c in certs {
+            for &soft in modes {
+                configs.push(Config {
+                    group: name.to_string(),
+                    cert: c.clone(),
+                    soft,
+                    driver: p.binary.clone(),
+                    info: GroupInfo {
+                        name: name.to_string(),
+                        kind: "openssl".into(),
+                        ..GroupInfo::default()
+                    },
+                    client_driver: client_driver.clone(),
+                    client_group: client_group.clone(),
+                    openssl_server: true,
+                });
+            }
+        }
+    }
+    Ok(configs)
 }
 
 /// Runs the study; returns (setup, rows, exit code).
@@ -610,6 +693,15 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)>
     }
     if a.netns && !is_root() {
         bail!("--netns needs root (it creates network namespaces and a veth pair); run as root or drop --netns to use loopback");
+    }
+    if !(a.peer == "rustls" || a.peer == "openssl" || a.peer.starts_with("openssl-")) {
+        bail!(
+            "unknown peer `{}` (rustls, openssl, or openssl-X.Y: openssl-3.5, or the system's version)",
+            a.peer
+        );
+    }
+    if a.client == "rustls" && !a.peer.starts_with("openssl-") {
+        bail!("--client rustls is for the openssl-X.Y peers (the rustls peer's clients are rustls already)");
     }
     if a.peer == "openssl" && a.request > 0 {
         bail!("--request needs the rustls peer (nginx does not echo)");
@@ -680,7 +772,7 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)>
             }
         }
         let mut row = Configuration {
-            peer: Some(a.peer.clone()),
+            peer: Some(peer_label(a)),
             group: c.group.clone(),
             cert: Some(c.cert.clone()),
             accel: Some(if c.soft { "soft" } else { "accel" }.into()),
@@ -724,9 +816,19 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)>
     Ok((setup, rows, code))
 }
 
+/// The peer as results name it: with `--client rustls`, "openssl-3.5 (rustls clients)".
+fn peer_label(a: &TlsArgs) -> String {
+    if a.client == "rustls" {
+        format!("{} (rustls clients)", a.peer)
+    } else {
+        a.peer.clone()
+    }
+}
+
 /// The run's set-up item: what every configuration shares.
 fn setup(a: &TlsArgs, ctx: &Ctx, network: String, gate_failed: Vec<String>) -> Setup {
     let openssl = a.peer == "openssl";
+    let versioned = a.peer.starts_with("openssl-");
     let netem = if !is_root() {
         "not checked (needs root)"
     } else if netem_available() {
@@ -735,15 +837,24 @@ fn setup(a: &TlsArgs, ctx: &Ctx, network: String, gate_failed: Vec<String>) -> S
         "not available on this kernel (no sch_netem): no delay or loss sweeps; --rate (tc tbf) is what exists"
     };
     Setup {
-        peer: Some(a.peer.clone()),
+        peer: Some(peer_label(a)),
         server: Some(if openssl {
             format!("nginx ({} workers), system OpenSSL", ctx.threads)
+        } else if versioned {
+            format!(
+                "{} through the openssl crate (cryptoscope-tls serve --openssl), {} threads",
+                a.peer, ctx.threads
+            )
         } else {
             format!("rustls 0.23 (AWS-LC), {} threads", ctx.threads)
         }),
-        client: Some(
-            if openssl { "OpenSSL (system libssl) via the openssl crate" } else { "rustls (AWS-LC)" }.into(),
-        ),
+        client: Some(if openssl {
+            "OpenSSL (system libssl) via the openssl crate".into()
+        } else if versioned && a.client == "own" {
+            format!("{} via the openssl crate", a.peer)
+        } else {
+            "rustls (AWS-LC)".into()
+        }),
         clients: Some(a.clients as u64),
         warmup_s: Some(ctx.warmup),
         duration_s: if a.count.is_some() { None } else { Some(ctx.duration) },
@@ -769,20 +880,33 @@ mod tests {
     }
 
     #[test]
-    fn mldsa_certificates_are_for_the_rustls_peer_only() {
+    fn mldsa_certificates_need_rustls_or_openssl_35() {
         let all = CERTS.join(",");
-        check_certs(&names(&all), "rustls").unwrap();
+        check_certs(&names(&all), "rustls", None, "own").unwrap();
+        let peer = |name: &str, post_quantum| tls_peers::Peer {
+            name: name.into(),
+            binary: PathBuf::new(),
+            post_quantum,
+        };
+        let (v30, v35) = (peer("openssl-3.0", false), peer("openssl-3.5", true));
         for c in ["mldsa-44", "mldsa-65", "mldsa-87"] {
-            let e = check_certs(&names(c), "openssl").unwrap_err().to_string();
-            assert!(e.contains("OpenSSL 3.0") && e.contains("no ML-DSA"), "{e}");
-            assert!(!e.contains('\n'), "one line: {e}");
+            for (p, v) in [("openssl", None), ("openssl-3.0", Some(&v30))] {
+                let e = check_certs(&names(c), p, v, "own").unwrap_err().to_string();
+                assert!(e.contains("OpenSSL 3.0") && e.contains("no ML-DSA"), "{e}");
+                assert!(!e.contains('\n'), "one line: {e}");
+            }
+            check_certs(&names(c), "openssl-3.5", Some(&v35), "own").unwrap();
+            check_certs(&names(c), "openssl-3.5", Some(&v35), "rustls").unwrap();
         }
-        check_certs(&names("rsa-1024,rsa-2048,ecdsa-p256,ed25519"), "openssl").unwrap();
-        let e = check_certs(&names("rsa-1024"), "rustls").unwrap_err().to_string();
-        assert!(e.contains("--peer openssl"), "{e}");
+        check_certs(&names("rsa-1024,rsa-2048,ecdsa-p256,ed25519"), "openssl", None, "own").unwrap();
+        check_certs(&names("rsa-1024"), "openssl-3.5", Some(&v35), "own").unwrap();
+        for (p, v, client) in [("rustls", None, "own"), ("openssl-3.5", Some(&v35), "rustls")] {
+            let e = check_certs(&names("rsa-1024"), p, v, client).unwrap_err().to_string();
+            assert!(e.contains("--peer openssl"), "{e}");
+        }
         for bad in ["mldsa-128", "ML-DSA-65", "dilithium3"] {
             for peer in ["rustls", "openssl"] {
-                let e = check_certs(&names(bad), peer).unwrap_err().to_string();
+                let e = check_certs(&names(bad), peer, None, "own").unwrap_err().to_string();
                 assert!(e.contains("unknown certificate type"), "{bad} {peer}: {e}");
             }
         }

@@ -214,7 +214,7 @@ impl Selection {
 
     /// Whether `--provider` picks this subject's provider: by name, or `NAME-X.Y` naming the
     /// system build of a versioned provider whose library is version X.Y.
-    fn wants_provider(&self, d: &Descriptor) -> bool {
+    pub(crate) fn wants_provider(&self, d: &Descriptor) -> bool {
         self.providers.iter().any(|p| {
             p == &d.provider
                 || names::versioned_name(p).is_some_and(|(base, v)| {
@@ -279,9 +279,11 @@ impl Selection {
             })
             .filter(|d| self.providers.is_empty() || self.wants_provider(d))
             .filter(|d| !names::TEST_PROVIDERS.contains(&d.provider.as_str()) || self.wants_provider(d))
+            .filter(|d| !names::is_extra_version(&d.provider) || self.wants_provider(d))
             .filter(|d| self.implementations.is_empty() || self.implementations.iter().any(|i| impl_matches(i, d)))
             .cloned()
             .collect();
+        let picked = crate::versions::side_by_side(self, cat, picked);
         // Every --impl must name something, or a typo silently narrows the selection.
         for i in &self.implementations {
             let offered = cat

@@ -23,6 +23,7 @@ pub mod scale;
 pub mod stored;
 pub mod ui;
 pub mod util;
+mod versions;
 pub mod workers;
 
 use args::*;

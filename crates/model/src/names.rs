@@ -55,6 +55,12 @@ pub fn versions_of(base: &str) -> impl Iterator<Item = &'static str> + '_ {
     })
 }
 
+/// A version of a versioned provider other than the system's (`openssl-3.5`): selected only
+/// when named with `--provider`, never by a default run, a suite or `--all`.
+pub fn is_extra_version(p: &str) -> bool {
+    PROVIDERS.contains(&p) && versioned_name(p).is_some()
+}
+
 /// `X.Y`: a major and a minor version number.
 fn is_version(s: &str) -> bool {
     let mut parts = s.split('.');
@@ -361,6 +367,7 @@ mod tests {
         assert_eq!(versioned_name("openssl-3"), None);
         assert_eq!(versioned_name("openssl-3.x"), None);
         assert_eq!(versioned_name("liboqs-0.13"), None);
+        assert!(is_extra_version("openssl-4.0") && !is_extra_version("openssl") && !is_extra_version("openssl-3.0"));
         assert_eq!(major_minor("OpenSSL 3.0.19 27 Jan 2026").as_deref(), Some("3.0"));
         assert_eq!(major_minor("OpenSSL 4.0.3 1 Apr 2026").as_deref(), Some("4.0"));
         assert_eq!(major_minor("no digits"), None);

@@ -11,6 +11,7 @@ pub mod certs;
 pub mod groups;
 pub mod load;
 pub mod serve;
+pub mod serve_openssl;
 pub mod wire;
 
 use clap::{Parser, Subcommand};
@@ -63,6 +64,10 @@ enum Cmd {
         dir: PathBuf,
         #[arg(long)]
         group: String,
+        /// Serve with the OpenSSL this binary links (groups in OpenSSL's names) instead
+        /// of rustls.
+        #[arg(long)]
+        openssl: bool,
         #[arg(long, default_value = "127.0.0.1:0")]
         listen: String,
         #[arg(long, default_value_t = 16)]
@@ -72,6 +77,8 @@ enum Cmd {
     Load(load::LoadArgs),
     /// Resolve group names: sizes, code points, whether they fit.
     Groups { names: Vec<String> },
+    /// Print the version of the OpenSSL this binary links.
+    OpensslVersion,
 }
 
 /// The binary's main: `subjects` is the linked provider's catalogue.
@@ -84,6 +91,14 @@ pub fn main(subjects: fn() -> Vec<Subject>, provider: &'static str) -> ! {
             Cmd::Serve {
                 dir,
                 group,
+                openssl: true,
+                listen,
+                threads,
+            } => serve_openssl::serve(serve_openssl::acceptor(&dir, &group)?, &listen, threads)?,
+            Cmd::Serve {
+                dir,
+                group,
+                openssl: false,
                 listen,
                 threads,
             } => {
@@ -95,6 +110,7 @@ pub fn main(subjects: fn() -> Vec<Subject>, provider: &'static str) -> ! {
                 serve::serve(serve::config(&dir, g)?, &listen, threads)?
             }
             Cmd::Load(a) => println!("{}", load::load(&a)?),
+            Cmd::OpensslVersion => println!("{}", openssl::version::version()),
             Cmd::Groups { names } => {
                 let subjects = subjects();
                 let out: Vec<serde_json::Value> = names

@@ -219,7 +219,8 @@ fn openssl_connector(a: &LoadArgs) -> Result<openssl::ssl::SslConnector> {
 struct Facts {
     version: String,
     cipher: String,
-    /// The server's CertificateVerify scheme (rustls client only).
+    /// The server's CertificateVerify scheme (rustls client; the OpenSSL client for ML-DSA
+    /// certificates).
     signature_scheme: Option<String>,
 }
 
@@ -301,7 +302,7 @@ fn one(client: &Client, addr: SocketAddr, request: &[u8], facts: &mut Option<Fac
                         .current_cipher()
                         .map(|c| c.name().to_string())
                         .unwrap_or_default(),
-                    signature_scheme: None,
+                    signature_scheme: ml_dsa_scheme(ssl.ssl()),
                 });
             }
             if !request.is_empty() {
@@ -318,6 +319,27 @@ fn one(client: &Client, addr: SocketAddr, request: &[u8], facts: &mut Option<Fac
         }
     }
     Ok(rec)
+}
+
+/// With an ML-DSA certificate, the scheme the server's CertificateVerify used, named as
+/// rustls names it (`ML_DSA_65`). In TLS 1.3 that signature is made with the certificate's
+/// key, and an ML-DSA key signs only with its own parameter set, so the key's type says it;
+/// the `openssl` crate has no call for the peer's signature scheme itself.
+fn ml_dsa_scheme(ssl: &openssl::ssl::SslRef) -> Option<String> {
+    use foreign_types::ForeignTypeRef;
+    extern "C" {
+        // libcrypto 3.0 and later.
+        fn EVP_PKEY_get0_type_name(key: *const openssl_sys::EVP_PKEY) -> *const std::ffi::c_char;
+    }
+    let key = ssl.peer_certificate()?.public_key().ok()?;
+    // SAFETY: a live EVP_PKEY; the name is a static string of the key's type, or NULL.
+    let name = unsafe { EVP_PKEY_get0_type_name(key.as_ptr()) };
+    if name.is_null() {
+        return None;
+    }
+    // SAFETY: NUL-terminated, owned by libcrypto.
+    let name = unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy();
+    name.starts_with("ML-DSA-").then(|| name.replace('-', "_"))
 }
 
 fn record(t0: Instant, t1: Instant, t2: Instant, s: &Counting) -> Record {
@@ -370,6 +392,11 @@ pub fn load(a: &LoadArgs) -> Result<Value> {
         "openssl" => Client::Openssl(openssl_connector(a)?),
         _ => rustls_client(a)?,
     });
+    // Which library the clients ran: the OpenSSL this binary links, or rustls.
+    let library = match &*client {
+        Client::Openssl(_) => openssl::version::version().to_string(),
+        Client::Rustls { .. } => "rustls (aws-lc-rs)".to_string(),
+    };
     let shared = Arc::new(Shared {
         stop: AtomicBool::new(false),
         completed: std::sync::atomic::AtomicU64::new(0),
@@ -470,6 +497,7 @@ pub fn load(a: &LoadArgs) -> Result<Value> {
     let facts = facts.unwrap_or_default();
     Ok(json!({
         "client": a.client,
+        "client_library": library,
         "clients": a.clients,
         "window_s": window,
         "warmup_s": a.warmup,

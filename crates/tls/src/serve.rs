@@ -58,10 +58,11 @@ pub const IDLE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A socket whose first bytes were already read (by the waiting room): reads return them
 /// first.
-struct Prefixed {
-    prefix: Vec<u8>,
-    pos: usize,
-    sock: TcpStream,
+#[derive(Debug)]
+pub(crate) struct Prefixed {
+    pub(crate) prefix: Vec<u8>,
+    pub(crate) pos: usize,
+    pub(crate) sock: TcpStream,
 }
 
 impl Read for Prefixed {
@@ -138,7 +139,7 @@ fn handle_inner(cfg: &Arc<ServerConfig>, sock: &mut Prefixed, deadline: std::tim
     Ok(())
 }
 
-fn abortive_close(sock: &TcpStream) {
+pub(crate) fn abortive_close(sock: &TcpStream) {
     use std::os::fd::AsRawFd;
     let l = libc::linger {
         l_onoff: 1,
@@ -288,8 +289,23 @@ fn waiting_room(listener: TcpListener, to_workers: std::sync::mpsc::SyncSender<(
     }
 }
 
-/// Binds, prints one JSON line `{"ready":true,"addr":..}` and serves until killed.
+/// What a server thread does with a connection whose first record has arrived: the
+/// socket, the bytes already read, and the handshake's deadline. Errors are the client's
+/// to report; the server keeps serving.
+pub type Handler = Arc<dyn Fn(TcpStream, Vec<u8>, std::time::Instant) + Send + Sync>;
+
+/// The rustls server: binds, prints one JSON line `{"ready":true,"addr":..}` and serves
+/// until killed.
 pub fn serve(cfg: Arc<ServerConfig>, listen: &str, threads: usize) -> Result<()> {
+    let handler: Handler = Arc::new(move |sock, prefix, deadline| {
+        let _ = handle(&cfg, sock, prefix, deadline);
+    });
+    serve_with(handler, listen, threads, serde_json::json!("rustls (aws-lc-rs)"))
+}
+
+/// Binds, prints one JSON line `{"ready":true,"addr":..,"library":..}` and serves with
+/// `handler` on `threads` threads behind the waiting room until killed.
+pub fn serve_with(handler: Handler, listen: &str, threads: usize, library: serde_json::Value) -> Result<()> {
     let listener = TcpListener::bind(listen).with_context(|| format!("cannot listen on {listen}"))?;
     let addr = listener.local_addr()?;
     // Ready only once every thread has seeded its generators (see `warm_thread`).
@@ -300,7 +316,7 @@ pub fn serve(cfg: Arc<ServerConfig>, listen: &str, threads: usize) -> Result<()>
     let rx = Arc::new(std::sync::Mutex::new(rx));
     let mut hs = Vec::new();
     for _ in 0..threads {
-        let cfg = cfg.clone();
+        let handler = handler.clone();
         let ready = ready.clone();
         let rx = rx.clone();
         hs.push(std::thread::spawn(move || {
@@ -309,13 +325,8 @@ pub fn serve(cfg: Arc<ServerConfig>, listen: &str, threads: usize) -> Result<()>
             loop {
                 let next = rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
                 match next {
-                    Ok((sock, prefix)) => {
-                        // A failed handshake (the load generator stopping mid-connection, a
-                        // hostile client) is the client's to report; the server keeps serving.
-                        // The rest of the handshake gets its own deadline from here.
-                        let deadline = std::time::Instant::now() + HANDSHAKE_DEADLINE;
-                        let _ = handle(&cfg, sock, prefix, deadline);
-                    }
+                    // The rest of the handshake gets its own deadline from here.
+                    Ok((sock, prefix)) => handler(sock, prefix, std::time::Instant::now() + HANDSHAKE_DEADLINE),
                     Err(_) => return,
                 }
             }
@@ -325,7 +336,7 @@ pub fn serve(cfg: Arc<ServerConfig>, listen: &str, threads: usize) -> Result<()>
     ready.wait();
     println!(
         "{}",
-        serde_json::json!({"ready": true, "addr": addr.to_string(), "pid": std::process::id()})
+        serde_json::json!({"ready": true, "addr": addr.to_string(), "pid": std::process::id(), "library": library})
     );
     std::io::stdout().flush()?;
     for h in hs {

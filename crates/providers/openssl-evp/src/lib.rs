@@ -10,15 +10,15 @@
 //!   `aeads`, `shim/base.c`);
 //! - from 3.5 on, ML-KEM (`kems`), ML-DSA and SLH-DSA (`pqsigs`), `shim/pq.c`.
 //!
-//! What a version lacks is listed as unavailable, with the version, beside the versions
-//! that have it.
+//! A version offers what it has (each algorithm is fetched at run time); where versions
+//! are measured side by side, the engine lists what one lacks as unavailable.
 //!
 //! This crate links nothing: the crate that builds a worker compiles every `shim/*.c`
 //! against one libcrypto's headers with `CS_PROVIDER` (the provider's name) and `CS_BUILD`
 //! (how that libcrypto was obtained) defined, and links the two (the build.rs of
 //! crates/providers/openssl and crates/providers/openssl-vendored).
 
-use cryptoscope_catalogue::descriptor::{Availability, Descriptor, Randomness, Sizes};
+use cryptoscope_catalogue::descriptor::{Descriptor, Randomness, Sizes};
 use cryptoscope_catalogue::traits::Subject;
 use std::ffi::{c_char, CStr};
 use std::sync::OnceLock;
@@ -110,14 +110,6 @@ fn descriptor(alg: &str, sizes: Sizes) -> Descriptor {
         sizes,
         Randomness::Internal,
     )
-}
-
-/// An algorithm this libcrypto lacks (the post-quantum ones before 3.5): listed, as
-/// unavailable, so that versions side by side show what each has.
-fn lacks(alg: &str) -> Availability {
-    // "OpenSSL 3.0.19", without the release date.
-    let v: Vec<String> = version().split_whitespace().take(2).map(String::from).collect();
-    Availability::Unavailable(format!("{} has no {alg} (OpenSSL 3.5 and later do)", v.join(" ")))
 }
 
 /// Bytes of an FFDHE-2048 public value, private value and shared secret: the size of p.
