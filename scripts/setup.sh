@@ -93,10 +93,12 @@ fi
 
 say "building (release; liboqs, AWS-LC and OpenSSL 3.5/4.0 take several minutes the first time)"
 cargo build --release --workspace --locked
-# The TLS driver linked to OpenSSL 3.5 (`tls --peer openssl-3.5`): a workspace of its own
-# (one libssl per build graph), built into the same target directory.
-cargo build --release --locked --manifest-path crates/tls-openssl35/Cargo.toml \
-  --target-dir "${CARGO_TARGET_DIR:-$PWD/target}"
+# The TLS driver linked to OpenSSL 3.5 and 4.0 (`tls --peer openssl-3.5`, `openssl-4.0`):
+# workspaces of their own (one libssl per build graph), built into the same target directory.
+for v in 35 40; do
+  cargo build --release --locked --manifest-path "crates/tls-openssl$v/Cargo.toml" \
+    --target-dir "${CARGO_TARGET_DIR:-$PWD/target}"
+done
 
 # The Python package, `pip install`ed from the repository into .venv (maturin comes from
 # PyPI in pip's build environment and compiles the PyO3 crate with the same target dir).

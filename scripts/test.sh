@@ -61,7 +61,8 @@ FUZZ_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/fuzz" FUZZ_CORPUS="$fuzz_tmp/c
 fz=${PIPESTATUS[0]}
 [[ $status -eq 0 ]] && status=$fz
 # Formatting (rustfmt.toml): a drift fails the run like a test.
-if ! cargo fmt --all --check >/dev/null 2>&1 || ! cargo fmt --check --manifest-path crates/tls-openssl35/Cargo.toml >/dev/null 2>&1; then
+if ! cargo fmt --all --check >/dev/null 2>&1 || ! cargo fmt --check --manifest-path crates/tls-openssl35/Cargo.toml >/dev/null 2>&1 \
+  || ! cargo fmt --check --manifest-path crates/tls-openssl40/Cargo.toml >/dev/null 2>&1; then
   echo "test result: FAILED. 0 passed; 1 failed (cargo fmt --all --check: run cargo fmt --all)" | tee -a "$log"
   [[ $status -eq 0 ]] && status=1
 fi

@@ -34,6 +34,7 @@ const SKIPPED: &[(&str, &str)] = &[
     ("export PATH=\"$PWD/target/release:$PATH\"", "changes the reader's shell; this test runs the built binary directly"),
     ("cargo build --release --workspace --locked", "builds the workspace, which the test command has done before this test"),
     ("cargo build --release --locked --manifest-path crates/tls-openssl35/Cargo.toml --target-dir target", "builds the OpenSSL 3.5 TLS driver, which the test command's setup has done before this test"),
+    ("cargo build --release --locked --manifest-path crates/tls-openssl40/Cargo.toml --target-dir target", "builds the OpenSSL 4.0 TLS driver, which the test command's setup has done before this test"),
     ("cp -r vectors reference ~/.local/share/cryptoscope/", "installs into the reader's home; `an_installed_copy_finds_its_workers` checks the layout"),
     ("cryptoscope run --quick", "the whole default suite: about 3 minutes on 2 cores"),
     ("cryptoscope run --alg ML-KEM-768 --alg X25519", "the full 12 s budget for each of 8 subjects: about 2 minutes"),

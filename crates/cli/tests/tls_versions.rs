@@ -1,5 +1,5 @@
 //! `cryptoscope tls --peer openssl-X.Y`: our OpenSSL server and client linked to OpenSSL
-//! 3.5 (built from vendored sources) complete TLS 1.3 handshakes with X25519MLKEM768 and
+//! 3.5 and 4.0 (built from vendored sources) complete TLS 1.3 handshakes with X25519MLKEM768 and
 //! ML-KEM-768 key shares and ML-DSA certificates, against their own clients and against
 //! rustls; the bytes on the wire differ by exactly the published sizes. An ML-KEM-768
 //! encapsulation key is 1,184 bytes and its ciphertext 1,088 (FIPS 203, Table 3), an
@@ -14,9 +14,11 @@ use common::*;
 use serde_json::Value;
 
 fn tls(args: &[&str]) -> Option<Vec<Value>> {
-    if !worker("openssl").with_file_name("cryptoscope-tls-openssl35").is_file() {
-        cryptoscope_testkit::needs_setup("cryptoscope-tls-openssl35");
-        return None;
+    for bin in ["cryptoscope-tls-openssl35", "cryptoscope-tls-openssl40"] {
+        if !worker("openssl").with_file_name(bin).is_file() {
+            cryptoscope_testkit::needs_setup(bin);
+            return None;
+        }
     }
     let d = tempfile::tempdir().unwrap();
     let (db, json) = (d.path().join("r.db"), d.path().join("tls.json"));
@@ -101,6 +103,30 @@ fn openssl_35_serves_post_quantum_groups_to_its_own_clients_and_to_rustls() {
         bytes(h, "bytes_client_to_server") - bytes(x, "bytes_client_to_server"),
         1184
     );
+    assert_eq!(
+        bytes(h, "bytes_server_to_client") - bytes(x, "bytes_server_to_client"),
+        1088
+    );
+}
+
+#[test]
+fn openssl_40_serves_the_hybrid_group_to_its_own_clients() {
+    let _serial = serial(); // binds ports
+    let args = [
+        "--peer",
+        "openssl-4.0",
+        "--group",
+        "X25519,X25519MLKEM768",
+        "--cert",
+        "ed25519",
+    ];
+    let Some(rows) = tls(&args) else { return };
+    let (x, h) = (row(&rows, "X25519", "ed25519"), row(&rows, "X25519MLKEM768", "ed25519"));
+    for r in [x, h] {
+        assert_eq!(r["peer"], "openssl-4.0");
+        let lib = r["measurement"]["client_library"].as_str().unwrap();
+        assert!(lib.starts_with("OpenSSL 4.0."), "{lib}");
+    }
     assert_eq!(
         bytes(h, "bytes_server_to_client") - bytes(x, "bytes_server_to_client"),
         1088

@@ -51,8 +51,9 @@ pub struct TlsArgs {
     /// Server and client: rustls (AWS-LC) on both ends; `openssl`: nginx with the system's
     /// OpenSSL and an OpenSSL client (for what rustls refuses: RSA-1024, DHE, TLS 1.2);
     /// `openssl-X.Y`: our OpenSSL server and client linked to that version, the same code
-    /// in every version — `openssl-3.5` (built from vendored sources: X25519MLKEM768,
-    /// ML-KEM groups, ML-DSA certificates) or the system's (`openssl-3.0` on Debian 12).
+    /// in every version — `openssl-3.5` and `openssl-4.0` (built from vendored sources:
+    /// X25519MLKEM768, ML-KEM groups, ML-DSA certificates) or the system's (`openssl-3.0` on
+    /// Debian 12).
     #[arg(long, default_value = "rustls", value_name = "PEER")]
     pub peer: String,
     /// With an `openssl-X.Y` peer: its own OpenSSL clients (`own`), or rustls clients

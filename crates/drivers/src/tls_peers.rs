@@ -1,6 +1,7 @@
 //! The versioned OpenSSL peers of `cryptoscope tls`: `--peer openssl-X.Y` is our OpenSSL
 //! server and client (crates/tls: `serve --openssl`, `load --client openssl`) linked to
-//! that OpenSSL — `openssl-3.5` from vendored sources (`cryptoscope-tls-openssl35`), or the
+//! that OpenSSL — `openssl-3.5` and `openssl-4.0` from vendored sources
+//! (`cryptoscope-tls-openssl35`, `-openssl40`), or the
 //! system's own version (`openssl-3.0` on Debian 12, `cryptoscope-tls`). Unlike
 //! `--peer openssl` (nginx), server and client are the same code in every version, so the
 //! versions' handshakes compare like for like; with `--client rustls` the clients are
@@ -10,7 +11,10 @@ use anyhow::{bail, Result};
 use std::path::{Path, PathBuf};
 
 /// The versions built from vendored sources, with their driver binary.
-pub const VENDORED: &[(&str, &str)] = &[("openssl-3.5", "cryptoscope-tls-openssl35")];
+pub const VENDORED: &[(&str, &str)] = &[
+    ("openssl-3.5", "cryptoscope-tls-openssl35"),
+    ("openssl-4.0", "cryptoscope-tls-openssl40"),
+];
 
 /// TLS 1.3 groups by OpenSSL's names: the classical ones every OpenSSL 3 has, and the
 /// post-quantum ones from 3.5 on.
@@ -46,8 +50,9 @@ pub fn versioned(peer: &str, dir: &Path) -> Result<Option<Peer>> {
     let binary = dir.join(bin);
     if !binary.is_file() {
         bail!(
-            "--peer {peer} needs {} (built by scripts/setup.sh: cargo build --release --manifest-path crates/tls-openssl35/Cargo.toml)",
-            binary.display()
+            "--peer {peer} needs {} (scripts/setup.sh builds it: cargo build --release --manifest-path crates/tls-{}/Cargo.toml)",
+            binary.display(),
+            bin.trim_start_matches("cryptoscope-tls-")
         );
     }
     // The library it links must be the version asked for (the system's may be any).
