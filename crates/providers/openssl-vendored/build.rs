@@ -45,20 +45,20 @@ fn versions() -> Vec<Version> {
     ]
 }
 
-const SHIM: &[&str] = &["shim/base.c", "shim/kex.c", "shim/sig.c", "shim/pq.c"];
-
 fn main() {
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
     let evp = Path::new(env!("CARGO_MANIFEST_DIR")).join("../openssl-evp");
-    for f in SHIM {
-        println!("cargo:rerun-if-changed={}", evp.join(f).display());
+    println!("cargo:rerun-if-changed={}", evp.join("shim").display());
+    let shim = shim_files(&evp);
+    for f in &shim {
+        println!("cargo:rerun-if-changed={}", f.display());
     }
     for v in &versions() {
         let dir = out.join(v.provider);
         match cached_or_build(v, &dir) {
             Ok((include, lib)) => {
-                let shim = compile_shim(v, &evp, &dir, Some(&include), "vendored static libcrypto", "");
-                link(v.bin, &[shim, lib.join("libcrypto.a")], &[]);
+                let lib_shim = compile_shim(v, &shim, &dir, Some(&include), "vendored static libcrypto", "");
+                link(v.bin, &[lib_shim, lib.join("libcrypto.a")], &[]);
             }
             Err(e) => {
                 let reason = e
@@ -68,8 +68,15 @@ fn main() {
                     .trim()
                     .to_string();
                 println!("cargo:warning={} ({}) did not build: {reason}", v.provider, v.source);
-                let shim = compile_shim(v, &evp, &dir, None, "system libcrypto (vendored build failed)", &reason);
-                link(v.bin, &[shim], &["-lcrypto"]);
+                let lib_shim = compile_shim(
+                    v,
+                    &shim,
+                    &dir,
+                    None,
+                    "system libcrypto (vendored build failed)",
+                    &reason,
+                );
+                link(v.bin, &[lib_shim], &["-lcrypto"]);
             }
         }
     }
@@ -88,12 +95,19 @@ fn cached_or_build(v: &Version, dir: &Path) -> Result<(PathBuf, PathBuf), String
 }
 
 /// Compiles the shim for one version into its own static library; its path.
-fn compile_shim(v: &Version, evp: &Path, dir: &Path, include: Option<&Path>, how: &str, unbuilt: &str) -> PathBuf {
+fn compile_shim(
+    v: &Version,
+    files: &[PathBuf],
+    dir: &Path,
+    include: Option<&Path>,
+    how: &str,
+    unbuilt: &str,
+) -> PathBuf {
     let shim_dir = dir.join("shim");
     std::fs::create_dir_all(&shim_dir).expect("shim dir");
     let name = format!("cs_{}", v.provider.replace(['-', '.'], "_"));
     let mut cc = cc::Build::new();
-    cc.files(SHIM.iter().map(|f| evp.join(f)))
+    cc.files(files)
         .define("CS_PROVIDER", format!("\"{}\"", v.provider).as_str())
         .define("CS_BUILD", format!("\"{how}, openssl-src {}\"", v.source).as_str())
         .out_dir(&shim_dir)
@@ -120,4 +134,16 @@ fn link(bin: &str, archives: &[PathBuf], libs: &[&str]) {
     for l in libs {
         println!("cargo:rustc-link-arg-bin={bin}={l}");
     }
+}
+
+/// cryptoscope-openssl-evp's C files (`shim/*.c`), in name order: the same set
+/// crates/providers/openssl/build.rs compiles.
+fn shim_files(evp: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(evp.join("shim"))
+        .expect("the openssl-evp shim directory")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .collect();
+    v.sort();
+    v
 }

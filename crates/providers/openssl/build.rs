@@ -6,9 +6,9 @@ use std::path::Path;
 fn main() {
     let evp = Path::new(env!("CARGO_MANIFEST_DIR")).join("../openssl-evp");
     let mut cc = cc::Build::new();
-    // The same list as crates/providers/openssl-vendored/build.rs.
-    for f in ["shim/base.c", "shim/kex.c", "shim/sig.c", "shim/pq.c"] {
-        let path = evp.join(f);
+    // Every C file of the shim, as crates/providers/openssl-vendored/build.rs compiles them.
+    println!("cargo:rerun-if-changed={}", evp.join("shim").display());
+    for path in shim_files(&evp) {
         println!("cargo:rerun-if-changed={}", path.display());
         cc.file(path);
     }
@@ -17,4 +17,15 @@ fn main() {
         .warnings(true)
         .compile("cryptoscope_openssl_shim");
     println!("cargo:rustc-link-lib=crypto");
+}
+
+/// The shim's C files (`openssl-evp/shim/*.c`), in name order.
+fn shim_files(evp: &Path) -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(evp.join("shim"))
+        .expect("the openssl-evp shim directory")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .collect();
+    v.sort();
+    v
 }
