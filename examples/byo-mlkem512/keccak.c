@@ -58,6 +58,16 @@ static void permute(uint64_t a[25]) {
         for (unsigned y = 0; y < 5; y++)                                /* chi */
             for (unsigned x = 0; x < 5; x++)
                 a[x + 5 * y] = b[x + 5 * y] ^ (~b[(x + 1) % 5 + 5 * y] & b[(x + 2) % 5 + 5 * y]);
+#if defined(CS_EXTRA_WORK) && CS_EXTRA_WORK > 0
+        /* Deliberate extra work for the A/B example (docs/ab.md): a chain of CS_EXTRA_WORK
+         * dependent multiply-adds per round, each kept by an empty asm statement the compiler
+         * cannot see through. The state is untouched: the results stay the same. */
+        uint64_t w = a[ir % 25];
+        for (unsigned k = 0; k < CS_EXTRA_WORK; k++) {
+            w = w * 0x9E3779B97F4A7C15ull + k;
+            __asm__ volatile("" : "+r"(w));
+        }
+#endif
         a[0] ^= round_constant[ir];                                     /* iota */
     }
 }

@@ -156,6 +156,16 @@ enum Cmd {
         #[command(flatten)]
         workers: Workers,
     },
+    /// Did B make it faster? Two subjects of one algorithm (two builds, versions or providers)
+    /// timed in interleaved A B B A blocks on one CPU; the paired ratio B/A with a 95% CI and
+    /// a verdict per operation, exact instruction counts beside it.
+    #[command(after_help = cryptoscope_engine::ab::AFTER_HELP)]
+    Ab {
+        #[command(flatten)]
+        args: cryptoscope_engine::ab::AbArgs,
+        #[command(flatten)]
+        workers: Workers,
+    },
     /// The study "Tahoe-LAFS with SHA-3 candidates" on today's Tahoe-LAFS: a loopback grid per
     /// hash, uploads and downloads of fresh random files through the web API, and the time
     /// every process spends hashing.
@@ -256,42 +266,12 @@ enum Cmd {
     },
     /// Compare runs side by side: ratio of medians with a 95% CI and a verdict per operation;
     /// with --published, one run against published figures ("ours versus theirs").
+    #[command(
+        after_help = "Examples:\n  cryptoscope compare latest~1 latest\n  cryptoscope compare latest~2 latest~1 latest --reference latest~1 --statistic p5\n  cryptoscope compare --published latest\n  # latest against the 10 runs before it on this machine (CI gate)\n  cryptoscope compare latest --history 10 --fail-on-slower --json -\n\nWhere both runs have exact instruction counts (run --instructions), each operation also shows whether the code path changed; the time verdict is never changed by them."
+    )]
     Compare {
-        /// Two or more runs (id, unique prefix, `latest` or `latest~N`, N runs before it); one
-        /// with --published.
-        #[arg(num_args = 1.., required = true)]
-        runs: Vec<String>,
-        /// Print our cycles next to every matching published figure (default file: the
-        /// repository's reference/published.json, with sources and CPUs).
-        #[arg(long)]
-        published: bool,
-        /// Published-figures file for --published.
-        #[arg(long, value_name = "FILE")]
-        published_file: Option<PathBuf>,
-        /// The run the others are compared with (default: the first given). `--baseline` is
-        /// its older name; on `run` and `show`, `--baseline` names an implementation.
-        #[arg(long = "reference", visible_alias = "baseline", value_name = "RUN")]
-        baseline: Option<String>,
-        /// Changes smaller than this fraction are never called faster or slower.
-        #[arg(long, default_value_t = 0.05, value_name = "FRACTION")]
-        threshold: f64,
-        /// Compare cycle counts instead of nanoseconds (same machine only).
-        #[arg(long)]
-        cycles: bool,
-        /// What to compare: median (typical cost), p5 or min (the machine's fast level;
-        /// steadier on noisy shared machines).
-        #[arg(long, default_value = "median", value_parser = ["median", "p5", "min"])]
-        statistic: String,
-        /// Also write the comparison as JSON (`-`: standard output, after the table).
-        #[arg(long, value_name = "FILE|-")]
-        json: Option<PathBuf>,
-        /// Exit 1 when any operation is slower than in the baseline (for CI jobs).
-        #[arg(long)]
-        fail_on_slower: bool,
         #[command(flatten)]
-        filter: FilterArgs,
-        #[command(flatten)]
-        db: DbArg,
+        args: CompareArgs,
     },
 }
 
@@ -308,6 +288,7 @@ impl Cmd {
             | Cmd::Micro { workers, .. }
             | Cmd::Build { workers, .. }
             | Cmd::Add { workers, .. }
+            | Cmd::Ab { workers, .. }
             | Cmd::Tahoe { workers, .. }
             | Cmd::Ct { workers, .. }
             | Cmd::Tls { workers, .. }
@@ -410,6 +391,7 @@ fn main() {
         Cmd::Micro { args, .. } => cmd_micro(args, quiet),
         Cmd::Build { args, .. } => cmd_build(args, quiet),
         Cmd::Add { args, .. } => cmd_add(args, quiet),
+        Cmd::Ab { args, .. } => cryptoscope_engine::ab::cmd_ab(args, quiet),
         Cmd::Scale { args, .. } => cmd_scale(args, quiet),
         Cmd::Tahoe { args, .. } => cmd_driver(args, quiet),
         Cmd::Ct { args, .. } => cmd_ct(args, quiet),
@@ -431,36 +413,7 @@ fn main() {
             filter,
             db,
         } => cmd_export(run, format, out.as_deref(), filter, db),
-        Cmd::Compare {
-            runs,
-            published: true,
-            published_file,
-            json,
-            db,
-            ..
-        } => cmd_published(runs, published_file.as_deref(), json.as_deref(), db),
-        Cmd::Compare {
-            runs,
-            baseline,
-            threshold,
-            cycles,
-            statistic,
-            json,
-            fail_on_slower,
-            filter,
-            db,
-            ..
-        } => cmd_compare(
-            runs,
-            baseline.as_deref(),
-            *threshold,
-            *cycles,
-            statistic,
-            json.as_deref(),
-            *fail_on_slower,
-            filter,
-            db,
-        ),
+        Cmd::Compare { args } => cmd_compare(args),
     };
     match r {
         Ok(code) => std::process::exit(code),

@@ -339,12 +339,13 @@ fn migration_scrubs_old_databases(c: &PgCase) {
     let bare = || c.bare();
     let no_password = |what: &str, s: &str| c.no_password(what, s);
     let dump = || c.dump();
-    // A database as the version before scrubbing left it: schema 9 (without version 11's
-    // column), a command line stored with its password.
+    // A database as the version before scrubbing left it: schema 9 (without the columns of
+    // versions 11 and 12), a command line stored with its password.
     let old_command = serde_json::to_string(&["cryptoscope", "run", "--db", typed.as_str()]).unwrap();
     let sql = format!(
         "UPDATE runs SET command = '{old_command}' WHERE id = (SELECT MIN(id) FROM runs);
          ALTER TABLE results DROP COLUMN input_check;
+         ALTER TABLE results DROP COLUMN instructions_spread;
          DELETE FROM cryptoscope_schema WHERE version >= 10;"
     );
     let o = server
@@ -366,7 +367,7 @@ fn migration_scrubs_old_databases(c: &PgCase) {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert!(
         String::from_utf8_lossy(&o.stderr)
-            .contains("upgraded from schema version 9 to 11; the password in 1 stored command line is now ***"),
+            .contains("upgraded from schema version 9 to 12; the password in 1 stored command line is now ***"),
         "{}",
         text(&o)
     );

@@ -1,6 +1,8 @@
 //! `run --counters` and `run --instructions`: perf_event_open counters around each call
 //! of each operation (in the subject's worker, apart from timing), and the exact
-//! instruction count per call under callgrind.
+//! instruction count per call under callgrind: with fixed-seed randomness (the figure runs
+//! compare), and how much it varies from call to call under real randomness (the spread that
+//! tells a changed code path from rejection sampling drawing again).
 
 use anyhow::{Context, Result};
 use cryptoscope_catalogue::descriptor::Descriptor;
@@ -16,7 +18,26 @@ use crate::workers::{self, Outcome};
 /// Counters of one operation, or why there are none.
 pub type OpOutcome = std::result::Result<Vec<CounterFigure>, (GateStatus, String)>;
 /// Exact instructions per call of one operation, or why there are none.
-pub type InstrOutcome = std::result::Result<f64, (GateStatus, String)>;
+pub type InstrOutcome = std::result::Result<Instructions, (GateStatus, String)>;
+
+/// Calls profiled with real randomness for the spread (after one warm-up).
+pub const SPREAD_CALLS: u64 = 5;
+
+/// The instruction figures of one operation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Instructions {
+    /// Mean instructions per call with the harness's fixed-seed randomness.
+    pub per_call: f64,
+    /// (max − min) / min of the instructions of [`SPREAD_CALLS`] calls with real randomness.
+    pub spread: Option<f64>,
+}
+
+/// The relative spread (max − min) / min of per-call instruction counts; none without
+/// counts (or with a call that counted nothing).
+pub fn spread(per_call: &[u64]) -> Option<f64> {
+    let (min, max) = (*per_call.iter().min()?, *per_call.iter().max()?);
+    (min > 0).then(|| (max - min) as f64 / min as f64)
+}
 
 /// Parses `cycles,instructions,…`; unknown names are errors with a suggestion.
 pub fn parse_events(list: &str) -> std::result::Result<Vec<String>, String> {
@@ -103,7 +124,8 @@ pub fn measure(
 }
 
 /// Exact instructions per call of every operation of one gated subject (callgrind, three
-/// profiled calls after one warm-up).
+/// profiled calls after one warm-up with fixed-seed randomness), and their spread over
+/// [`SPREAD_CALLS`] calls with real randomness (a second callgrind run, one dump per call).
 pub fn instructions(cat: &Catalogue, d: &Descriptor, timeout: Duration) -> Result<BTreeMap<String, InstrOutcome>> {
     let bin = cat.worker(&d.provider).context("worker vanished")?;
     let s = crate::profile::Settings {
@@ -114,10 +136,22 @@ pub fn instructions(cat: &Catalogue, d: &Descriptor, timeout: Duration) -> Resul
         depth: 0,
         top: 0,
     };
+    let random = crate::profile::Settings {
+        calls: SPREAD_CALLS,
+        ..s.clone()
+    };
     let mut out = BTreeMap::new();
     for op in d.operations() {
-        let r = match crate::profile::run_callgrind(bin, d, op, &s) {
-            Ok(p) => Ok(p.total as f64 / s.calls as f64),
+        let counted = crate::profile::run_callgrind(bin, d, op, &s).and_then(|p| {
+            let parts = crate::profile::run_callgrind_calls(bin, d, op, &random, false)?;
+            let totals: Vec<u64> = parts.iter().map(|p| p.total).collect();
+            Ok(Instructions {
+                per_call: p.total as f64 / s.calls as f64,
+                spread: spread(&totals),
+            })
+        });
+        let r = match counted {
+            Ok(i) => Ok(i),
             // A limit of valgrind here (AVX-512 from -march=native), not a fault of the
             // subject: its timings stand, it just gets no instruction count.
             Err(e) if e.to_string().contains(crate::profile::UNDECODABLE) => {
@@ -143,7 +177,10 @@ pub fn apply(row: &mut ResultRow, counters: Option<&OpOutcome>, instructions: Op
         _ => {}
     }
     match instructions {
-        Some(Ok(n)) => row.instructions = Some(*n),
+        Some(Ok(n)) => {
+            row.instructions = Some(n.per_call);
+            row.instructions_spread = n.spread;
+        }
         Some(Err((status, detail))) if row.gate == GateStatus::Pass => {
             *row = ResultRow::without_numbers_like(row, *status, detail.clone());
         }
@@ -164,5 +201,39 @@ mod tests {
         let e = parse_events("cycels").unwrap_err();
         assert!(e.contains("did you mean `cycles`"), "{e}");
         assert!(parse_events(" , ").is_err());
+    }
+
+    #[test]
+    fn spread_is_the_range_over_the_smallest_count() {
+        assert_eq!(spread(&[1000, 1000, 1000]), Some(0.0), "a fixed path");
+        // Rejection sampling drew again in one call: (1100 - 1000) / 1000.
+        assert_eq!(spread(&[1000, 1100, 1050]), Some(0.1));
+        assert_eq!(spread(&[]), None);
+        assert_eq!(spread(&[0, 5]), None, "a call that counted nothing");
+    }
+
+    #[test]
+    fn both_figures_reach_the_row() {
+        let d = cryptoscope_catalogue::descriptor::Descriptor::catalogued(
+            "ML-DSA-65",
+            "pqclean",
+            "clean",
+            "-".into(),
+            "-".into(),
+            cryptoscope_catalogue::descriptor::Sizes {
+                public_key: 1952,
+                secret_key: 4032,
+                ciphertext: 3309,
+                shared_secret: 0,
+            },
+            cryptoscope_catalogue::descriptor::Randomness::Harness,
+        );
+        let mut row = ResultRow::without_numbers(&d, "sign", GateStatus::Pass, "");
+        let n = Instructions {
+            per_call: 1234.5,
+            spread: Some(0.25),
+        };
+        apply(&mut row, None, Some(&Ok(n)));
+        assert_eq!((row.instructions, row.instructions_spread), (Some(1234.5), Some(0.25)));
     }
 }

@@ -4,6 +4,7 @@
 //! (scale, memory, counters, profile, micro, builds, constant-time audit). Measuring
 //! happens in provider worker processes, never here.
 
+pub mod ab;
 pub mod args;
 pub mod builds;
 pub mod catalog;

@@ -65,9 +65,34 @@ pub fn valgrind_version() -> Result<String> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-/// Runs `calls` profiled calls of `op` of subject `d` in `worker` under callgrind and
-/// parses the result.
+/// Runs `calls` profiled calls of `op` of subject `d` in `worker` under callgrind, with
+/// the harness's fixed-seed randomness, and parses the result (all calls merged).
 pub fn run_callgrind(worker: &Path, d: &Descriptor, op: Operation, s: &Settings) -> Result<Profile> {
+    let mut merged = Profile::default();
+    for part in run_callgrind_calls(worker, d, op, s, true)? {
+        merged.merge(&part);
+    }
+    if merged.total == 0 {
+        return Err(SubjectFailed(format!(
+            "{} {}: callgrind counted nothing inside {ROOT} (was it inlined?)",
+            d.id,
+            op.as_str()
+        ))
+        .into());
+    }
+    Ok(merged)
+}
+
+/// Like [`run_callgrind`], one profile per profiled call, in call order; `deterministic`
+/// false draws real randomness, so calls whose path depends on it (rejection sampling) may
+/// differ from each other.
+pub fn run_callgrind_calls(
+    worker: &Path,
+    d: &Descriptor,
+    op: Operation,
+    s: &Settings,
+    deterministic: bool,
+) -> Result<Vec<Profile>> {
     let dir = tempdir()?;
     let out = dir.join("callgrind.out");
     // Costs and call counts are zeroed on entry to the profiled function and dumped when
@@ -88,7 +113,7 @@ pub fn run_callgrind(worker: &Path, d: &Descriptor, op: Operation, s: &Settings)
                 subject: d.id.clone(),
                 op,
                 iterations: s.calls,
-                deterministic: true,
+                deterministic,
                 marker: false,
                 warmup: s.warmup,
             }
@@ -153,21 +178,12 @@ pub fn run_callgrind(worker: &Path, d: &Descriptor, op: Operation, s: &Settings)
     }
     let parts = read_parts(&out, s.calls);
     let _ = std::fs::remove_dir_all(&dir);
-    let p = parts?;
-    if p.total == 0 {
-        return Err(SubjectFailed(format!(
-            "{} {}: callgrind counted nothing inside {ROOT} (was it inlined?)",
-            d.id,
-            op.as_str()
-        ))
-        .into());
-    }
-    Ok(p)
+    parts
 }
 
-/// Reads and merges the dumps `OUT.1` … `OUT.calls`.
-fn read_parts(out: &Path, calls: u64) -> Result<Profile> {
-    let mut merged = Profile::default();
+/// Reads the dumps `OUT.1` … `OUT.calls`, one profile per profiled call.
+fn read_parts(out: &Path, calls: u64) -> Result<Vec<Profile>> {
+    let mut parts = Vec::new();
     for k in 1..=calls {
         let path = PathBuf::from(format!("{}.{k}", out.display()));
         let text = std::fs::read_to_string(&path).with_context(|| {
@@ -176,10 +192,9 @@ fn read_parts(out: &Path, calls: u64) -> Result<Profile> {
                 path.display()
             )
         })?;
-        let part = callgrind::parse(&text).with_context(|| format!("reading {}", path.display()))?;
-        merged.merge(&part);
+        parts.push(callgrind::parse(&text).with_context(|| format!("reading {}", path.display()))?);
     }
-    Ok(merged)
+    Ok(parts)
 }
 
 fn tempdir() -> Result<PathBuf> {

@@ -347,29 +347,84 @@ pub fn cmd_published(
     Ok(0)
 }
 
-#[allow(clippy::too_many_arguments)]
-pub fn cmd_compare(
-    runs: &[String],
-    baseline: Option<&str>,
-    threshold: f64,
-    cycles: bool,
-    statistic: &str,
-    json: Option<&std::path::Path>,
-    fail_on_slower: bool,
-    filter: &FilterArgs,
-    db: &DbArg,
-) -> Result<i32> {
+/// `cryptoscope compare`'s flags.
+#[derive(clap::Args, Clone)]
+pub struct CompareArgs {
+    /// Two or more runs (id, unique prefix, `latest` or `latest~N`, N runs before it); one
+    /// with --published or --history.
+    #[arg(num_args = 1.., required = true)]
+    pub(crate) runs: Vec<String>,
+    /// Print our cycles next to every matching published figure (default file: the
+    /// repository's reference/published.json, with sources and CPUs).
+    #[arg(long)]
+    pub(crate) published: bool,
+    /// Published-figures file for --published.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) published_file: Option<PathBuf>,
+    /// Compare the one run given with the last K runs before it on the same machine (host
+    /// and CPU) that measured the same operations, instead of with another run: a change is
+    /// called only where the run lies outside the spread those K runs show between
+    /// themselves (a 99% prediction interval) and beyond --threshold, so the machine's own
+    /// noise is learned, not guessed. Fewer than 3 such runs give no verdict for that
+    /// operation. In CI: `compare latest --history 10 --fail-on-slower`.
+    #[arg(long, value_name = "K")]
+    pub(crate) history: Option<usize>,
+    /// The run the others are compared with (default: the first given). `--baseline` is
+    /// its older name; on `run` and `show`, `--baseline` names an implementation.
+    #[arg(long = "reference", visible_alias = "baseline", value_name = "RUN")]
+    pub(crate) baseline: Option<String>,
+    /// Changes smaller than this fraction are never called faster or slower.
+    #[arg(long, default_value_t = 0.05, value_name = "FRACTION")]
+    pub(crate) threshold: f64,
+    /// Compare cycle counts instead of nanoseconds (same machine only).
+    #[arg(long)]
+    pub(crate) cycles: bool,
+    /// What to compare: median (typical cost), p5 or min (the machine's fast level;
+    /// steadier on noisy shared machines).
+    #[arg(long, default_value = "median", value_parser = ["median", "p5", "min"])]
+    pub(crate) statistic: String,
+    /// Also write the comparison as JSON (`-`: standard output, after the table).
+    #[arg(long, value_name = "FILE|-")]
+    pub(crate) json: Option<PathBuf>,
+    /// Exit 1 when any operation is slower than in the baseline, or with --history than in
+    /// its history (for CI jobs).
+    #[arg(long)]
+    pub(crate) fail_on_slower: bool,
+    #[command(flatten)]
+    pub(crate) filter: FilterArgs,
+    #[command(flatten)]
+    pub(crate) db: DbArg,
+}
+
+pub fn cmd_compare(a: &CompareArgs) -> Result<i32> {
+    if a.published {
+        if a.history.is_some() {
+            return Err(usage(
+                "--history and --published do not go together: --published compares one run with published \
+                 figures, --history with its own earlier runs",
+            ));
+        }
+        return cmd_published(&a.runs, a.published_file.as_deref(), a.json.as_deref(), &a.db);
+    }
+    let threshold = a.threshold;
     if !(0.0..1.0).contains(&threshold) {
         return Err(usage("--threshold must be a fraction in [0, 1), e.g. 0.05"));
     }
-    if runs.len() < 2 {
-        return Err(usage("compare needs two or more runs (or one with --published)"));
+    let statistic = cryptoscope_report::compare::Statistic::parse(&a.statistic)
+        .ok_or_else(|| usage(format!("unknown statistic `{}`", a.statistic)))?;
+    if let Some(k) = a.history {
+        return cmd_history(a, k, statistic);
     }
-    let mut store = open_store(db)?;
+    if a.runs.len() < 2 {
+        return Err(usage(
+            "compare needs two or more runs (or one with --published or --history K)",
+        ));
+    }
+    let mut store = open_store(&a.db)?;
     let mut loaded: Vec<cryptoscope_model::RunFile> = Vec::new();
-    for r in runs {
+    for r in &a.runs {
         let mut run = store.load(r).map_err(|e| usage(e.to_string()))?;
-        filter.apply(&mut run)?;
+        a.filter.apply(&mut run)?;
         if loaded.iter().any(|l| l.run_id == run.run_id) {
             // `compare latest latest`: nothing can differ but the noise of the bootstrap.
             eprintln!(
@@ -379,7 +434,7 @@ pub fn cmd_compare(
         }
         loaded.push(run);
     }
-    let base = match baseline {
+    let base = match a.baseline.as_deref() {
         None => 0,
         Some(b) => {
             let id = if b.starts_with("group:") {
@@ -393,20 +448,100 @@ pub fn cmd_compare(
                 .ok_or_else(|| usage(format!("--reference {b} is not among the compared runs")))?
         }
     };
-    let statistic = cryptoscope_report::compare::Statistic::parse(statistic)
-        .ok_or_else(|| usage(format!("unknown statistic `{statistic}`")))?;
-    let c = cryptoscope_report::compare::compare(&loaded, base, threshold, cycles, statistic);
+    let c = cryptoscope_report::compare::compare(&loaded, base, threshold, a.cycles, statistic);
     print!("{}", cryptoscope_report::compare::render(&c));
-    if let Some(p) = json {
+    if let Some(p) = &a.json {
         write_output(p, &serde_json::to_string_pretty(&c)?)?;
     }
     let slower = cryptoscope_report::compare::tally(&c).1;
-    Ok(if fail_on_slower && slower > 0 {
+    Ok(if a.fail_on_slower && slower > 0 {
         eprintln!("compare: {slower} operation(s) slower than the baseline (--fail-on-slower)");
         1
     } else {
         0
     })
+}
+
+/// `compare RUN --history K`: RUN against the runs before it on its machine.
+fn cmd_history(a: &CompareArgs, k: usize, statistic: cryptoscope_report::compare::Statistic) -> Result<i32> {
+    use cryptoscope_report::history;
+    if k == 0 {
+        return Err(usage(format!(
+            "--history needs at least one run ({} or more give verdicts), e.g. --history 10",
+            history::MIN_HISTORY
+        )));
+    }
+    if a.runs.len() != 1 {
+        return Err(usage(format!(
+            "compare --history takes one run (e.g. `latest`), compared with the runs before it; {} given",
+            a.runs.len()
+        )));
+    }
+    if a.baseline.is_some() {
+        return Err(usage(
+            "--reference does not apply with --history: the run's history is its reference",
+        ));
+    }
+    let mut store = open_store(&a.db)?;
+    let mut run = store.load(&a.runs[0]).map_err(|e| usage(e.to_string()))?;
+    a.filter.apply(&mut run)?;
+    let past = history_of(&mut store, &run, k, a.cycles)?;
+    let h = history::compare_history(&run, &past, k, a.threshold, a.cycles, statistic);
+    if h.rows.is_empty() {
+        return Err(usage(format!(
+            "run {} has no passed, measured operation to compare",
+            run.run_id
+        )));
+    }
+    if h.rows.iter().all(|r| r.history.is_empty()) {
+        return Err(usage(format!(
+            "no run before {} on its machine, {}, measured any of its operations: no history to compare with",
+            run.run_id, h.machine
+        )));
+    }
+    print!("{}", history::render(&h));
+    if let Some(p) = &a.json {
+        write_output(p, &serde_json::to_string_pretty(&h)?)?;
+    }
+    let slower = history::tally(&h).1;
+    Ok(if a.fail_on_slower && slower > 0 {
+        eprintln!("compare: {slower} operation(s) slower than their history (--fail-on-slower)");
+        1
+    } else {
+        0
+    })
+}
+
+/// The stored runs before `run` on its machine (same host and CPU model), newest first,
+/// loaded until each of its operations has `k` of them that passed and measured it (or the
+/// runs run out). Shards of `run`'s own group are not its history.
+fn history_of(store: &mut cryptoscope_store::Store, run: &RunFile, k: usize, cycles: bool) -> Result<Vec<RunFile>> {
+    let host = run.environment.hostname.as_deref().unwrap_or("?");
+    let cpu = run.environment.cpu_model.as_deref().unwrap_or("?");
+    let listed = store.runs().map_err(|e| usage(e.to_string()))?;
+    let group = match run.run_id.strip_prefix("group:") {
+        Some(g) => g.to_string(),
+        None => listed
+            .iter()
+            .find(|s| s.id == run.run_id)
+            .map(|s| s.group.clone())
+            .unwrap_or_default(),
+    };
+    // Newest first: everything after the run's newest shard is older.
+    let Some(at) = listed.iter().position(|s| s.id == run.run_id || s.group == group) else {
+        return Ok(Vec::new());
+    };
+    let mut past = Vec::new();
+    for s in listed[at + 1..]
+        .iter()
+        .filter(|s| s.group != group && s.hostname == host && s.cpu_model == cpu)
+    {
+        past.push(store.load(&s.id).map_err(|e| usage(e.to_string()))?);
+        if cryptoscope_report::history::complete(run, &past, k, cycles) {
+            break;
+        }
+    }
+    Ok(past)
 }
 
 #[cfg(test)]
@@ -416,8 +551,8 @@ mod tests {
     use cryptoscope_model::{GateStatus, ResultRow, RunConfig, RunFile};
 
     /// A stored run of one operation whose samples the test sets: `scale` times a fixed
-    /// spread of 200 samples around 1000 ns.
-    fn stored(store: &mut cryptoscope_store::Store, id: &str, started: &str, scale: f64) {
+    /// spread of 200 samples around 1000 ns, measured on `host`.
+    fn stored_on(store: &mut cryptoscope_store::Store, id: &str, started: &str, scale: f64, host: Option<&str>) {
         let d = Descriptor::catalogued(
             "X25519",
             "openssl",
@@ -437,6 +572,10 @@ mod tests {
         row.median_ns = Some(cryptoscope_measure::summarize(&ns).median);
         row.samples = ns.len();
         row.raw_ns = ns;
+        let environment = cryptoscope_measure::env::Environment {
+            hostname: host.map(String::from),
+            ..Default::default()
+        };
         let run = RunFile {
             schema: cryptoscope_model::SCHEMA.into(),
             run_id: id.into(),
@@ -445,7 +584,7 @@ mod tests {
             tool_version: String::new(),
             command: Default::default(),
             config: RunConfig::default(),
-            environment: Default::default(),
+            environment,
             results: Vec::new(),
             applications: Vec::new(),
         };
@@ -454,32 +593,42 @@ mod tests {
         store.finish_run(id, started).unwrap();
     }
 
+    fn stored(store: &mut cryptoscope_store::Store, id: &str, started: &str, scale: f64) {
+        stored_on(store, id, started, scale, None)
+    }
+
+    /// `compare RUNS` with the defaults and the flags the test sets.
+    fn args(db: &str, runs: &[&str], history: Option<usize>, fail: bool) -> CompareArgs {
+        CompareArgs {
+            runs: runs.iter().map(|r| r.to_string()).collect(),
+            published: false,
+            published_file: None,
+            history,
+            baseline: None,
+            threshold: 0.05,
+            cycles: false,
+            statistic: "median".into(),
+            json: None,
+            fail_on_slower: fail,
+            filter: FilterArgs::default(),
+            db: DbArg { db: Some(db.into()) },
+        }
+    }
+
+    fn new_store(tmp: &tempfile::TempDir) -> (cryptoscope_store::Store, String) {
+        let location = tmp.path().join("r.db").to_str().unwrap().to_string();
+        (cryptoscope_store::Store::open_any(&location).unwrap(), location)
+    }
+
     #[test]
     fn fail_on_slower_turns_a_slower_verdict_into_exit_1() {
         let tmp = tempfile::tempdir().unwrap();
-        let path = tmp.path().join("r.db");
-        let location = path.to_str().unwrap().to_string();
-        let mut store = cryptoscope_store::Store::open_any(&location).unwrap();
+        let (mut store, db) = new_store(&tmp);
         stored(&mut store, "20260101T000000Z-aaaa", "2026-01-01T00:00:00.000Z", 1.0);
         stored(&mut store, "20260102T000000Z-bbbb", "2026-01-02T00:00:00.000Z", 1.0);
         stored(&mut store, "20260103T000000Z-cccc", "2026-01-03T00:00:00.000Z", 1.5);
         drop(store);
-        let db = DbArg { db: Some(location) };
-        let compare = |a: &str, b: &str, fail: bool| {
-            let runs = [a.to_string(), b.to_string()];
-            cmd_compare(
-                &runs,
-                None,
-                0.05,
-                false,
-                "median",
-                None,
-                fail,
-                &FilterArgs::default(),
-                &db,
-            )
-            .unwrap()
-        };
+        let compare = |a: &str, b: &str, fail: bool| cmd_compare(&args(&db, &[a, b], None, fail)).unwrap();
         // latest~2 and latest~1: the same samples, no change.
         assert_eq!(compare("latest~2", "latest~1", true), 0);
         // 1.5 times slower: a verdict, an exit status only when asked for.
@@ -487,5 +636,63 @@ mod tests {
         assert_eq!(compare("latest~1", "latest", false), 0);
         // Faster is not a failure.
         assert_eq!(compare("latest", "latest~1", true), 0);
+    }
+
+    #[test]
+    fn history_is_the_runs_before_on_the_same_machine() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (mut store, db) = new_store(&tmp);
+        // Only the first run: nothing before it.
+        stored(&mut store, "20260101T000000Z-a000", "2026-01-01T00:00:00.000Z", 1.0);
+        let only = cmd_compare(&args(&db, &["latest"], Some(5), true)).unwrap_err();
+        assert!(only.to_string().contains("no history to compare with"), "{only}");
+        for (i, scale) in [1.0, 1.01, 0.99].into_iter().enumerate() {
+            let id = format!("20260102T00000{i}Z-b00{i}");
+            stored(&mut store, &id, &format!("2026-01-02T00:00:0{i}.000Z"), scale);
+        }
+        // Twice as slow, but on another machine: not this machine's history.
+        stored_on(
+            &mut store,
+            "20260103T000000Z-c000",
+            "2026-01-03T00:00:00.000Z",
+            2.0,
+            Some("other"),
+        );
+        stored(&mut store, "20260104T000000Z-d000", "2026-01-04T00:00:00.000Z", 1.5);
+        stored(&mut store, "20260105T000000Z-e000", "2026-01-05T00:00:00.000Z", 1.0);
+        drop(store);
+        let history = |run: &str, k: usize, fail: bool| cmd_compare(&args(&db, &[run], Some(k), fail)).unwrap();
+        // latest~1 (1.5×) against the four runs before it here (1, 1, 1.01, 0.99): slower.
+        assert_eq!(history("latest~1", 10, true), 1);
+        assert_eq!(history("latest~1", 10, false), 0);
+        // latest (1.0×) has the 1.5× run in its history: wider noise, and not slower.
+        assert_eq!(history("latest", 10, true), 0);
+        // Two history runs: not enough for a verdict, not an error.
+        assert_eq!(history("latest~1", 2, true), 0);
+        // The run on the other machine has no history of its own machine.
+        let other = cmd_compare(&args(&db, &["latest~2"], Some(5), false)).unwrap_err();
+        assert!(other.to_string().contains("other (?)"), "{other}");
+    }
+
+    #[test]
+    fn history_refuses_what_it_cannot_mean() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (mut store, db) = new_store(&tmp);
+        stored(&mut store, "20260101T000000Z-aaaa", "2026-01-01T00:00:00.000Z", 1.0);
+        stored(&mut store, "20260102T000000Z-bbbb", "2026-01-02T00:00:00.000Z", 1.0);
+        drop(store);
+        let refused = |a: CompareArgs| {
+            let e = cmd_compare(&a).unwrap_err();
+            assert!(e.is::<crate::ui::UsageError>(), "{e}");
+            e.to_string()
+        };
+        assert!(refused(args(&db, &["latest"], Some(0), false)).contains("at least one run"));
+        assert!(refused(args(&db, &["latest~1", "latest"], Some(5), false)).contains("takes one run"));
+        let mut published = args(&db, &["latest"], Some(5), false);
+        published.published = true;
+        assert!(refused(published).contains("do not go together"));
+        let mut reference = args(&db, &["latest"], Some(5), false);
+        reference.baseline = Some("latest~1".into());
+        assert!(refused(reference).contains("--reference"));
     }
 }

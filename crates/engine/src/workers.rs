@@ -179,6 +179,13 @@ pub fn set_long_lived(on: bool) {
     LONG_LIVED.store(on, Ordering::Relaxed);
 }
 
+/// Ends every idle long-lived worker: the next call starts a fresh process (new addresses,
+/// newly prepared inputs). `ab` does this between epochs so that where a process happened
+/// to place code and data is not taken for a difference between A and B.
+pub fn retire_long_lived() {
+    served::retire_all();
+}
+
 /// The commands a long-lived worker serves: those a run makes once per subject and visit.
 /// Others (memory under a preload library, valgrind, probes, scale's threads) keep a process
 /// of their own.
@@ -423,6 +430,15 @@ mod served {
             stderr,
             stderr_reader,
         })
+    }
+
+    /// Kills and reaps every idle worker.
+    pub fn retire_all() {
+        let drained: Vec<Worker> = idle().take().map(|m| m.into_values().collect()).unwrap_or_default();
+        for mut w in drained {
+            kill_group(&mut w.child);
+            let _ = w.stderr_reader.join();
+        }
     }
 
     fn idle() -> std::sync::MutexGuard<'static, Option<HashMap<Server, Worker>>> {
@@ -775,6 +791,11 @@ done"#;
         let (o, fourth) = ask(&server, "measure", 5_000);
         assert_eq!(o, Outcome::Completed);
         assert!(fourth.is_some() && fourth != third);
+        // Retired, the idle worker is gone: the next call is served by a new process.
+        served::retire_all();
+        let (o, fifth) = ask(&server, "measure", 5_000);
+        assert_eq!(o, Outcome::Completed);
+        assert!(fifth.is_some() && fifth != fourth, "{fourth:?} {fifth:?}");
         let _ = std::fs::remove_file(p);
     }
 

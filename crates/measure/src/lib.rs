@@ -9,6 +9,7 @@ pub mod callgrind;
 pub mod clock;
 pub mod env;
 pub mod memcheck;
+pub mod paired;
 pub mod perf;
 pub mod sampler;
 pub mod shifts;

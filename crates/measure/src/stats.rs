@@ -76,10 +76,10 @@ pub fn median_ci_order_stats(sorted: &[f64]) -> (f64, f64) {
 }
 
 /// SplitMix64 (Steele, Lea & Flood 2014): a small, fixed-seed generator for resampling.
-struct SplitMix64(u64);
+pub(crate) struct SplitMix64(pub(crate) u64);
 
 impl SplitMix64 {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -87,7 +87,7 @@ impl SplitMix64 {
         z ^ (z >> 31)
     }
 
-    fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         // Lemire's multiply-shift; the tiny bias is irrelevant for resampling.
         ((self.next() as u128 * n as u128) >> 64) as usize
     }

@@ -171,6 +171,11 @@ pub struct ResultRow {
     /// (`run --instructions`).
     #[serde(default)]
     pub instructions: Option<f64>,
+    /// How much the instruction count of one call varies under real randomness, from a
+    /// second callgrind pass (`run --instructions`): (max − min) / min over its calls. 0 for
+    /// a fixed code path; above 0 where the count varies by design (rejection sampling).
+    #[serde(default)]
+    pub instructions_spread: Option<f64>,
     /// Block ciphers: the strategy's block, key, batch, exposed functions and whether it
     /// indexes memory with secret data.
     #[serde(default)]
@@ -312,6 +317,7 @@ impl ResultRow {
             scale_knee_threads: None,
             counters: None,
             instructions: None,
+            instructions_spread: None,
             cipher: d.cipher.clone(),
         }
     }

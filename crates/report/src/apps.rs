@@ -49,6 +49,12 @@ pub const DRIVERS: &[Rendering] = &[
         summary: tunnel_summary,
         html: html::tunnel_section,
     },
+    Rendering {
+        driver: cryptoscope_model::apps::ab::DRIVER,
+        tables: |apps| crate::ab::table(apps).into_iter().collect(),
+        summary: crate::ab::summary,
+        html: html::ab_section,
+    },
 ];
 
 /// The rendering of `driver`.

@@ -11,6 +11,12 @@
 //! difference is not called a change even if statistically clear. Nanoseconds are
 //! compared by default, so runs on machines with different TSC frequencies compare
 //! correctly; `cycles` compares cycle counts (same machine only).
+//!
+//! Exact instruction counts (`run --instructions`: callgrind, fixed-seed randomness) are
+//! shown beside the time where both runs have them, and never change its verdict: equal
+//! counts are the same code path; a different count is a changed path, unless the
+//! operation's count varies by design under real randomness (its stored spread, e.g.
+//! rejection sampling in ML-DSA signing) and the difference lies within that spread.
 
 use crate::{table, GateStatus, RunFile};
 use cryptoscope_measure::stats::{median, min_of, p5_unsorted, ratio_of_visits};
@@ -45,7 +51,7 @@ impl Statistic {
             Statistic::Min => "minimum",
         }
     }
-    fn function(self) -> fn(&mut [f64]) -> f64 {
+    pub(crate) fn function(self) -> fn(&mut [f64]) -> f64 {
         match self {
             Statistic::Median => median,
             Statistic::P5 => p5_unsorted,
@@ -76,6 +82,71 @@ impl Verdict {
     }
 }
 
+/// What two exact instruction counts of one operation say about its code path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Path {
+    /// The same count: the same code path.
+    Same,
+    /// A different count, and the count does not vary by design (or varies less).
+    Changed,
+    /// A different count within the spread the operation shows by design.
+    VariesByDesign,
+    /// A different count, with no spread measured to judge it (a run stored before the
+    /// spread was).
+    Differs,
+}
+
+/// The instruction counts of two runs compared: the path verdict and its note.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PathNote {
+    pub path: Path,
+    /// This run's count over the reference's.
+    pub ratio: f64,
+    /// The largest spread the runs measured ((max − min) / min under real randomness).
+    pub spread: Option<f64>,
+    pub note: String,
+}
+
+/// Judges `this` exact instruction count against `base`, given the spreads stored with
+/// the counts compared (each run's `instructions_spread`). Counts are means of a few calls,
+/// so they are equal within half an instruction.
+pub fn judge_path(base: f64, this: f64, spreads: &[Option<f64>]) -> PathNote {
+    let ratio = if base > 0.0 { this / base } else { f64::NAN };
+    let change = format!("{:+.2}% instructions", (ratio - 1.0) * 100.0);
+    let widest = spreads
+        .iter()
+        .flatten()
+        .copied()
+        .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
+    let all_known = spreads.iter().all(Option::is_some);
+    let (path, note) = if (this - base).abs() < 0.5 {
+        (Path::Same, "same path".to_string())
+    } else {
+        match widest {
+            Some(w) if w > 0.0 => {
+                let band = format!("varies by design ±{:.2}%", w * 100.0);
+                if (ratio - 1.0).abs() <= w {
+                    (Path::VariesByDesign, format!("{band} ({change})"))
+                } else {
+                    (Path::Changed, format!("code path changed ({change}; {band})"))
+                }
+            }
+            Some(_) if all_known => (Path::Changed, format!("code path changed ({change})")),
+            _ => (
+                Path::Differs,
+                format!("{change} (no spread measured: `run --instructions` again to judge it)"),
+            ),
+        }
+    };
+    PathNote {
+        path,
+        ratio,
+        spread: widest,
+        note,
+    }
+}
+
 /// One run's figure for a (subject, operation).
 #[derive(Debug, Clone, Serialize)]
 pub struct Cell {
@@ -83,7 +154,33 @@ pub struct Cell {
     pub ratio: Option<f64>,
     pub ci95_low: Option<f64>,
     pub ci95_high: Option<f64>,
+    /// The time verdict: the instructions below never change it.
     pub verdict: Verdict,
+    /// Exact instructions per call (`run --instructions`), where this run has them.
+    pub instructions: Option<f64>,
+    /// Their spread under real randomness, where measured.
+    pub instructions_spread: Option<f64>,
+    /// Against the reference run's count, where both runs have one.
+    pub instructions_ratio: Option<f64>,
+    pub path: Option<Path>,
+    pub path_note: Option<String>,
+}
+
+impl Cell {
+    /// A cell with this run's instruction figures and, given the reference row, their
+    /// comparison with it.
+    fn with_instructions(mut self, this: Option<&crate::ResultRow>, base: Option<&crate::ResultRow>) -> Cell {
+        let Some(t) = this else { return self };
+        self.instructions = t.instructions;
+        self.instructions_spread = t.instructions_spread;
+        if let (Some(b), Some(n), Some(bn)) = (base, t.instructions, base.and_then(|b| b.instructions)) {
+            let j = judge_path(bn, n, &[b.instructions_spread, t.instructions_spread]);
+            self.instructions_ratio = Some(j.ratio);
+            self.path = Some(j.path);
+            self.path_note = Some(j.note);
+        }
+        self
+    }
 }
 
 /// One (subject, operation) across the runs.
@@ -139,14 +236,23 @@ pub fn compare(runs: &[RunFile], baseline: usize, threshold: f64, cycles: bool, 
                 .enumerate()
                 .map(|(i, run)| {
                     let this = find(run, k);
+                    let cell = |median, ratio, ci95_low, ci95_high, verdict| Cell {
+                        median,
+                        ratio,
+                        ci95_low,
+                        ci95_high,
+                        verdict,
+                        instructions: None,
+                        instructions_spread: None,
+                        instructions_ratio: None,
+                        path: None,
+                        path_note: None,
+                    };
                     match (base, this) {
-                        (Some(_), Some(t)) if i == baseline => Cell {
-                            median: median(t),
-                            ratio: Some(1.0),
-                            ci95_low: None,
-                            ci95_high: None,
-                            verdict: Verdict::NoSignificantChange,
-                        },
+                        (Some(_), Some(t)) if i == baseline => {
+                            cell(median(t), Some(1.0), None, None, Verdict::NoSignificantChange)
+                                .with_instructions(this, None)
+                        }
                         (Some(b), Some(t)) => {
                             let (ratio, lo, hi) =
                                 ratio_of_visits(&raw(b), &b.visits, &raw(t), &t.visits, 1_000, 0xc0_ffee, stat);
@@ -157,21 +263,11 @@ pub fn compare(runs: &[RunFile], baseline: usize, threshold: f64, cycles: bool, 
                             } else {
                                 Verdict::NoSignificantChange
                             };
-                            Cell {
-                                median: median(t),
-                                ratio: Some(ratio),
-                                ci95_low: Some(lo),
-                                ci95_high: Some(hi),
-                                verdict,
-                            }
+                            cell(median(t), Some(ratio), Some(lo), Some(hi), verdict).with_instructions(this, base)
                         }
-                        (_, t) => Cell {
-                            median: t.and_then(median),
-                            ratio: None,
-                            ci95_low: None,
-                            ci95_high: None,
-                            verdict: Verdict::Missing,
-                        },
+                        (_, t) => {
+                            cell(t.and_then(median), None, None, None, Verdict::Missing).with_instructions(t, None)
+                        }
                     }
                 })
                 .collect();
@@ -243,7 +339,7 @@ pub fn render(c: &Comparison) -> String {
                         }
                     })
                     .unwrap_or_else(|| "-".into());
-                line.push(match (i == c.baseline, cell.ratio, cell.verdict) {
+                let time = match (i == c.baseline, cell.ratio, cell.verdict) {
                     (true, _, _) => m,
                     (false, Some(x), v) => format!(
                         "{m} ×{x:.3} [{:.3}, {:.3}] {}",
@@ -252,6 +348,11 @@ pub fn render(c: &Comparison) -> String {
                         v.label()
                     ),
                     (false, None, _) => format!("{m} (not comparable)"),
+                };
+                line.push(match (cell.instructions, &cell.path_note) {
+                    (Some(n), Some(note)) => format!("{time} | {} instr, {note}", table::group(n)),
+                    (Some(n), None) => format!("{time} | {} instr", table::group(n)),
+                    (None, _) => time,
                 });
             }
             line
@@ -264,11 +365,19 @@ pub fn render(c: &Comparison) -> String {
         "\n{s} slower, {f} faster, {n} no significant change, {m} not comparable. Unit: {}. Test: {}.\n",
         c.unit, c.test
     ));
+    if c.rows.iter().any(|r| r.cells.iter().any(|x| x.path.is_some())) {
+        out.push_str(INSTRUCTIONS_NOTE);
+    }
     for (id, machine) in c.runs.iter().zip(&c.machines) {
         out.push_str(&format!("  {id}: {machine}\n"));
     }
     out
 }
+
+/// What the instruction counts beside the times are, printed under a table that has them.
+pub const INSTRUCTIONS_NOTE: &str = "Instructions: exact per call under callgrind with fixed-seed randomness \
+(`run --instructions`), beside the time verdict, never changing it; a different count is a changed code path \
+unless the count varies by design under real randomness and the difference lies within that spread.\n";
 
 #[cfg(test)]
 pub(crate) mod tests {
@@ -366,6 +475,112 @@ pub(crate) mod tests {
             r.results[0].visits = v;
         }
         assert_eq!(verdicts(&runs), (Verdict::NoSignificantChange, Verdict::Slower));
+    }
+
+    /// `run` with exact instruction counts (and spreads) set per operation.
+    fn counted(id: &str, rows: Vec<(&str, f64, Option<f64>)>) -> RunFile {
+        let mut r = run(id, rows.iter().map(|(op, ..)| (*op, samples(1.0))).collect());
+        for (row, (_, n, spread)) in r.results.iter_mut().zip(rows) {
+            row.instructions = Some(n);
+            row.instructions_spread = spread;
+        }
+        r
+    }
+
+    #[test]
+    fn instructions_are_judged_beside_the_time_never_instead_of_it() {
+        let base = counted(
+            "a",
+            vec![("keypair", 1000.0, Some(0.04)), ("exchange", 2000.0, Some(0.0))],
+        );
+        let same = counted(
+            "b",
+            vec![("keypair", 1000.0, Some(0.0)), ("exchange", 2000.0, Some(0.0))],
+        );
+        let moved = counted(
+            "c",
+            vec![("keypair", 1020.0, Some(0.05)), ("exchange", 2030.0, Some(0.0))],
+        );
+        let beyond = counted("d", vec![("keypair", 1100.0, Some(0.05)), ("exchange", 2000.0, None)]);
+        let c = compare(&[base, same, moved, beyond], 0, 0.05, false, Statistic::Median);
+        let cell = |op: &str, i: usize| c.rows.iter().find(|r| r.operation == op).unwrap().cells[i].clone();
+        // Identical samples everywhere: the time verdict stays "no significant change"
+        // whatever the instructions say.
+        for op in ["keypair", "exchange"] {
+            for i in 1..4 {
+                assert_eq!(cell(op, i).verdict, Verdict::NoSignificantChange, "{op} {i}");
+            }
+        }
+        let b = cell("keypair", 0);
+        assert_eq!(
+            (b.instructions, b.instructions_ratio, b.path),
+            (Some(1000.0), None, None)
+        );
+        let note = |op: &str, i: usize| (cell(op, i).path.unwrap(), cell(op, i).path_note.unwrap());
+        assert_eq!(note("keypair", 1), (Path::Same, "same path".into()));
+        assert_eq!(note("exchange", 1), (Path::Same, "same path".into()));
+        // A fixed path (spread 0 in both runs): 30 more of 2000 is a changed path.
+        assert_eq!(
+            note("exchange", 2),
+            (Path::Changed, "code path changed (+1.50% instructions)".into())
+        );
+        assert_eq!(cell("exchange", 2).instructions_ratio, Some(1.015));
+        // Spreads 4% and 5%: +2% lies within the larger, +10% beyond it.
+        assert_eq!(
+            note("keypair", 2),
+            (
+                Path::VariesByDesign,
+                "varies by design ±5.00% (+2.00% instructions)".into()
+            )
+        );
+        assert_eq!(
+            note("keypair", 3),
+            (
+                Path::Changed,
+                "code path changed (+10.00% instructions; varies by design ±5.00%)".into()
+            )
+        );
+        // The same count needs no spread; a run without one leaves a difference unjudged.
+        assert_eq!(note("exchange", 3), (Path::Same, "same path".into()));
+        let text = render(&c);
+        assert!(
+            text.contains("| 2,030 instr, code path changed (+1.50% instructions)"),
+            "{text}"
+        );
+        assert!(text.contains("Instructions: exact per call"), "{text}");
+        let json = serde_json::to_value(&c).unwrap();
+        let ex = json["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["operation"] == "exchange")
+            .unwrap();
+        assert_eq!(ex["cells"][2]["path"], "changed");
+        assert_eq!(ex["cells"][2]["instructions"], 2030.0);
+        assert_eq!(ex["cells"][2]["verdict"], "no-significant-change");
+    }
+
+    #[test]
+    fn path_judgement_without_a_measured_spread() {
+        assert_eq!(
+            judge_path(1000.0, 1000.2, &[None, None]).path,
+            Path::Same,
+            "within half an instruction"
+        );
+        let j = judge_path(1000.0, 1010.0, &[None, Some(0.0)]);
+        assert_eq!(j.path, Path::Differs);
+        assert!(
+            j.note.starts_with("+1.00% instructions (no spread measured"),
+            "{}",
+            j.note
+        );
+        // A spread measured on one side only still says the count varies by design.
+        assert_eq!(
+            judge_path(1000.0, 990.0, &[None, Some(0.02)]).path,
+            Path::VariesByDesign
+        );
+        let down = judge_path(1000.0, 900.0, &[Some(0.0), Some(0.0)]);
+        assert_eq!(down.note, "code path changed (-10.00% instructions)");
     }
 
     #[test]

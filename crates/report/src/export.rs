@@ -40,6 +40,7 @@ const CSV_COLUMNS: &[&str] = &[
     "build",
     "gate_detail",
     "input_check",
+    "instructions_spread",
 ];
 
 fn csv_field(s: &str) -> String {
@@ -134,27 +135,43 @@ pub fn markdown(run: &RunFile) -> String {
 }
 
 /// github-action-benchmark's `customSmallerIsBetter` JSON: one entry per measured
-/// (subject, operation), value = median nanoseconds, range = half the 95% CI.
+/// (subject, operation), value = median nanoseconds, range = half the 95% CI; and, where
+/// the run counted them (`run --instructions`), one more with the exact instructions per
+/// call (unit `instructions`, a figure that moves only when the code path does).
 pub fn github_benchmark(run: &RunFile) -> String {
+    let instructions = |r: &ResultRow| {
+        let n = r.instructions?;
+        Some(json!({
+            "name": format!("{} {} (instructions)", r.subject, r.operation),
+            "unit": "instructions",
+            "value": n.round(),
+            "range": "± 0",
+            "extra": format!("exact per call under callgrind, fixed-seed randomness; spread under real randomness {}, run {}",
+                r.instructions_spread.map(|s| format!("{:.2}%", s * 100.0)).unwrap_or_else(|| "not measured".into()),
+                run.run_id),
+        }))
+    };
     let entries: Vec<serde_json::Value> = run
         .results
         .iter()
         .filter(|r| r.gate == GateStatus::Pass)
-        .filter_map(|r| {
-            let m = r.median_ns?;
-            let range = match (r.ci95_low_ns, r.ci95_high_ns) {
-                (Some(lo), Some(hi)) => format!("± {:.1}", (hi - lo) / 2.0),
-                _ => "± 0".into(),
-            };
-            Some(json!({
-                "name": format!("{} {}", r.subject, r.operation),
-                "unit": "ns",
-                "value": (m * 10.0).round() / 10.0,
-                "range": range,
-                "extra": format!("median {} cycles ({}), n={}, run {}",
-                    r.median_cycles.map(table::group).unwrap_or_else(|| "-".into()),
-                    r.cycle_source.map(|s| s.label()).unwrap_or("-"), r.samples, run.run_id),
-            }))
+        .flat_map(|r| {
+            let time = r.median_ns.map(|m| {
+                let range = match (r.ci95_low_ns, r.ci95_high_ns) {
+                    (Some(lo), Some(hi)) => format!("± {:.1}", (hi - lo) / 2.0),
+                    _ => "± 0".into(),
+                };
+                json!({
+                    "name": format!("{} {}", r.subject, r.operation),
+                    "unit": "ns",
+                    "value": (m * 10.0).round() / 10.0,
+                    "range": range,
+                    "extra": format!("median {} cycles ({}), n={}, run {}",
+                        r.median_cycles.map(table::group).unwrap_or_else(|| "-".into()),
+                        r.cycle_source.map(|s| s.label()).unwrap_or("-"), r.samples, run.run_id),
+                })
+            });
+            time.into_iter().chain(instructions(r))
         })
         .collect();
     serde_json::to_string_pretty(&entries).unwrap_or_else(|_| "[]".into())
@@ -237,6 +254,32 @@ mod tests {
         assert_eq!(a[0]["unit"], "ns");
         assert_eq!(a[0]["value"], 25600.0);
         assert_eq!(a[0]["range"], "± 100.0");
+    }
+
+    #[test]
+    fn github_benchmark_adds_the_instruction_count_where_counted() {
+        let mut run = sample_run();
+        run.results[0].instructions = Some(123_456.4);
+        run.results[0].instructions_spread = Some(0.0);
+        // A failed row's count is not exported.
+        run.results[1].instructions = Some(1.0);
+        let v: serde_json::Value = serde_json::from_str(&github_benchmark(&run)).unwrap();
+        let a = v.as_array().unwrap();
+        assert_eq!(a.len(), 2);
+        assert_eq!(a[1]["name"], "ML-KEM-768/pqclean/avx2 encaps (instructions)");
+        assert_eq!(
+            (a[1]["unit"].as_str(), a[1]["value"].as_f64()),
+            (Some("instructions"), Some(123_456.0))
+        );
+        assert!(a[1]["extra"]
+            .as_str()
+            .unwrap()
+            .contains("spread under real randomness 0.00%"));
+        assert!(csv(&run)
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with(",input_check,instructions_spread"));
     }
 
     #[test]

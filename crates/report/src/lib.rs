@@ -2,6 +2,7 @@
 //! github-action-benchmark), comparisons, the HTML report with its SVG charts, and the tables of
 //! each family and application driver. The data they render is `cryptoscope_model`'s.
 
+pub mod ab;
 pub mod aead;
 pub mod answers;
 pub mod apps;
@@ -9,6 +10,7 @@ pub mod cipher;
 pub mod compare;
 pub mod ct;
 pub mod export;
+pub mod history;
 pub mod html;
 pub mod published;
 pub mod sig;

@@ -26,6 +26,8 @@
 //!   `runs.command` by `***` (see [`Migration`])
 //! - version 11 adds `results.input_check`: how the subject treats invalid public input
 //!   ("does not validate ek"), a verdict kept beside the gate's
+//! - version 12 adds `results.instructions_spread`: how much one call's instruction count
+//!   varies under real randomness ((max − min) / min), beside the fixed-seed `instructions`
 //! - `samples(run_id, subject_id, operation, cycles, ns, visits, t)` — raw samples as
 //!   little-endian f64 arrays; `visits` (schema version 3) is the JSON array of visit
 //!   lengths of a run measured in rounds, NULL for one visit; `t` (version 6) the start
@@ -49,7 +51,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// Current schema version.
-pub const SCHEMA_VERSION: i64 = 11;
+pub const SCHEMA_VERSION: i64 = 12;
 
 /// The migration that scrubs passwords from stored command lines.
 const SCRUB_VERSION: i64 = 10;
@@ -134,6 +136,7 @@ const RESULT_COLUMNS: &[&str] = &[
     "instructions",
     "cipher",
     "input_check",
+    "instructions_spread",
 ];
 
 /// Result columns that hold JSON text (arrays or objects) rather than a scalar.

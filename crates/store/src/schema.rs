@@ -131,6 +131,9 @@ ALTER TABLE results ADD COLUMN cipher TEXT;
     r#"
 ALTER TABLE results ADD COLUMN input_check TEXT;
 "#,
+    r#"
+ALTER TABLE results ADD COLUMN instructions_spread {real};
+"#,
 ];
 
 /// Version 10 is data only: `scrub_stored_commands` (lib.rs) runs in the same transaction.

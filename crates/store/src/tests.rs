@@ -74,6 +74,7 @@ fn a_run_round_trips_with_raw_samples() {
     visited.scale_knee_threads = cryptoscope_model::finish_scaling(&mut pts);
     visited.scaling = Some(pts);
     visited.instructions = Some(333_913.0);
+    visited.instructions_spread = Some(0.0125);
     visited.input_check = Some("does not validate ek".into());
     visited.counters = Some(vec![
         cryptoscope_model::CounterFigure {

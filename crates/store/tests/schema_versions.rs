@@ -139,6 +139,7 @@ fn expected_results(v: i64) -> Vec<Value> {
             ])),
             "instructions": since(v, 7, json!(61190.0)),
             "input_check": since(v, 11, json!("does not validate ek")),
+            "instructions_spread": since(v, 12, json!(0.0123)),
         }),
     ]);
     let encaps = merge(&[
@@ -181,7 +182,10 @@ fn expected_results(v: i64) -> Vec<Value> {
             [212, 41],
         ),
         memory(v, 1312, [1, 1, 232, 232, 0], None),
-        json!({"instructions": since(v, 7, json!(1873.0))}),
+        json!({
+            "instructions": since(v, 7, json!(1873.0)),
+            "instructions_spread": since(v, 12, json!(0.0)),
+        }),
     ]);
     let mut rows = vec![keypair, encaps, decaps, hash64];
     if v >= 9 {
@@ -437,4 +441,9 @@ fn version_10_opens() {
 #[test]
 fn version_11_opens() {
     opens_and_migrates(11);
+}
+
+#[test]
+fn version_12_opens() {
+    opens_and_migrates(12);
 }

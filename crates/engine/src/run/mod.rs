@@ -5,7 +5,7 @@
 //! `cryptoscope run`, `memory` and `scale` all come here; the commands only build
 //! [`RunArgs`].
 
-mod measure;
+pub(crate) mod measure;
 pub(crate) mod passes;
 mod report;
 mod select;
@@ -285,7 +285,7 @@ fn check_name(name: &str) -> Result<()> {
 }
 
 /// The machine as the run sees it, with the compilers and the provider libraries' versions.
-fn environment(clock: &Clock, cat: &Catalogue) -> Environment {
+pub(crate) fn environment(clock: &Clock, cat: &Catalogue) -> Environment {
     let mut env = cryptoscope_measure::env::capture(clock.tsc_hz(), clock.perf_status());
     env.compilers
         .insert("rustc".into(), cryptoscope_worker::build_info::RUSTC.into());

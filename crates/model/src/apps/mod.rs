@@ -3,8 +3,9 @@
 //! renamed field fails the build, not a report. Every field added later is optional with a
 //! default, so items stored by earlier versions still read.
 //!
-//! Every driver's items are typed: [`tahoe`], [`ct`], [`tls`], [`tunnel`].
+//! Every driver's items are typed: [`tahoe`], [`ct`], [`tls`], [`tunnel`], [`ab`].
 
+pub mod ab;
 pub mod ct;
 pub mod tahoe;
 pub mod tls;

@@ -141,3 +141,18 @@ pub(crate) fn tunnel_section(ri: usize, run: &RunFile) -> String {
     }
     s
 }
+
+/// An A/B comparison (`cryptoscope ab`): what was compared and the table.
+pub(crate) fn ab_section(_ri: usize, run: &RunFile) -> String {
+    let (header, rows) = crate::ab::rows(&run.applications);
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("<h3>A/B comparison</h3><ul>");
+    for l in crate::ab::setup_lines(&run.applications) {
+        let _ = write!(s, "<li>{}</li>", esc(&l));
+    }
+    s.push_str("</ul>");
+    s.push_str(&plain_table(&header, &rows));
+    s
+}

@@ -1,0 +1,254 @@
+//! `cryptoscope ab A B` end to end. Live timing checks the plumbing only (blocks, quads,
+//! epochs, what is stored and printed): the verdicts themselves are tested on synthetic
+//! streams in `cryptoscope_measure::paired`. What is exact here is exact by nature: the
+//! instruction counts of two builds of the example, one with extra work in its hot loop.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+
+fn example_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/byo-mlkem512")
+}
+
+fn has_valgrind() -> bool {
+    std::process::Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// `ab` with a short time and small blocks (the plumbing, not a measurement).
+fn ab(builds: Option<&Path>, args: &[&str], json: &Path) -> std::process::Output {
+    let mut c = cryptoscope();
+    if let Some(b) = builds {
+        c.env("CRYPTOSCOPE_BUILDS", b);
+    }
+    c.args(["ab", "--quiet", "--time", "1", "--block", "5", "--json"])
+        .arg(json)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn two_providers_are_interleaved_in_epochs_stored_and_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("ab.json");
+    let o = ab(
+        None,
+        &[
+            "--alg",
+            "X25519",
+            "--op",
+            "keypair,exchange",
+            "rustcrypto",
+            "aws-lc",
+            "--no-instructions",
+        ],
+        &json,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
+    let out = stdout_of(&o);
+    assert!(
+        out.contains("A: X25519/rustcrypto/default") && out.contains("B: X25519/aws-lc/default"),
+        "{out}"
+    );
+    assert!(out.contains("Test: blocks in A B B A order"), "{out}");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let ops = doc["operations"].as_array().unwrap();
+    assert_eq!(
+        ops.iter().map(|o| o["operation"].as_str().unwrap()).collect::<Vec<_>>(),
+        ["keypair", "exchange"]
+    );
+    for op in ops {
+        let quads = op["quads_ns"].as_array().unwrap();
+        assert!(quads.len() >= 4, "at least four quads whatever the time: {op}");
+        assert_eq!(op["quads"], quads.len());
+        // Every block is a figure; epochs only go up, from 0.
+        let epochs: Vec<u64> = quads.iter().map(|q| q["epoch"].as_u64().unwrap()).collect();
+        assert_eq!(epochs[0], 0);
+        assert!(epochs.windows(2).all(|w| w[0] <= w[1]), "{epochs:?}");
+        for q in quads {
+            for side in ["a", "b"] {
+                assert!(q[side].as_array().unwrap().iter().all(|x| x.as_f64().unwrap() > 0.0));
+            }
+        }
+        let (lo, r, hi) = (
+            op["ci95_low"].as_f64().unwrap(),
+            op["ratio"].as_f64().unwrap(),
+            op["ci95_high"].as_f64().unwrap(),
+        );
+        assert!(lo <= r && r <= hi, "{op}");
+        assert!(
+            ["faster", "slower", "no-significant-change"].contains(&op["verdict"].as_str().unwrap()),
+            "{op}"
+        );
+    }
+    assert_eq!(doc["setup"]["instructions_note"], "not counted (--no-instructions)");
+    // Stored as a run: A's and B's rows (every block a visit) and the comparison.
+    let id = doc["run_id"].as_str().unwrap();
+    let (stored_id, rows) = stored(test_db().to_str().unwrap()).expect("a stored run");
+    assert_eq!(stored_id, id);
+    let calls: usize = ops
+        .iter()
+        .map(|o| o["calls_per_block"].as_u64().unwrap() as usize)
+        .sum();
+    for subject in ["X25519/rustcrypto/default", "X25519/aws-lc/default"] {
+        let n: usize = rows
+            .iter()
+            .filter(|((s, _), _)| s == subject)
+            .map(|(_, ns)| ns.len())
+            .sum();
+        let quads: usize = ops.iter().map(|o| o["quads"].as_u64().unwrap() as usize).sum();
+        assert!(n >= 2 * quads && n >= calls, "{subject}: {n} samples");
+    }
+    let show = cryptoscope().args(["show", id]).output().unwrap();
+    assert!(stdout_of(&show).contains("calls/block"), "{}", stdout_of(&show));
+}
+
+#[test]
+fn the_example_pair_differs_in_instructions_and_identical_builds_do_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = dir.path().join("builds");
+    let o = cryptoscope()
+        .env("CRYPTOSCOPE_BUILDS", &b)
+        .args([
+            "add",
+            "--quiet",
+            "--kat",
+            "single",
+            "--alg",
+            "ML-KEM-512",
+            "--flags",
+            "-O2",
+        ])
+        .args(["--flags", "-O2 -DCS_EXTRA_WORK=12", "--flags", "-O2 -DCS_SAME"])
+        .arg(example_dir())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}{}", stdout_of(&o), stderr_of(&o));
+    let base = stdout_of(&o)
+        .lines()
+        .find_map(|l| {
+            l.split_whitespace()
+                .next()
+                .filter(|s| s.ends_with("-O2"))
+                .map(String::from)
+        })
+        .expect("the -O2 build is listed");
+    let slowed = format!("{base}_DCS_EXTRA_WORK=12");
+    let same = format!("{base}_DCS_SAME");
+    if !has_valgrind() {
+        cryptoscope_testkit::needs_setup("valgrind");
+        return;
+    }
+    let json = dir.path().join("slowed.json");
+    let o = ab(Some(&b), &[&base, &slowed, "--op", "decaps"], &json);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let op = &doc["operations"][0];
+    assert_eq!(op["operation"], "decaps");
+    // 12 dependent multiply-adds per Keccak round, more instructions on every call:
+    // exact, whatever the machine's speed.
+    let (ia, ib) = (
+        op["a_instructions"].as_f64().unwrap(),
+        op["b_instructions"].as_f64().unwrap(),
+    );
+    assert!(ib > ia, "{ia} {ib}");
+    assert_eq!(op["a_instructions_spread"], 0.0, "decapsulation has one path");
+    assert!(
+        stdout_of(&o).contains("(fixed path: the code differs)"),
+        "{}",
+        stdout_of(&o)
+    );
+
+    let json = dir.path().join("same.json");
+    let o = ab(Some(&b), &[&base, &same, "--op", "decaps"], &json);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let op = &doc["operations"][0];
+    assert_eq!(op["a_instructions"], op["b_instructions"]);
+    assert!(stdout_of(&o).contains("same count"), "{}", stdout_of(&o));
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("x.json");
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["X25519/rustcrypto/default", "SHA-256/rustcrypto/default"],
+            "must be subjects of one algorithm",
+        ),
+        (
+            &["X25519/rustcrypto/default", "X25519/nobody/default"],
+            "unknown subject",
+        ),
+        (&["rustcrypto", "aws-lc"], "or --alg"),
+        (
+            &["--alg", "X25519", "rustcrypto", "aws-lc", "--op", "encaps"],
+            "has no operation `encaps`",
+        ),
+        (&["--alg", "X25519", "rustcrypto", "aws-lc", "--time", "0"], "--time"),
+        (
+            &["--alg", "X25519", "rustcrypto", "aws-lc", "--threshold", "2"],
+            "--threshold",
+        ),
+        (
+            &["--alg", "X25519", "rustcrypto", "aws-lc", "--cpu", "4096"],
+            "--cpu 4096",
+        ),
+    ];
+    for (args, says) in cases {
+        let o = ab(None, args, &json);
+        let err = stderr_of(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+    assert!(!json.exists(), "nothing written");
+}
+
+#[test]
+fn a_gate_failure_is_exit_1_and_a_crash_keeps_what_was_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let vectors = dir.path().join("vectors");
+    vectors_with_wrong_digest(&vectors, "ML-KEM-512");
+    let json = dir.path().join("x.json");
+    let o = cryptoscope()
+        .env("CRYPTOSCOPE_VECTORS", &vectors)
+        .args(["ab", "--quiet", "--time", "1", "--json"])
+        .arg(&json)
+        .args(["ML-KEM-512/pqclean/clean", "ML-KEM-512/liboqs/dispatch"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr_of(&o));
+    assert!(stderr_of(&o).contains("nothing measured"), "{}", stderr_of(&o));
+    assert!(!json.exists());
+
+    // Passes its gate, crashes when measured: one line, exit 1, the run and what was
+    // measured before the crash stored.
+    let o = ab(
+        None,
+        &[
+            "SHA-256/rustcrypto/default",
+            "SHA-256/testbed/crash-when-measured",
+            "--op",
+            "hash:64",
+            "--no-instructions",
+        ],
+        &json,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr_of(&o));
+    assert!(stderr_of(&o).contains("crash"), "{}", stderr_of(&o));
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(doc["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|o| o["verdict"].is_null()));
+    assert!(stored(test_db().to_str().unwrap()).is_some(), "the run is stored");
+}
