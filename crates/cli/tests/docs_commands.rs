@@ -56,6 +56,8 @@ const SKIPPED: &[(&str, &str)] = &[
     ("cryptoscope run --alg ML-KEM-512", "the full 12 s budget for every ML-KEM-512 subject: about a minute"),
     ("cryptoscope profile --alg ML-KEM-512 --provider build --impl byo_mlkem512-gcc12-O3 --op decaps", "needs the build `add` made, labelled with this machine's gcc version"),
     ("cryptoscope compare latest~1 latest --fail-on-slower", "its exit status is the verdict on two live runs, which the machine's speed decides: engine stored.rs tests it on samples the test sets"),
+    ("cryptoscope ab --alg ML-KEM-512 build/byo_mlkem512-gcc12-O2 build/byo_mlkem512-gcc12-O2_DCS_EXTRA_WORK=12", "30 s of timing and both builds under callgrind, with labels of this machine's gcc version: tests/ab.rs runs the pair"),
+    ("cryptoscope ab --alg ML-KEM-512 build/main-gcc12-O2 build/pr-gcc12-O2 --fail-on-slower", "needs the reader's two builds, and its exit status is the verdict on live timing: measure's paired.rs tests the verdict on streams it sets"),
     ("cryptoscope compare latest --history 10 --fail-on-slower", "its exit status is the verdict on live runs against their history, which the machine's speed decides: tests/history.rs tests it on replayed runs"),
     ("cryptoscope run --provider testbed --quick --timeout 20", "the hang subject runs until its 20 s timeout: tests/faults.rs runs the testbed"),
     ("export CRYPTOSCOPE_DB=service=team", "changes the reader's shell, and names a PostgreSQL server this test has not got"),

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 use crate::args::{store_location, DbArg, GateArgs};
 use crate::catalog::Catalogue;
 use crate::gating::{self, Verdict};
-use crate::run::measure::{merge_visit, row_from};
+use crate::run::measure::{merge_visits, row_from};
 use crate::stored::open_db;
 use crate::ui::{usage, warn_missing};
 use crate::workers::{self, Outcome};
@@ -236,12 +236,7 @@ impl Track {
 
     /// A's or B's row: every block one visit (statistics computed once, here).
     fn merged(&self, which: usize) -> Option<ResultRow> {
-        let mut rows = self.rows[which].iter().cloned();
-        let mut acc = rows.next()?;
-        for r in rows {
-            merge_visit(&mut acc, r);
-        }
-        Some(acc)
+        merge_visits(self.rows[which].iter().cloned())
     }
 
     /// The point estimate so far, without its interval (for the progress line).

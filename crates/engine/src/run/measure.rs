@@ -127,12 +127,35 @@ pub fn fill_statistics(r: &mut ResultRow) {
 /// appended in time order and statistics recomputed; a failure in any visit makes the
 /// whole row a failure (it never gets a number).
 pub fn merge_visit(acc: &mut ResultRow, visit: ResultRow) {
+    if append_visit(acc, visit) {
+        fill_statistics(acc);
+    }
+}
+
+/// Every visit of one (subject, operation), in time order, as one row: samples appended,
+/// statistics computed once at the end (thousands of visits cost one summary, not one
+/// each). `None` without visits.
+pub fn merge_visits(visits: impl IntoIterator<Item = ResultRow>) -> Option<ResultRow> {
+    let mut visits = visits.into_iter();
+    let mut acc = visits.next()?;
+    let mut appended = false;
+    for v in visits {
+        appended |= append_visit(&mut acc, v);
+    }
+    if appended && acc.gate == GateStatus::Pass {
+        fill_statistics(&mut acc);
+    }
+    Some(acc)
+}
+
+/// `merge_visit` without the statistics; whether samples were appended.
+fn append_visit(acc: &mut ResultRow, visit: ResultRow) -> bool {
     if acc.gate != GateStatus::Pass {
-        return;
+        return false;
     }
     if visit.gate != GateStatus::Pass || visit.median_ns.is_none() {
         *acc = visit;
-        return;
+        return false;
     }
     if acc.visits.is_empty() {
         acc.visits.push(acc.raw_ns.len());
@@ -142,7 +165,7 @@ pub fn merge_visit(acc: &mut ResultRow, visit: ResultRow) {
     acc.raw_ns.extend(visit.raw_ns);
     acc.raw_t_s.extend(visit.raw_t_s);
     acc.stop_reason = visit.stop_reason;
-    fill_statistics(acc);
+    true
 }
 
 /// The operations a run measures of a subject: `--lengths` when given and its family's work
@@ -315,5 +338,53 @@ mod tests {
         for bad in ["", "x", "5..1", "1/2", "0..10/0", "0..2000000000", "0..20000"] {
             assert!(parse_lengths(bad).is_err(), "{bad}");
         }
+    }
+
+    fn visit(ns: &[f64]) -> ResultRow {
+        use cryptoscope_catalogue::descriptor::{Randomness, Sizes};
+        let sizes = Sizes {
+            public_key: 32,
+            secret_key: 32,
+            ciphertext: 0,
+            shared_secret: 32,
+        };
+        let d = Descriptor::catalogued(
+            "X25519",
+            "openssl",
+            "default",
+            "3".into(),
+            "-".into(),
+            sizes,
+            Randomness::Internal,
+        );
+        let mut r = ResultRow::without_numbers(&d, "exchange", GateStatus::Pass, "");
+        r.raw_ns = ns.to_vec();
+        r.raw_cycles = ns.iter().map(|x| x * 2.0).collect();
+        r.raw_t_s = vec![0.0; ns.len()];
+        fill_statistics(&mut r);
+        r
+    }
+
+    #[test]
+    fn merging_all_visits_at_once_equals_merging_one_at_a_time() {
+        let visits = [visit(&[10.0, 11.0, 12.0]), visit(&[20.0, 21.0]), visit(&[30.0])];
+        let mut one = visits[0].clone();
+        for v in &visits[1..] {
+            merge_visit(&mut one, v.clone());
+        }
+        let all = merge_visits(visits.iter().cloned()).unwrap();
+        assert_eq!(all.visits, [3, 2, 1]);
+        assert_eq!(all.raw_ns, [10.0, 11.0, 12.0, 20.0, 21.0, 30.0]);
+        assert_eq!(all.median_ns, Some(16.0));
+        assert_eq!(
+            (all.visits.clone(), all.median_ns, all.samples),
+            (one.visits, one.median_ns, one.samples)
+        );
+        // A failed visit makes the whole row the failure.
+        let mut failed = visit(&[]);
+        (failed.gate, failed.median_ns) = (GateStatus::Fail, None);
+        let m = merge_visits([visits[0].clone(), failed, visits[1].clone()]).unwrap();
+        assert_eq!((m.gate, m.median_ns), (GateStatus::Fail, None));
+        assert!(merge_visits(std::iter::empty()).is_none());
     }
 }
