@@ -27,8 +27,9 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 # procps for the tests' leftover checks. Our block ciphers' AArch64 code (portable and
 # NEON) is cross-compiled with Debian's aarch64 toolchain and tested under qemu-aarch64.
 # stress-ng keeps both cores busy for the tests-under-load check (docs/testing.md).
+# iptables: the NFQUEUE rule of `tls --delay/--loss`'s emulator on kernels without netem.
 packages=(build-essential cmake libclang-dev clang libssl-dev pkg-config valgrind git ca-certificates chromium postgresql python3 python3-venv
-          nginx-light openssl iproute2
+          nginx-light openssl iproute2 iptables
           openvpn strongswan-charon strongswan-swanctl libcharon-extra-plugins libstrongswan-standard-plugins
           wireguard-go wireguard-tools openssh-client openssh-server iperf3 iputils-ping procps
           gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user stress-ng)

@@ -4,7 +4,8 @@
 
 pub mod apps;
 mod hostile;
-mod netns;
+pub mod netem;
+pub mod netns;
 pub mod tahoe;
 pub mod tls;
 mod tls_peers;

@@ -100,6 +100,26 @@ impl Netns {
         Ok(())
     }
 
+    /// (namespace, veth device) of side `a` or `b`.
+    pub fn end(&self, side: char) -> (&str, String) {
+        let tag = std::process::id();
+        if side == 'a' {
+            (&self.a, format!("cv{tag}a"))
+        } else {
+            (&self.b, format!("cv{tag}b"))
+        }
+    }
+
+    /// Sets the MTU of both ends of the veth pair.
+    pub fn set_mtu(&self, mtu: u32) -> Result<()> {
+        for side in ['a', 'b'] {
+            let (ns, dev) = self.end(side);
+            run_cmd(Command::new("ip").args(["-n", ns, "link", "set", "dev", &dev, "mtu", &mtu.to_string()]))
+                .with_context(|| format!("MTU {mtu}"))?;
+        }
+        Ok(())
+    }
+
     /// `cmd` to run in namespace `a` or `b`.
     pub fn wrap(&self, side: char, cmd: &Path) -> Command {
         let mut c = Command::new("ip");

@@ -10,7 +10,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use cryptoscope_model::apps::tls::{Configuration, GroupInfo, Measurement, Setup};
+use cryptoscope_model::apps::tls::{Configuration, GroupInfo, LinkConditions, Measurement, Setup};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use crate::catalog::Catalogue;
 use crate::gating;
+use crate::netem;
 use crate::netns::{children_of, Netns, ADDR_A};
 use crate::tls_peers;
 use crate::workers;
@@ -60,9 +61,10 @@ pub struct TlsArgs {
     /// against its server (`rustls`).
     #[arg(long, default_value = "own", value_parser = ["own", "rustls"])]
     pub client: String,
-    /// Concurrent clients, each doing full handshakes back to back.
-    #[arg(long, default_value_t = 10, value_name = "N")]
-    pub clients: usize,
+    /// Concurrent clients, each doing full handshakes back to back [default: 10; 1 under
+    /// --delay or --loss, so each handshake's latency is its own].
+    #[arg(long, value_name = "N")]
+    pub clients: Option<usize>,
     /// Measured seconds per configuration (after the warm-up).
     #[arg(long, value_name = "SECONDS")]
     pub duration: Option<f64>,
@@ -86,12 +88,25 @@ pub struct TlsArgs {
     /// Rate limit on the veth pair with tc tbf, e.g. 100mbit (needs --netns).
     #[arg(long, value_name = "RATE")]
     pub rate: Option<String>,
-    /// Added delay (netem), e.g. 20ms: only where the kernel has netem.
-    #[arg(long, value_name = "TIME")]
+    /// One-way delay added in each direction, a list to sweep, e.g. 2.684ms,15.458ms
+    /// (needs --netns). Every configuration is measured under every (delay, loss) pair, with
+    /// sequential handshakes (--clients 1, --count 200 unless given).
+    #[arg(long, value_name = "TIME,...")]
     pub delay: Option<String>,
-    /// Packet loss (netem), e.g. 1%: only where the kernel has netem.
-    #[arg(long, value_name = "PERCENT")]
+    /// Packet loss in percent in each direction, a list to sweep, e.g. 0,1,3,5,10,20
+    /// (needs --netns); drawn from a seeded generator, the same pattern for every group.
+    #[arg(long, value_name = "PERCENT,...")]
     pub loss: Option<String>,
+    /// The loss generator's seed (the nfqueue emulator's).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub seed: u64,
+    /// What makes delay and loss: the kernel's netem where it has it (auto), or ours
+    /// (nfqueue: iptables NFQUEUE + a thread of ours, for kernels without sch_netem).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "netem", "nfqueue"])]
+    pub emulator: String,
+    /// MTU of the veth pair, e.g. 1280 (needs --netns; default: the kernel's, 1500).
+    #[arg(long, value_name = "BYTES")]
+    pub mtu: Option<u32>,
     /// With the CPU's AES and carry-less multiply instructions (on), masked through
     /// OPENSSL_ia32cap in server and clients (off), or each configuration both ways.
     #[arg(long, default_value = "on", value_parser = ["on", "off", "both"])]
@@ -128,20 +143,6 @@ fn split(list: &str) -> Vec<String> {
 }
 
 use crate::netns::run_cmd;
-
-/// Whether the kernel has netem: tries it on the loopback of a throw-away namespace.
-fn netem_available() -> bool {
-    let ns = format!("cstlsnetem{}", std::process::id());
-    if run_cmd(Command::new("ip").args(["netns", "add", &ns])).is_err() {
-        return false;
-    }
-    let ok = run_cmd(Command::new("ip").args([
-        "netns", "exec", &ns, "tc", "qdisc", "add", "dev", "lo", "root", "netem", "delay", "1ms",
-    ]))
-    .is_ok();
-    let _ = Command::new("ip").args(["netns", "del", &ns]).status();
-    ok
-}
 
 /// A running server: killed and reaped on drop.
 struct Server {
@@ -201,6 +202,10 @@ struct Ctx<'a> {
     warmup: f64,
     duration: f64,
     threads: usize,
+    clients: usize,
+    count: Option<u64>,
+    /// How delay and loss are made, when they are.
+    mechanism: Option<netem::Mechanism>,
 }
 
 impl Ctx<'_> {
@@ -376,7 +381,9 @@ fn start_nginx(ctx: &Ctx, c: &Config, dir: &Path) -> Result<Server> {
     }
 }
 
-fn measure(ctx: &Ctx, c: &Config) -> Result<Measurement> {
+/// Measures one configuration, under `cell`'s delay and loss when given (the emulation
+/// starts once the server is up, fresh for each configuration, and its report comes back).
+fn measure(ctx: &Ctx, c: &Config, cell: Option<netem::Conditions>) -> Result<(Measurement, Option<LinkConditions>)> {
     let a = ctx.a;
     let dir = cert_dir(ctx, &c.driver, &c.cert)?;
     let server = if a.peer == "openssl" {
@@ -388,7 +395,7 @@ fn measure(ctx: &Ctx, c: &Config) -> Result<Measurement> {
         tls_peers::check_library(&a.peer, server.library.as_deref().unwrap_or("no library"))?;
     }
     let mut cmd = ctx.command('b', &c.client_driver);
-    cmd.args(["load", "--connect", &server.addr, "--clients", &a.clients.to_string()])
+    cmd.args(["load", "--connect", &server.addr, "--clients", &ctx.clients.to_string()])
         .arg("--ca")
         .arg(dir.join("ca.pem"))
         .args([
@@ -398,7 +405,7 @@ fn measure(ctx: &Ctx, c: &Config) -> Result<Measurement> {
             &ctx.duration.to_string(),
         ])
         .args(["--request", &a.request.to_string()]);
-    if let Some(n) = a.count {
+    if let Some(n) = ctx.count {
         cmd.args(["--count", &n.to_string()]);
     }
     for p in &server.pids {
@@ -418,13 +425,35 @@ fn measure(ctx: &Ctx, c: &Config) -> Result<Measurement> {
     if c.soft {
         cmd.env("OPENSSL_ia32cap", MASK_AES);
     }
+    let emulation = match (cell, &ctx.netns, ctx.mechanism) {
+        (Some(cell), Some(n), Some(mech)) => {
+            let (a_end, b_end) = (n.end('a'), n.end('b'));
+            Some(netem::Emulation::start(
+                (a_end.0, &a_end.1),
+                (b_end.0, &b_end.1),
+                cell,
+                a.rate.as_deref(),
+                mech,
+            )?)
+        }
+        _ => None,
+    };
     let out = cmd
         .stdin(Stdio::null())
         .output()
         .context("cannot start the load generator")?;
+    let link = emulation.map(netem::Emulation::finish).transpose()?;
     drop(server);
     if !out.status.success() {
         bail!("load generator: {}", String::from_utf8_lossy(&out.stderr).trim());
+    }
+    if let Some(l) = &link {
+        let over: u64 = l.directions.iter().map(|d| d.overflowed()).sum();
+        if over > 0 {
+            bail!(
+                "the emulator's queue overflowed: {over} packets lost beyond the set loss (set --rate to bound the link, or lower the delay)"
+            );
+        }
     }
     let mut m: Measurement = serde_json::from_slice(&out.stdout).context("the load generator's output")?;
     if let Some(want) = expected_scheme(&c.cert) {
@@ -445,7 +474,7 @@ fn measure(ctx: &Ctx, c: &Config) -> Result<Measurement> {
         m.handshakes_per_min_per_cpu_pct = Some((pct > 0.0).then(|| n / window * 60.0 / pct));
     }
     m.handshakes_per_min = Some(n / window * 60.0);
-    Ok(m)
+    Ok((m, link))
 }
 
 /// Certificate types for the rustls peer (the OpenSSL peer also takes rsa-1024, and no ML-DSA).
@@ -683,14 +712,25 @@ fn versioned_configs(
 
 /// Runs the study; returns (setup, rows, exit code).
 pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)> {
-    if a.clients == 0 {
+    if a.clients == Some(0) {
         bail!("--clients must be at least 1");
     }
     if a.count == Some(0) {
         bail!("--count must be at least 1");
     }
-    if (a.rate.is_some() || a.delay.is_some() || a.loss.is_some()) && !a.netns {
-        bail!("--rate, --delay and --loss shape the veth pair: add --netns");
+    if (a.rate.is_some() || a.delay.is_some() || a.loss.is_some() || a.mtu.is_some()) && !a.netns {
+        bail!("--rate, --delay, --loss and --mtu shape the veth pair: add --netns");
+    }
+    let cells = cells(a)?;
+    if let Some(m) = a.mtu {
+        if !(576..=65535).contains(&m) {
+            bail!("--mtu {m}: an IPv4 link's MTU is between 576 and 65535");
+        }
+    }
+    if let Some(r) = &a.rate {
+        if netem::parse_rate(r).is_none() {
+            bail!("--rate `{r}` is not a rate (e.g. 100mbit, 1gbit, 10mbps)");
+        }
     }
     if a.netns && !is_root() {
         bail!("--netns needs root (it creates network namespaces and a veth pair); run as root or drop --netns to use loopback");
@@ -710,14 +750,14 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)>
     if a.peer == "openssl" && Command::new("nginx").arg("-v").output().is_err() {
         bail!("--peer openssl needs nginx (run scripts/setup.sh, which installs it)");
     }
-    if a.delay.is_some() || a.loss.is_some() {
-        if !netem_available() {
-            bail!(
-                "this kernel has no netem (sch_netem), so no added delay or loss; what exists here is --rate (tc tbf)"
-            );
+    let mechanism = if cells.is_empty() {
+        None
+    } else {
+        if Command::new("iptables").arg("-V").output().is_err() && a.emulator != "netem" {
+            bail!("--delay and --loss need iptables where the kernel has no netem (run scripts/setup.sh, which installs it)");
         }
-        bail!("netem sweeps are not wired in yet; use --rate (tc tbf)");
-    }
+        Some(netem::choose(&a.emulator)?)
+    };
     let dir = workers::worker_dir()?;
     let (configs, skipped, gate_failed) = plan(a, &dir, quiet)?;
     let (warmup, duration) = (
@@ -728,23 +768,43 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)>
         bail!("--duration must be positive and --warmup not negative");
     }
     let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let clients = a.clients.unwrap_or(if cells.is_empty() { 10 } else { 1 });
+    let count = a
+        .count
+        .or((!cells.is_empty()).then_some(DEFAULT_COUNT_UNDER_CONDITIONS));
     let threads = a
         .server_threads
-        .unwrap_or(if a.peer == "openssl" { cpus } else { a.clients.max(cpus) });
+        .unwrap_or(if a.peer == "openssl" { cpus } else { clients.max(cpus) });
     // Keys and configurations live in a private 0700 directory with an unpredictable name,
     // created fresh (never reused) and removed with everything in it on the way out; or in
     // the directory the user names with --workdir, kept.
     let (work, _private) = crate::util::work_dir(a.workdir.as_deref(), "tls")?;
     let netns = if a.netns {
-        Some(Netns::create("cstls", a.rate.as_deref())?)
+        // netem carries the rate itself; tbf otherwise.
+        let tbf = if mechanism == Some(netem::Mechanism::Netem) {
+            None
+        } else {
+            a.rate.as_deref()
+        };
+        let n = Netns::create("cstls", tbf)?;
+        if let Some(m) = a.mtu {
+            n.set_mtu(m)?;
+        }
+        Some(n)
     } else {
         None
     };
-    let network = match (&netns, &a.rate) {
+    let mut network = match (&netns, &a.rate) {
+        (Some(n), Some(r)) if mechanism == Some(netem::Mechanism::Netem) => {
+            format!("veth between namespaces {} and {}, netem rate {r}", n.a, n.b)
+        }
         (Some(n), Some(r)) => format!("veth between namespaces {} and {}, tbf {r}", n.a, n.b),
         (Some(n), None) => format!("veth between namespaces {} and {}", n.a, n.b),
         _ => "loopback".to_string(),
     };
+    if let Some(m) = a.mtu {
+        network += &format!(", MTU {m}");
+    }
     let ctx = Ctx {
         a,
         work,
@@ -752,6 +812,9 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)>
         warmup,
         duration,
         threads,
+        clients,
+        count,
+        mechanism,
     };
     unsafe { libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t) };
     let mut rows = Vec::new();
@@ -759,15 +822,28 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)>
     for m in &gate_failed {
         eprintln!("error: {m}: not measured");
     }
-    let total = configs.len();
-    for (i, c) in configs.iter().enumerate() {
+    // Without delay or loss, one pass with no conditions.
+    let passes: Vec<Option<netem::Conditions>> = if cells.is_empty() {
+        vec![None]
+    } else {
+        cells.iter().copied().map(Some).collect()
+    };
+    let total = configs.len() * passes.len();
+    let work: Vec<(Option<netem::Conditions>, &Config)> = passes
+        .iter()
+        .flat_map(|p| configs.iter().map(move |c| (*p, c)))
+        .collect();
+    for (i, (cell, c)) in work.into_iter().enumerate() {
         if INTERRUPTED.load(Ordering::SeqCst) {
             code = 1;
             break;
         }
-        let lbl = label(c, &a.peer);
+        let mut lbl = label(c, &a.peer);
+        if let Some(cell) = cell {
+            lbl += &format!(" @ {} ms, {} % loss", cell.delay.as_secs_f64() * 1e3, cell.loss);
+        }
         if !quiet {
-            match a.count {
+            match ctx.count {
                 Some(n) => eprintln!("[{}/{total}] {lbl} ({n} handshakes)", i + 1),
                 None => eprintln!("[{}/{total}] {lbl} ({duration} s)", i + 1),
             }
@@ -782,8 +858,20 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)>
             group_info: Some(c.info.clone()),
             ..Configuration::default()
         };
-        match measure(&ctx, c) {
-            Ok(m) => {
+        if let Some(cell) = cell {
+            row.conditions = Some(LinkConditions {
+                mechanism: mechanism.map(|m| m.name()).unwrap_or_default().into(),
+                delay_ms: cell.delay.as_secs_f64() * 1e3,
+                loss_pct: cell.loss,
+                seed: cell.seed,
+                directions: Vec::new(),
+            });
+        }
+        match measure(&ctx, c, cell) {
+            Ok((m, link)) => {
+                if link.is_some() {
+                    row.conditions = link;
+                }
                 if m.handshakes == 0 {
                     code = 1;
                     eprintln!(
@@ -817,6 +905,36 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)>
     Ok((setup, rows, code))
 }
 
+/// Sequential handshakes per configuration and (delay, loss) cell when the user names no
+/// count: Paquin, Stebila and Tamvada timed 50 × 100 per cell; 200 keeps the paper's grid
+/// (4 delays × 8 loss rates) within hours on two cores while giving p95 ten handshakes above it.
+pub const DEFAULT_COUNT_UNDER_CONDITIONS: u64 = 200;
+
+/// The (delay, loss) cells of `--delay` × `--loss`, delays outer; none without either.
+fn cells(a: &TlsArgs) -> Result<Vec<netem::Conditions>> {
+    if a.delay.is_none() && a.loss.is_none() {
+        return Ok(Vec::new());
+    }
+    let delays = match &a.delay {
+        Some(d) => netem::parse_list(d, netem::parse_delay).map_err(|e| anyhow::anyhow!("--delay: {e}"))?,
+        None => vec![Duration::ZERO],
+    };
+    let losses = match &a.loss {
+        Some(l) => netem::parse_list(l, netem::parse_loss).map_err(|e| anyhow::anyhow!("--loss: {e}"))?,
+        None => vec![0.0],
+    };
+    Ok(delays
+        .iter()
+        .flat_map(|&delay| {
+            losses.iter().map(move |&loss| netem::Conditions {
+                delay,
+                loss,
+                seed: a.seed,
+            })
+        })
+        .collect())
+}
+
 /// The peer as results name it: with `--client rustls`, "openssl-3.5 (rustls clients)".
 fn peer_label(a: &TlsArgs) -> String {
     if a.client == "rustls" {
@@ -830,12 +948,20 @@ fn peer_label(a: &TlsArgs) -> String {
 fn setup(a: &TlsArgs, ctx: &Ctx, network: String, gate_failed: Vec<String>) -> Setup {
     let openssl = a.peer == "openssl";
     let versioned = a.peer.starts_with("openssl-");
-    let netem = if !is_root() {
-        "not checked (needs root)"
-    } else if netem_available() {
-        "available (sweeps not wired in yet)"
-    } else {
-        "not available on this kernel (no sch_netem): no delay or loss sweeps; --rate (tc tbf) is what exists"
+    let netem = match ctx.mechanism {
+        Some(netem::Mechanism::Netem) => "delay and loss by tc netem on each end's way out".to_string(),
+        Some(netem::Mechanism::Nfqueue) => format!(
+            "delay and loss by the nfqueue emulator (iptables NFQUEUE, on arrival; seed {}){}",
+            a.seed,
+            if netem::netem_available() {
+                ""
+            } else {
+                "; this kernel has no sch_netem"
+            }
+        ),
+        None if !is_root() => "not checked (needs root)".to_string(),
+        None if netem::netem_available() => "available (--delay, --loss use it)".to_string(),
+        None => "not available on this kernel (no sch_netem): --delay and --loss use the nfqueue emulator".to_string(),
     };
     Setup {
         peer: Some(peer_label(a)),
@@ -856,13 +982,13 @@ fn setup(a: &TlsArgs, ctx: &Ctx, network: String, gate_failed: Vec<String>) -> S
         } else {
             "rustls (AWS-LC)".into()
         }),
-        clients: Some(a.clients as u64),
+        clients: Some(ctx.clients as u64),
         warmup_s: Some(ctx.warmup),
-        duration_s: if a.count.is_some() { None } else { Some(ctx.duration) },
-        count: a.count,
+        duration_s: if ctx.count.is_some() { None } else { Some(ctx.duration) },
+        count: ctx.count,
         request_bytes: Some(a.request as u64),
         network: Some(network),
-        netem: Some(netem.into()),
+        netem: Some(netem),
         resumption: Some("off (full handshakes only; no tickets, no session cache)".into()),
         window: Some("at least the duration, extended until 20 handshakes completed in it (60 s at most); steal = share of the CPUs' time the hypervisor gave to others during the window (/proc/stat), noted from 10 %".into()),
         cpu: Some("server CPU = utime+stime of its processes over the window (/proc/PID/stat, clock ticks); CPU % is of one core".into()),

@@ -69,9 +69,10 @@ pub struct Fastest {
 }
 
 impl Fastest {
-    /// How far the winner is ahead: runner-up median / winner median; `None` when tied.
+    /// How far the winner is ahead: runner-up median / winner median; `None` when tied or
+    /// when the winner's median is below what the clock resolves (0 cycles).
     pub fn ratio(&self) -> Option<f64> {
-        if !self.tied.is_empty() {
+        if !self.tied.is_empty() || self.winner.median_cycles <= 0.0 {
             return None;
         }
         self.runner_up
@@ -226,12 +227,19 @@ pub struct Answers {
     pub machine: Option<MachineStability>,
 }
 
-/// The median cycles of a row that passed its gate, if it has one.
+/// The median cycles of a row that passed its gate, if it has one. A median of 0 is an
+/// operation that costs no more than the clock's own overhead (a public-key check that
+/// only reads its input, say): it ranks first, but no ratio over it is defined.
 fn gated_cycles(r: &ResultRow) -> Option<f64> {
     if r.gate != GateStatus::Pass {
         return None;
     }
-    r.median_cycles.filter(|m| m.is_finite() && *m > 0.0)
+    r.median_cycles.filter(|m| m.is_finite() && *m >= 0.0)
+}
+
+/// A gated median a ratio can divide by.
+fn resolved_cycles(r: &ResultRow) -> Option<f64> {
+    gated_cycles(r).filter(|m| *m > 0.0)
 }
 
 /// Keys in the order they first appear.
@@ -434,6 +442,10 @@ pub fn gains(rows: &[ResultRow]) -> Vec<Gain> {
                 let (Some(o), Some(p)) = (Contender::of(r), base.and_then(|b| Contender::of(b))) else {
                     continue;
                 };
+                // A speed-up over an operation the clock cannot resolve is not a number.
+                if o.median_cycles <= 0.0 || p.median_cycles <= 0.0 {
+                    continue;
+                }
                 out.push(Gain {
                     algorithm: alg.to_string(),
                     operation: r.operation.clone(),
@@ -529,7 +541,7 @@ fn versus_published(run: &RunFile, published: &[Published]) -> Option<Versus> {
     let rows: Vec<ResultRow> = run
         .results
         .iter()
-        .filter(|r| gated_cycles(r).is_some())
+        .filter(|r| resolved_cycles(r).is_some())
         .cloned()
         .collect();
     let mut best: Vec<published::Match> = Vec::new();

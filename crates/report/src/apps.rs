@@ -34,7 +34,12 @@ pub const DRIVERS: &[Rendering] = &[
     },
     Rendering {
         driver: "tls",
-        tables: |apps| crate::tls::table(apps).into_iter().collect(),
+        tables: |apps| {
+            [crate::tls::table(apps), crate::tls::conditions_table(apps)]
+                .into_iter()
+                .flatten()
+                .collect()
+        },
         summary: tls_summary,
         html: html::tls_section,
     },
@@ -83,6 +88,9 @@ fn tahoe_summary(apps: &[AppResult]) -> String {
 
 fn tls_summary(apps: &[AppResult]) -> String {
     let mut s = lines(crate::tls::setup_lines(apps)) + &crate::tls::table(apps).unwrap_or_default();
+    if let Some(t) = crate::tls::conditions_table(apps) {
+        s += &format!("\nUnder network conditions (sequential handshakes; connect + handshake at the client):\n{t}");
+    }
     if let Some(t) = crate::tls::ratio_table(apps) {
         s += &format!("\nSoftware versus accelerated (AES-NI and PCLMULQDQ masked):\n{t}");
     }

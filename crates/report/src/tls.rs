@@ -143,6 +143,81 @@ pub fn table(apps: &[AppResult]) -> Option<String> {
     Some(render(&header, &rows, &right))
 }
 
+/// Header and cells of the configurations measured under delay and loss (`--delay`,
+/// `--loss`): latency percentiles of the sequential handshakes, and per direction the
+/// packets per handshake and the emulator's drops, from its own counts.
+pub fn conditions_rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String>>) {
+    let header = vec![
+        "group",
+        "cert",
+        "delay",
+        "loss",
+        "handshakes",
+        "p50",
+        "p95",
+        "max",
+        "pkts c→s/hs",
+        "pkts s→c/hs",
+        "dropped c→s",
+        "dropped s→c",
+        "via",
+    ];
+    let mut out = Vec::new();
+    for d in configurations(apps) {
+        let Some(c) = &d.conditions else { continue };
+        let m = d.measurement.as_ref();
+        let hs = m.map(|m| m.handshakes).filter(|h| *h > 0);
+        // Namespace b holds the clients: b→a is client to server.
+        let dir = |name: &str| c.directions.iter().find(|x| x.direction == name);
+        let per_hs = |name: &str| match (dir(name), hs) {
+            (Some(x), Some(h)) => format!("{:.1}", x.packets as f64 / h as f64),
+            _ => "-".into(),
+        };
+        let dropped = |name: &str| dir(name).map_or("-".into(), |x| format!("{} of {}", x.dropped, x.packets));
+        let conn = m.and_then(|m| m.connection_ns.clone());
+        let mut row = vec![
+            d.group.clone(),
+            d.cert.clone().unwrap_or_else(|| "-".into()),
+            format!("{} ms", c.delay_ms),
+            format!("{} %", c.loss_pct),
+            m.map_or("-".into(), |m| m.handshakes.to_string()),
+            ms(pct(&conn, |s| s.p50)),
+            ms(pct(&conn, |s| s.p95)),
+            ms(pct(&conn, |s| s.max)),
+            per_hs("b→a"),
+            per_hs("a→b"),
+            dropped("b→a"),
+            dropped("a→b"),
+            c.mechanism.clone(),
+        ];
+        if d.status != "ok" {
+            row.push(note(&d));
+        }
+        out.push(row);
+    }
+    let failed = out.iter().any(|r| r.len() > header.len());
+    let mut header = header;
+    if failed {
+        header.push("note");
+        for r in &mut out {
+            if r.len() < header.len() {
+                r.push(String::new());
+            }
+        }
+    }
+    (header, out)
+}
+
+/// The table of [`conditions_rows`], or `None` without such configurations.
+pub fn conditions_table(apps: &[AppResult]) -> Option<String> {
+    let (header, rows) = conditions_rows(apps);
+    if rows.is_empty() {
+        return None;
+    }
+    let right: Vec<bool> = (0..header.len()).map(|i| (2..12).contains(&i)).collect();
+    Some(render(&header, &rows, &right))
+}
+
 /// The study's "soft versus accelerator" columns: for every (group, cert) measured both
 /// ways, accelerated over software for handshakes per second, server CPU and CPU per
 /// handshake.

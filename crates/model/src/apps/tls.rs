@@ -195,6 +195,66 @@ pub struct Configuration {
     /// the group has none.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "present")]
     pub subject: Option<Option<String>>,
+    /// The network conditions this configuration was measured under (`--delay`, `--loss`);
+    /// absent without them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<LinkConditions>,
+}
+
+/// Delay and loss on the veth pair, how they were made, and what the emulator did.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LinkConditions {
+    /// `nfqueue emulator` (ours: iptables NFQUEUE + a thread, see docs/tls-handshakes.md) or
+    /// `tc netem`.
+    pub mechanism: String,
+    /// Added one-way delay, each direction, in milliseconds.
+    pub delay_ms: f64,
+    /// Packet loss in percent, each direction.
+    pub loss_pct: f64,
+    /// The loss generator's seed (the emulator's; netem has its own generator).
+    pub seed: u64,
+    /// Per direction, what the emulator did (empty with netem).
+    #[serde(default)]
+    pub directions: Vec<DirectionStats>,
+}
+
+/// What the emulator did in one direction over one configuration.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DirectionStats {
+    /// `a→b` (client to server) or `b→a`: delayed on arrival at the second.
+    pub direction: String,
+    /// Packets handed to the emulator, and their bytes (IP length).
+    pub packets: u64,
+    pub bytes: u64,
+    /// The largest packet (IP length), and the packets that came as offloaded segments.
+    pub largest: u64,
+    pub offloaded: u64,
+    /// Packets the loss generator dropped, with their indices in arrival order from 0 (the
+    /// first 10,000).
+    pub dropped: u64,
+    pub dropped_indices: Vec<u64>,
+    /// Packets accepted after the delay.
+    pub released: u64,
+    /// Shortest and longest hold of a released packet by the emulator's clock, µs.
+    pub min_hold_us: Option<f64>,
+    pub max_hold_us: Option<f64>,
+    /// The most packets held at once, and the kernel queue's length.
+    pub max_held: u64,
+    pub queue_len: u32,
+    /// Packets the kernel dropped because the queue or the emulator's socket was full, and
+    /// the socket's overrun reports: loss nobody asked for, so a configuration with any is
+    /// failed.
+    pub queue_dropped: u64,
+    pub user_dropped: u64,
+    pub socket_overruns: u64,
+}
+
+impl DirectionStats {
+    /// Packets lost to the emulator's own limits rather than to the set loss.
+    pub fn overflowed(&self) -> u64 {
+        self.queue_dropped + self.user_dropped + self.socket_overruns
+    }
 }
 
 impl Item for Configuration {
@@ -205,13 +265,17 @@ impl Configuration {
     /// Its key among the run's items: `PEER GROUP CERT ACCEL`, the set-up's peer where it
     /// has none, `-` for a missing certificate or mode.
     pub fn key(&self, setup: &Setup) -> String {
-        format!(
+        let base = format!(
             "{} {} {} {}",
             self.peer.as_deref().or(setup.peer.as_deref()).unwrap_or("?"),
             self.group,
             self.cert.as_deref().unwrap_or("-"),
             self.accel.as_deref().unwrap_or("-")
-        )
+        );
+        match &self.conditions {
+            Some(c) => format!("{base} {}ms {}%", c.delay_ms, c.loss_pct),
+            None => base,
+        }
     }
 }
 

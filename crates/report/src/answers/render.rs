@@ -79,6 +79,11 @@ fn outcome(f: &Fastest) -> String {
     }
     match (f.ratio(), &f.runner_up) {
         (Some(x), Some(r)) => format!("{} ({} {})", f.winner.label(), times(x), r.label()),
+        (None, Some(r)) => format!(
+            "{} (below the clock's resolution; then {})",
+            f.winner.label(),
+            r.label()
+        ),
         _ => f.winner.label(),
     }
 }
@@ -413,6 +418,9 @@ fn div(n: usize, note: &str, body: Result<String, String>) -> String {
     s + "</div>\n"
 }
 
+/// The "ahead by" of a winner whose median is 0 cycles: no ratio is defined over it.
+const BELOW_RESOLUTION: &str = "winner below the clock's resolution";
+
 fn fastest_html(a: &Answers) -> Result<String, String> {
     if a.fastest.is_empty() {
         return Err(NO_FASTEST.into());
@@ -429,7 +437,11 @@ fn fastest_html(a: &Answers) -> Result<String, String> {
                 td_num(&group(f.winner.median_cycles), f.winner.median_cycles),
                 td(&tied.join(", ")),
                 td(&f.runner_up.as_ref().map(|r| r.label()).unwrap_or_default()),
-                f.ratio().map_or_else(|| td(""), |x| td_num(&times(x), x)),
+                match f.ratio() {
+                    Some(x) => td_num(&times(x), x),
+                    None if f.tied.is_empty() && f.runner_up.is_some() => td(BELOW_RESOLUTION),
+                    None => td(""),
+                },
             ]
             .concat()
         })

@@ -92,6 +92,37 @@ fn overlapping_intervals_are_a_tie_and_a_clear_gap_a_winner() {
     );
 }
 
+/// An operation cheaper than the clock's overhead has a median of 0 cycles: it is still the
+/// fastest (the run that caught this ranked a 156-cycle implementation over one at 0), but
+/// no "ahead by" is defined over it, and no speed-up either.
+#[test]
+fn a_median_below_the_clocks_resolution_wins_without_a_ratio() {
+    let rows = vec![
+        row("X25519", "rustcrypto", "x25519-dalek", "validate", 156.0, 150.0, 160.0),
+        row("X25519", "aws-lc", "default", "validate", 0.0, 0.0, 3.0),
+        row("X25519", "openssl", "default", "validate", 210.0, 200.0, 220.0),
+    ];
+    let f = fastest(&rows);
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].winner.label(), "aws-lc/default");
+    assert!(f[0].tied.is_empty());
+    assert_eq!(f[0].runner_up.as_ref().unwrap().label(), "rustcrypto/x25519-dalek");
+    assert_eq!(f[0].ratio(), None, "no ratio over 0 cycles");
+    let a = answers(&run_of("r", rows.clone()), &[], Against::Nothing);
+    let text = flat(&terminal(&a));
+    assert!(
+        text.contains("validate aws-lc/default (below the clock's resolution; then rustcrypto/x25519-dalek)"),
+        "{text}"
+    );
+    assert!(!text.contains("inf"), "{text}");
+    let h = html(&a);
+    assert!(
+        h.contains("<td>rustcrypto/x25519-dalek</td><td>winner below the clock's resolution</td>"),
+        "{h}"
+    );
+    assert!(!h.contains("inf"), "{h}");
+}
+
 /// The rows of the tie test, for its report half.
 fn rows_again() -> Vec<ResultRow> {
     vec![

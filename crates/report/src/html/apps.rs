@@ -74,6 +74,11 @@ pub(crate) fn tls_section(ri: usize, run: &RunFile) -> String {
     }
     s.push_str("</ul>");
     s.push_str(&plain_table(&header, &rows));
+    let (ch, cr) = crate::tls::conditions_rows(&run.applications);
+    if !cr.is_empty() {
+        s.push_str("<h4>Under network conditions</h4>");
+        s.push_str(&plain_table(&ch, &cr));
+    }
     let (rh, rr) = crate::tls::ratio_rows(&run.applications);
     if !rr.is_empty() {
         s.push_str("<h4>Software versus accelerated</h4>");
