@@ -314,6 +314,14 @@ fn bad_input_is_a_usage_error() {
         (vec!["--netns", "--loss=1,-2"], "at least 0 %"),
         (vec!["--netns", "--mtu", "100"], "between 576 and 65535"),
         (vec!["--netns", "--rate", "quick"], "not a rate"),
+        (
+            vec!["--hello-retry", "--group", "X25519,MLKEM768"],
+            "X25519 cannot be the group",
+        ),
+        (
+            vec!["--hello-retry", "--peer", "openssl", "--group", "P-256"],
+            "needs the rustls peer",
+        ),
     ] {
         let out = cryptoscope()
             .args(["tls", "--quick", "--quiet"])
@@ -387,6 +395,26 @@ fn handshakes_under_delay_and_loss() {
         assert_eq!(c["delay_ms"], 2.0, "{r}");
         let hs = r["measurement"]["handshakes"].as_u64().unwrap();
         assert!(hs >= 19, "{r}");
+        // Every handshake's time was kept: four percentiles, in order, each inside its
+        // interval.
+        let l = &r["latency"];
+        assert_eq!(l["handshakes"].as_u64(), Some(hs), "{r}");
+        let ps = l["percentiles"].as_array().unwrap();
+        let ns: Vec<f64> = ps.iter().map(|p| p["ns"].as_f64().unwrap()).collect();
+        assert_eq!(
+            ps.iter().map(|p| p["p"].as_u64().unwrap()).collect::<Vec<_>>(),
+            [25, 50, 75, 95]
+        );
+        assert!(ns.windows(2).all(|w| w[0] <= w[1]), "{l}");
+        for p in ps {
+            let (lo, x, hi) = (
+                p["low_ns"].as_f64().unwrap(),
+                p["ns"].as_f64().unwrap(),
+                p["high_ns"].as_f64().unwrap(),
+            );
+            assert!(lo <= x && x <= hi, "{p}");
+        }
+        assert!(r["measurement"]["client_retransmits_total"].is_u64(), "{r}");
         let ab = c["directions"]
             .as_array()
             .unwrap()
@@ -458,5 +486,54 @@ fn a_count_instead_of_a_duration() {
         stdout_of(&out).contains("60 handshakes measured"),
         "{}",
         stdout_of(&out)
+    );
+}
+
+/// `--hello-retry`: the client offers X25519 first, the server only X25519MLKEM768, so every
+/// handshake takes a HelloRetryRequest: two round trips where the plain handshake takes one
+/// (the client's own count of waits), and the first ClientHello, with X25519's share alone,
+/// on top of the bytes of the plain handshake.
+#[test]
+fn a_hello_retry_request_costs_a_round_trip() {
+    let _serial = serial(); // binds ports
+    let d = tempfile::tempdir().unwrap();
+    let run = |hrr: bool, json: &std::path::Path| {
+        let mut c = cryptoscope();
+        c.args(["tls", "--quiet", "--warmup", "0", "--count", "10", "--clients", "1"])
+            .args(["--group", "X25519MLKEM768", "--cert", "ed25519", "--db"])
+            .arg(d.path().join("r.db"))
+            .arg("--json")
+            .arg(json)
+            .timeout(std::time::Duration::from_secs(300));
+        if hrr {
+            c.arg("--hello-retry");
+        }
+        let out = c.output().unwrap();
+        assert!(out.status.success(), "{}\n{}", stdout_of(&out), stderr_of(&out));
+        rows(json).remove(0)
+    };
+    let plain = run(false, &d.path().join("plain.json"));
+    let retried = run(true, &d.path().join("hrr.json"));
+    assert_eq!(plain["measurement"]["round_trips"]["p50"], 1, "{plain}");
+    assert_eq!(retried["measurement"]["round_trips"]["p50"], 2, "{retried}");
+    assert_eq!(retried["hello_retry"], true, "{retried}");
+    // The first ClientHello (about 220 bytes with its 32-byte share; 224 here) comes on top
+    // of the plain handshake's bytes from the client, and the HelloRetryRequest on top of
+    // the server's.
+    let (up, down) = (
+        |r: &Value| p50(r, "bytes_client_to_server"),
+        |r: &Value| p50(r, "bytes_server_to_client"),
+    );
+    assert!(
+        up(&retried) >= up(&plain) + 150,
+        "{} against {}",
+        up(&retried),
+        up(&plain)
+    );
+    assert!(
+        down(&retried) >= down(&plain) + 50,
+        "{} against {}",
+        down(&retried),
+        down(&plain)
     );
 }

@@ -104,6 +104,11 @@ pub struct TlsArgs {
     /// (nfqueue: iptables NFQUEUE + a thread of ours, for kernels without sch_netem).
     #[arg(long, default_value = "auto", value_parser = ["auto", "netem", "nfqueue"])]
     pub emulator: String,
+    /// The client offers X25519 first, with its key share, and the group second: the server,
+    /// which accepts only the group, answers with a HelloRetryRequest, one more round trip
+    /// (rustls peer; not with the X25519 group itself).
+    #[arg(long)]
+    pub hello_retry: bool,
     /// MTU of the veth pair, e.g. 1280 (needs --netns; default: the kernel's, 1500).
     #[arg(long, value_name = "BYTES")]
     pub mtu: Option<u32>,
@@ -421,6 +426,9 @@ fn measure(ctx: &Ctx, c: &Config, cell: Option<netem::Conditions>) -> Result<(Me
         }
     } else {
         cmd.args(["--group", &c.client_group]);
+        if a.hello_retry {
+            cmd.arg("--hello-retry");
+        }
     }
     if c.soft {
         cmd.env("OPENSSL_ia32cap", MASK_AES);
@@ -744,6 +752,16 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)>
     if a.client == "rustls" && !a.peer.starts_with("openssl-") {
         bail!("--client rustls is for the openssl-X.Y peers (the rustls peer's clients are rustls already)");
     }
+    if a.hello_retry && a.peer != "rustls" {
+        bail!("--hello-retry needs the rustls peer (its client offers X25519 first)");
+    }
+    if a.hello_retry
+        && a.group
+            .as_deref()
+            .is_none_or(|g| split(g).iter().any(|x| x.eq_ignore_ascii_case("X25519")))
+    {
+        bail!("--hello-retry offers X25519 first, so X25519 cannot be the group: name the others with --group");
+    }
     if a.peer == "openssl" && a.request > 0 {
         bail!("--request needs the rustls peer (nginx does not echo)");
     }
@@ -867,11 +885,15 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)>
                 directions: Vec::new(),
             });
         }
+        if a.hello_retry {
+            row.hello_retry = Some(true);
+        }
         match measure(&ctx, c, cell) {
             Ok((m, link)) => {
                 if link.is_some() {
                     row.conditions = link;
                 }
+                row.latency = latency_of(&m);
                 if m.handshakes == 0 {
                     code = 1;
                     eprintln!(
@@ -903,6 +925,36 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)>
     rows.extend(skipped);
     let setup = setup(a, &ctx, network, gate_failed);
     Ok((setup, rows, code))
+}
+
+/// p25, p50, p75 and p95 of the connection times the load generator kept (with `--count`),
+/// each with its distribution-free 95 % interval.
+fn latency_of(m: &Measurement) -> Option<cryptoscope_model::apps::tls::Latency> {
+    use cryptoscope_measure::stats::{quantile_ci_order_stats, quantile_sorted};
+    let each = m.rest.get("connection_ns_each")?.as_array()?;
+    let mut v: Vec<f64> = each.iter().filter_map(Value::as_f64).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let percentiles = [25u8, 50, 75, 95]
+        .into_iter()
+        .map(|p| {
+            let q = p as f64 / 100.0;
+            let (lo, hi) = quantile_ci_order_stats(&v, q);
+            cryptoscope_model::apps::tls::Percentile {
+                p,
+                ns: quantile_sorted(&v, q),
+                low_ns: lo,
+                high_ns: hi,
+            }
+        })
+        .collect();
+    Some(cryptoscope_model::apps::tls::Latency {
+        handshakes: v.len() as u64,
+        percentiles,
+        interval: "95 %, distribution-free: order statistics at ranks n·q ± 1.96·√(n·q·(1−q)) (Conover)".into(),
+    })
 }
 
 /// Sequential handshakes per configuration and (delay, loss) cell when the user names no

@@ -144,18 +144,21 @@ pub fn table(apps: &[AppResult]) -> Option<String> {
 }
 
 /// Header and cells of the configurations measured under delay and loss (`--delay`,
-/// `--loss`): latency percentiles of the sequential handshakes, and per direction the
-/// packets per handshake and the emulator's drops, from its own counts.
+/// `--loss`): latency percentiles of the sequential handshakes (p50 and p95 with their 95 %
+/// intervals where every time was kept), the client's retransmissions, and per direction
+/// the packets per handshake and the emulator's drops, from its own counts.
 pub fn conditions_rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String>>) {
-    let header = vec![
+    let mut header = vec![
         "group",
         "cert",
         "delay",
         "loss",
         "handshakes",
-        "p50",
-        "p95",
-        "max",
+        "p25",
+        "p50 [95 % CI]",
+        "p75",
+        "p95 [95 % CI]",
+        "retrans/hs",
         "pkts c→s/hs",
         "pkts s→c/hs",
         "dropped c→s",
@@ -175,15 +178,34 @@ pub fn conditions_rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String
         };
         let dropped = |name: &str| dir(name).map_or("-".into(), |x| format!("{} of {}", x.dropped, x.packets));
         let conn = m.and_then(|m| m.connection_ns.clone());
+        let at = |p: u8, ci: bool| match d.latency.as_ref().and_then(|l| l.at(p)) {
+            Some(x) if ci => format!("{} [{}, {}]", ms(Some(x.ns)), ms(Some(x.low_ns)), ms(Some(x.high_ns))),
+            Some(x) => ms(Some(x.ns)),
+            None => match p {
+                50 => ms(pct(&conn, |s| s.p50)),
+                95 => ms(pct(&conn, |s| s.p95)),
+                _ => "-".into(),
+            },
+        };
+        let retrans = match (
+            m.and_then(|m| m.rest.get("client_retransmits_total"))
+                .and_then(|v| v.as_f64()),
+            hs,
+        ) {
+            (Some(r), Some(h)) => format!("{:.2}", r / h as f64),
+            _ => "-".into(),
+        };
         let mut row = vec![
-            d.group.clone(),
+            d.group.clone() + if d.hello_retry == Some(true) { " (HRR)" } else { "" },
             d.cert.clone().unwrap_or_else(|| "-".into()),
             format!("{} ms", c.delay_ms),
             format!("{} %", c.loss_pct),
             m.map_or("-".into(), |m| m.handshakes.to_string()),
-            ms(pct(&conn, |s| s.p50)),
-            ms(pct(&conn, |s| s.p95)),
-            ms(pct(&conn, |s| s.max)),
+            at(25, false),
+            at(50, true),
+            at(75, false),
+            at(95, true),
+            retrans,
             per_hs("b→a"),
             per_hs("a→b"),
             dropped("b→a"),
@@ -195,9 +217,7 @@ pub fn conditions_rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String
         }
         out.push(row);
     }
-    let failed = out.iter().any(|r| r.len() > header.len());
-    let mut header = header;
-    if failed {
+    if out.iter().any(|r| r.len() > header.len()) {
         header.push("note");
         for r in &mut out {
             if r.len() < header.len() {
@@ -214,7 +234,7 @@ pub fn conditions_table(apps: &[AppResult]) -> Option<String> {
     if rows.is_empty() {
         return None;
     }
-    let right: Vec<bool> = (0..header.len()).map(|i| (2..12).contains(&i)).collect();
+    let right: Vec<bool> = (0..header.len()).map(|i| (2..14).contains(&i)).collect();
     Some(render(&header, &rows, &right))
 }
 

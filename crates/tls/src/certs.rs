@@ -372,7 +372,7 @@ mod tests {
         for (alg, scheme) in cases {
             let d = make(alg);
             let server = crate::serve::config(d.path(), X25519).unwrap();
-            let (cfg, probe, noted) = crate::load::client_configs(roots(d.path()), X25519).unwrap();
+            let (cfg, probe, noted) = crate::load::client_configs(roots(d.path()), X25519, false).unwrap();
             handshake(server.clone(), cfg).unwrap_or_else(|e| panic!("{alg}: {e}"));
             assert_eq!(noted.scheme(), None, "the measured configuration notes nothing");
             handshake(server, probe).unwrap_or_else(|e| panic!("{alg}: {e}"));
@@ -384,7 +384,7 @@ mod tests {
     fn a_client_refuses_an_mldsa_chain_from_another_ca() {
         let (a, b) = (make("mldsa-65"), make("mldsa-65"));
         let server = crate::serve::config(a.path(), X25519).unwrap();
-        let (cfg, _, _) = crate::load::client_configs(roots(b.path()), X25519).unwrap();
+        let (cfg, _, _) = crate::load::client_configs(roots(b.path()), X25519, false).unwrap();
         let e = handshake(server, cfg).unwrap_err();
         assert!(matches!(e, rustls::Error::InvalidCertificate(_)), "{e}");
     }

@@ -32,6 +32,10 @@ pub struct LoadArgs {
     /// rustls: the one key-exchange group offered.
     #[arg(long)]
     pub group: Option<String>,
+    /// rustls: offer X25519 first, with its key share, and --group second, so that a server
+    /// that accepts only --group answers with a HelloRetryRequest.
+    #[arg(long)]
+    pub hello_retry: bool,
     /// openssl: TLS 1.2 with this cipher list (e.g. DHE-RSA-AES256-GCM-SHA384).
     #[arg(long)]
     pub tls12_ciphers: Option<String>,
@@ -67,6 +71,8 @@ struct Record {
     sent: u64,
     received: u64,
     turns: u32,
+    /// Segments the client retransmitted up to the end of the handshake.
+    retrans: u32,
 }
 
 struct Shared {
@@ -162,8 +168,17 @@ impl ServerCertVerifier for NoteScheme {
 pub fn client_configs(
     roots: RootCertStore,
     group: &'static dyn rustls::crypto::SupportedKxGroup,
+    hello_retry: bool,
 ) -> Result<(Arc<ClientConfig>, Arc<ClientConfig>, Arc<NoteScheme>)> {
-    let provider = crate::serve::provider(group);
+    let mut provider = crate::serve::provider(group);
+    if hello_retry {
+        // rustls sends a key share for its first group only: X25519's, which a server of
+        // `group` alone answers with a HelloRetryRequest. With resumption disabled no hint
+        // of the group is kept, so every connection retries.
+        let mut p = (*provider).clone();
+        p.kx_groups = vec![rustls::crypto::aws_lc_rs::kx_group::X25519, group];
+        provider = Arc::new(p);
+    }
     let verifier = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone()).build()?;
     let mut cfg = ClientConfig::builder_with_provider(provider)
         .with_protocol_versions(&[&rustls::version::TLS13])?
@@ -190,7 +205,10 @@ fn rustls_client(a: &LoadArgs) -> Result<Client> {
     for c in CertificateDer::pem_file_iter(&a.ca).context("reading the CA")? {
         roots.add(c.context("parsing the CA")?)?;
     }
-    let (cfg, probe, noted) = client_configs(roots, g)?;
+    if a.hello_retry && g.name() == rustls::NamedGroup::X25519 {
+        bail!("--hello-retry offers X25519 first: choose another --group");
+    }
+    let (cfg, probe, noted) = client_configs(roots, g, a.hello_retry)?;
     Ok(Client::Rustls { cfg, probe, noted })
 }
 
@@ -350,6 +368,7 @@ fn record(t0: Instant, t1: Instant, t2: Instant, s: &Counting) -> Record {
         sent: s.sent,
         received: s.received,
         turns: s.turns,
+        retrans: s.retransmits().unwrap_or(0),
     }
 }
 
@@ -510,6 +529,10 @@ pub fn load(a: &LoadArgs) -> Result<Value> {
         "bytes_client_to_server": summary(recs.iter().map(|r| r.sent).collect()),
         "bytes_server_to_client": summary(recs.iter().map(|r| r.received).collect()),
         "round_trips": summary(recs.iter().map(|r| r.turns as u64).collect()),
+        "client_retransmits": summary(recs.iter().map(|r| r.retrans as u64).collect()),
+        "client_retransmits_total": recs.iter().map(|r| r.retrans as u64).sum::<u64>(),
+        // Every handshake's time, in the order they completed, when a count was asked for.
+        "connection_ns_each": a.count.map(|_| recs.iter().map(|r| r.conn_ns).collect::<Vec<u64>>()),
         "server_cpu_s": server_cpu,
         "client_cpu_s": own1 - own0,
         "steal_pct": match (stat0, stat1) {

@@ -26,6 +26,27 @@ impl Counting {
     }
 }
 
+impl Counting {
+    /// The segments this end of the connection has retransmitted so far (TCP_INFO's
+    /// `tcpi_total_retrans`); none where the kernel will not say.
+    pub fn retransmits(&self) -> Option<u32> {
+        use std::os::fd::AsRawFd;
+        // SAFETY: tcp_info is plain data; getsockopt writes at most `len` bytes into it.
+        let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
+        let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
+        let rc = unsafe {
+            libc::getsockopt(
+                self.inner.as_raw_fd(),
+                libc::IPPROTO_TCP,
+                libc::TCP_INFO,
+                (&mut info as *mut libc::tcp_info).cast(),
+                &mut len,
+            )
+        };
+        (rc == 0).then_some(info.tcpi_total_retrans)
+    }
+}
+
 impl Read for Counting {
     fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
         let n = self.inner.read(buf)?;

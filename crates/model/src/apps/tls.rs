@@ -199,6 +199,43 @@ pub struct Configuration {
     /// absent without them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conditions: Option<LinkConditions>,
+    /// Percentiles of the handshakes' connection times with their intervals, where every
+    /// handshake's time was kept (`--count`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<Latency>,
+    /// Whether the client offered X25519 first so the server answered with a
+    /// HelloRetryRequest (`--hello-retry`); absent when not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hello_retry: Option<bool>,
+}
+
+/// Percentiles of connection time (TCP connect + handshake at the client) over a
+/// configuration's handshakes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Latency {
+    /// Handshakes the percentiles are of.
+    pub handshakes: u64,
+    /// p25, p50, p75 and p95.
+    pub percentiles: Vec<Percentile>,
+    /// How the intervals are made, in words.
+    pub interval: String,
+}
+
+/// One percentile and its distribution-free 95 % interval, in nanoseconds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Percentile {
+    /// 25, 50, 75 or 95.
+    pub p: u8,
+    pub ns: f64,
+    pub low_ns: f64,
+    pub high_ns: f64,
+}
+
+impl Latency {
+    /// The percentile `p`, if kept.
+    pub fn at(&self, p: u8) -> Option<&Percentile> {
+        self.percentiles.iter().find(|x| x.p == p)
+    }
 }
 
 /// Delay and loss on the veth pair, how they were made, and what the emulator did.
@@ -272,6 +309,11 @@ impl Configuration {
             self.cert.as_deref().unwrap_or("-"),
             self.accel.as_deref().unwrap_or("-")
         );
+        let base = if self.hello_retry == Some(true) {
+            format!("{base} hrr")
+        } else {
+            base
+        };
         match &self.conditions {
             Some(c) => format!("{base} {}ms {}%", c.delay_ms, c.loss_pct),
             None => base,

@@ -78,6 +78,8 @@ pub(crate) fn tls_section(ri: usize, run: &RunFile) -> String {
     if !cr.is_empty() {
         s.push_str("<h4>Under network conditions</h4>");
         s.push_str(&plain_table(&ch, &cr));
+        let confs: Vec<_> = crate::tls::configurations(&run.applications).collect();
+        s.push_str(&super::latency::latency_charts(ri, &confs));
     }
     let (rh, rr) = crate::tls::ratio_rows(&run.applications);
     if !rr.is_empty() {

@@ -16,6 +16,7 @@ mod apps;
 mod bars;
 mod details;
 mod explore;
+mod latency;
 mod lines;
 mod marks;
 mod side_by_side;
