@@ -8,6 +8,7 @@ pub mod netem;
 pub mod netns;
 pub mod tahoe;
 pub mod tls;
+mod tls_checks;
 mod tls_peers;
 pub mod tunnel;
 
