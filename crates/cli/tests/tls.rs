@@ -42,6 +42,29 @@ fn namespaces_left() -> Vec<String> {
         .collect()
 }
 
+/// Reads a child's stderr to its end on a thread: the receiver gets a message when a line
+/// starts with `prefix`, the thread returns everything read.
+fn watch_for(
+    child: &mut std::process::Child,
+    prefix: &'static str,
+) -> (std::sync::mpsc::Receiver<()>, std::thread::JoinHandle<String>) {
+    use std::io::BufRead;
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut seen = String::new();
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.starts_with(prefix) {
+                tx.send(()).ok();
+            }
+            seen.push_str(&line);
+            seen.push('\n');
+        }
+        seen
+    });
+    (rx, reader)
+}
+
 #[test]
 fn rustls_groups_hybrid_sizes_catalogue_kems_and_does_not_fit() {
     let _serial = serial(); // binds ports, starts daemons or creates namespaces
@@ -238,7 +261,6 @@ fn namespaces_with_a_rate_limit_and_nothing_left_after_ctrl_c() {
     // Ctrl-C in the middle of a configuration: servers, clients and namespaces go, the
     // first configuration's result is kept, exit status 1. The signal follows the second
     // configuration's progress line (a fixed delay was outrun by a busy machine's setup).
-    use std::io::BufRead;
     use std::os::unix::process::CommandExt;
     let mut child = std::process::Command::new(bin())
         .args([
@@ -260,19 +282,7 @@ fn namespaces_with_a_rate_limit_and_nothing_left_after_ctrl_c() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let reader = std::thread::spawn(move || {
-        let mut seen = String::new();
-        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
-            if line.starts_with("[2/3]") {
-                tx.send(()).ok();
-            }
-            seen.push_str(&line);
-            seen.push('\n');
-        }
-        seen
-    });
+    let (rx, reader) = watch_for(&mut child, "[2/3]");
     // As soon as the second configuration starts (the run says so), whatever the machine's
     // speed; the 120 s are a hang guard, not a wait.
     let second = rx.recv_timeout(std::time::Duration::from_secs(120));
@@ -288,6 +298,93 @@ fn namespaces_with_a_rate_limit_and_nothing_left_after_ctrl_c() {
         stdout_of(&out)
     );
     assert!(namespaces_left().is_empty(), "{:?}", namespaces_left());
+}
+
+/// `kill PID` (SIGTERM to the driver alone, as a scheduler or a time limit sends it) in the
+/// middle of a configuration under delay: the driver stops its load generator itself, the
+/// servers, clients, emulator rules and namespaces go, the first configuration's result is
+/// kept, exit status 1.
+#[test]
+fn sigterm_to_the_driver_alone_removes_everything_and_keeps_what_was_measured() {
+    let _serial = serial(); // creates namespaces
+    if !cryptoscope_testkit::needs_root("tls --netns --delay") {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(bin())
+        .args([
+            "tls",
+            "--netns",
+            "--emulator",
+            "nfqueue",
+            "--delay",
+            "1ms,300ms",
+            "--loss",
+            "0",
+            "--warmup",
+            "0",
+            "--count",
+            "20",
+            "--group",
+            "X25519",
+            "--cert",
+            "ed25519",
+            "--db",
+        ])
+        .arg(d.path().join("r.db"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (rx, reader) = watch_for(&mut child, "[2/2]");
+    // The second configuration (20 handshakes of at least 1.2 s) has begun, and its server
+    // and its load generator are running in their namespaces: polled, with hang guards.
+    let second = rx.recv_timeout(std::time::Duration::from_secs(120));
+    let mut pids: Vec<String> = Vec::new();
+    let t = std::time::Instant::now();
+    while second.is_ok() && t.elapsed() < std::time::Duration::from_secs(60) {
+        pids = namespaces_left()
+            .iter()
+            .flat_map(|ns| {
+                let name = ns.split_whitespace().next().unwrap_or_default(); // "NAME (id: N)"
+                let out = std::process::Command::new("ip")
+                    .args(["netns", "pids", name])
+                    .output()
+                    .unwrap();
+                String::from_utf8_lossy(&out.stdout)
+                    .split_whitespace()
+                    .map(String::from)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        if pids.len() >= 2 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    let err = reader.join().unwrap();
+    assert!(second.is_ok(), "no second configuration within 120 s: {err}");
+    assert!(
+        pids.len() >= 2,
+        "no server and client in the namespaces: {pids:?}\n{err}"
+    );
+    assert_eq!(out.status.code(), Some(1), "{}\n{err}", stdout_of(&out));
+    assert!(err.contains("interrupted"), "{err}");
+    assert!(
+        stdout_of(&out).contains("1 ms"),
+        "the finished configuration is reported: {}",
+        stdout_of(&out)
+    );
+    assert!(namespaces_left().is_empty(), "{:?}", namespaces_left());
+    for p in &pids {
+        let state = std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
+        assert!(
+            state.is_empty() || state.contains(") Z "),
+            "process {p} outlived the run: {state}"
+        );
+    }
 }
 
 #[test]
@@ -435,13 +532,51 @@ fn handshakes_under_delay_and_loss() {
                 assert_eq!(d["dropped"], 0, "{d}");
             }
         }
-        // Namespace b holds the clients: b→a is client to server.
-        ba["packets"].as_f64().unwrap() / hs as f64
+        // Namespace b holds the clients: b→a is client to server. Every connection opened
+        // (a SYN one way, its SYN-ACK the other) and sent its two first flights, counted
+        // from the TCP headers.
+        let conns = ba["connections"].as_u64().unwrap();
+        assert!(conns >= hs && ab["connections"].as_u64() == Some(conns), "{r}");
+        let flight = |n: u64| {
+            let f = c["flights"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|f| f["flight"] == n)
+                .cloned();
+            f.unwrap_or_else(|| panic!("no flight {n}: {r}"))
+        };
+        let (hello, answer) = (flight(1), flight(2));
+        assert_eq!(
+            (hello["direction"].as_str(), answer["direction"].as_str()),
+            (Some("b→a"), Some("a→b")),
+            "{r}"
+        );
+        assert!(hello["connections"].as_u64().unwrap() >= hs, "{r}");
+        assert!(answer["segments_min"].as_u64().unwrap() >= 1, "{r}");
+        if loss == 0.0 {
+            assert_eq!(hello["retransmitted"], 0, "{r}");
+            assert_eq!(
+                hello["segments_min"], hello["segments_max"],
+                "every ClientHello alike: {r}"
+            );
+        }
+        (
+            ba["packets"].as_f64().unwrap() / conns as f64,
+            hello["segments_max"].as_u64().unwrap(),
+        )
     };
-    let (x, hybrid) = (per_handshake("X25519", 0.0), per_handshake("X25519MLKEM768", 0.0));
+    let ((x, x_hello), (hybrid, hybrid_hello)) = (per_handshake("X25519", 0.0), per_handshake("X25519MLKEM768", 0.0));
     assert!(
         hybrid >= x + 0.5,
         "client-to-server packets per handshake: X25519 {x}, X25519MLKEM768 {hybrid}"
+    );
+    // At MTU 1,280 (MSS 1,228 with timestamps) X25519's ClientHello of about 250 bytes is
+    // one packet and the hybrid's of about 1,400 two.
+    assert_eq!(
+        (x_hello, hybrid_hello),
+        (1, 2),
+        "ClientHello packets: X25519, X25519MLKEM768"
     );
     per_handshake("X25519", 5.0);
     per_handshake("X25519MLKEM768", 5.0);

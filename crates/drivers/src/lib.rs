@@ -3,9 +3,11 @@
 //! they use (network namespaces, hostile traffic). Built on `cryptoscope-engine`.
 
 pub mod apps;
+pub mod flights;
 mod hostile;
 pub mod netem;
 pub mod netns;
+pub mod stop;
 pub mod tahoe;
 pub mod tls;
 mod tls_checks;

@@ -18,11 +18,12 @@
 //! - Losses come from a seeded generator ([`LossPattern`]): the n-th packet in a direction
 //!   is dropped or not whatever the group, so every group meets the same pattern.
 
+use crate::flights::Flows;
 use anyhow::{bail, Context, Result};
 use std::collections::VecDeque;
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// A one-way delay, e.g. `20ms`, `2.684ms`, `1s`, `500us` (a bare number is milliseconds).
@@ -162,15 +163,23 @@ pub struct Emulator {
 impl Emulator {
     /// Starts delaying and dropping the IPv4 packets that arrive on `dev` in namespace `ns`.
     /// `direction`: 0 for a→b, 1 for b→a (the loss generator's nonce).
-    /// `qlen`: the kernel queue's length ([`queue_len`]).
-    pub fn start(ns: &str, dev: &str, direction: u8, c: Conditions, qlen: u32) -> Result<Emulator> {
+    /// `qlen`: the kernel queue's length ([`queue_len`]). `flows`: where the TCP packets
+    /// are counted flight by flight, shared with the other direction's emulator.
+    pub fn start(
+        ns: &str,
+        dev: &str,
+        direction: u8,
+        c: Conditions,
+        qlen: u32,
+        flows: Arc<Mutex<Flows>>,
+    ) -> Result<Emulator> {
         let stop = Arc::new(AtomicBool::new(false));
         let (ready_tx, ready_rx) = mpsc::channel::<Result<()>>();
         let name = if direction == 0 { "a→b" } else { "b→a" }.to_string();
         let (ns_t, stop_t) = (ns.to_string(), stop.clone());
         let thread = std::thread::Builder::new()
             .name(format!("emulator {name}"))
-            .spawn(move || emulate(&ns_t, direction, name, c, qlen, &stop_t, ready_tx))
+            .spawn(move || emulate(&ns_t, (direction, name), c, qlen, &stop_t, &flows, ready_tx))
             .context("cannot start the emulator's thread")?;
         let mut e = Emulator {
             ns: ns.to_string(),
@@ -279,6 +288,7 @@ pub struct Emulation {
     mechanism: Mechanism,
     conditions: Conditions,
     emulators: Vec<Emulator>,
+    flows: Arc<Mutex<Flows>>,
     /// (namespace, device) of each end, where netem was added.
     netem: Vec<(String, String)>,
 }
@@ -297,14 +307,17 @@ impl Emulation {
             mechanism,
             conditions: c,
             emulators: Vec::new(),
+            flows: Arc::default(),
             netem: Vec::new(),
         };
         match mechanism {
             Mechanism::Nfqueue => {
                 let qlen = queue_len(c.delay, rate.and_then(parse_rate));
                 // a→b arrives at b; b→a at a.
-                e.emulators.push(Emulator::start(b.0, b.1, 0, c, qlen)?);
-                e.emulators.push(Emulator::start(a.0, a.1, 1, c, qlen)?);
+                e.emulators
+                    .push(Emulator::start(b.0, b.1, 0, c, qlen, e.flows.clone())?);
+                e.emulators
+                    .push(Emulator::start(a.0, a.1, 1, c, qlen, e.flows.clone())?);
             }
             Mechanism::Netem => {
                 for (ns, dev) in [a, b] {
@@ -339,12 +352,14 @@ impl Emulation {
             directions.push(e.stop()?);
         }
         self.emulators.clear();
+        let flights = self.flows.lock().map(|f| f.summary()).unwrap_or_default();
         Ok(cryptoscope_model::apps::tls::LinkConditions {
             mechanism: self.mechanism.name().into(),
             delay_ms: self.conditions.delay.as_secs_f64() * 1e3,
             loss_pct: self.conditions.loss,
             seed: self.conditions.seed,
             directions,
+            flights,
         })
     }
 }
@@ -397,20 +412,22 @@ struct Held {
     msg: nfq::Message,
 }
 
+/// `way`: the direction's number (the loss generator's nonce) and name.
 fn emulate(
     ns: &str,
-    direction: u8,
-    name: String,
+    way: (u8, String),
     c: Conditions,
     qlen: u32,
     stop: &AtomicBool,
+    flows: &Mutex<Flows>,
     ready: mpsc::Sender<Result<()>>,
 ) -> Result<DirectionStats> {
+    let (direction, name) = way;
     let setup = || -> Result<nfq::Queue> {
         enter_namespace(ns)?;
         let mut q = nfq::Queue::open().context("cannot open an NFQUEUE socket (needs root)")?;
         q.bind(0).context("binding NFQUEUE 0")?;
-        // The IP header is all we read.
+        // The IP header and the TCP header's first bytes are all we read.
         q.set_copy_range(0, 64)?;
         q.set_queue_max_len(0, qlen)?;
         q.set_fail_open(0, false)?;
@@ -465,6 +482,11 @@ fn emulate(
                     st.packets += 1;
                     st.bytes += len;
                     st.largest = st.largest.max(len);
+                    if let Some(seg) = crate::flights::parse(ip) {
+                        if flows.lock().is_ok_and(|mut f| f.see(direction, &seg)) {
+                            st.connections += 1;
+                        }
+                    }
                     if msg.is_seg_offloaded() {
                         st.offloaded += 1;
                     }

@@ -15,7 +15,6 @@ use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::catalog::Catalogue;
@@ -128,12 +127,6 @@ pub struct TlsArgs {
     pub json: Option<PathBuf>,
     #[arg(long = "db", value_name = "PATH|URL", help = crate::DB_HELP, long_help = crate::DB_LONG_HELP)]
     pub db: Option<String>,
-}
-
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_sigint(_: libc::c_int) {
-    INTERRUPTED.store(true, Ordering::SeqCst);
 }
 
 pub(crate) fn is_root() -> bool {
@@ -446,10 +439,7 @@ fn measure(ctx: &Ctx, c: &Config, cell: Option<netem::Conditions>) -> Result<(Me
         }
         _ => None,
     };
-    let out = cmd
-        .stdin(Stdio::null())
-        .output()
-        .context("cannot start the load generator")?;
+    let out = crate::stop::output(cmd.stdin(Stdio::null())).context("the load generator")?;
     let link = emulation.map(netem::Emulation::finish).transpose()?;
     drop(server);
     if !out.status.success() {
@@ -754,7 +744,7 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)>
         count,
         mechanism,
     };
-    unsafe { libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t) };
+    let catching = crate::stop::catch();
     let mut rows = Vec::new();
     let mut code = if gate_failed.is_empty() { 0 } else { 1 };
     for m in &gate_failed {
@@ -772,7 +762,7 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)>
         .flat_map(|p| configs.iter().map(move |c| (*p, c)))
         .collect();
     for (i, (cell, c)) in work.into_iter().enumerate() {
-        if INTERRUPTED.load(Ordering::SeqCst) {
+        if crate::stop::requested() {
             code = 1;
             break;
         }
@@ -803,6 +793,7 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)>
                 loss_pct: cell.loss,
                 seed: cell.seed,
                 directions: Vec::new(),
+                flights: Vec::new(),
             });
         }
         if a.hello_retry {
@@ -828,7 +819,7 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)>
             }
             Err(e) => {
                 code = 1;
-                if INTERRUPTED.load(Ordering::SeqCst) {
+                if crate::stop::requested() {
                     break;
                 }
                 eprintln!("error: {lbl}: {e:#}");
@@ -838,8 +829,8 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)>
         }
         rows.push(row);
     }
-    unsafe { libc::signal(libc::SIGINT, libc::SIG_DFL) };
-    if INTERRUPTED.load(Ordering::SeqCst) {
+    drop(catching);
+    if crate::stop::requested() {
         eprintln!("interrupted: servers and namespaces removed; what was measured is kept");
     }
     rows.extend(skipped);
@@ -906,7 +897,7 @@ fn setup(a: &TlsArgs, ctx: &Ctx, network: String, gate_failed: Vec<String>) -> S
         cpu: Some("server CPU = utime+stime of its processes over the window (/proc/PID/stat, clock ticks); CPU % is of one core".into()),
         mask: Some(MASK_AES.into()),
         gate_failed,
-        interrupted: INTERRUPTED.load(Ordering::SeqCst),
+        interrupted: crate::stop::requested(),
     }
 }
 

@@ -129,7 +129,7 @@ fn a_full_queue_is_counted_and_lets_nothing_through_undelayed() {
     // Only the requests' direction, with room for 4 packets: a flood of 100 pings in well
     // under the delay overflows it.
     let a = n.end('a');
-    let mut e = Emulator::start(a.0, &a.1, 1, c, 4).unwrap();
+    let mut e = Emulator::start(a.0, &a.1, 1, c, 4, Default::default()).unwrap();
     let out = n
         .wrap('b', Path::new("ping"))
         .args(["-n", "-q", "-U", "-f", "-c", "100", "-w", "3", ADDR_A])

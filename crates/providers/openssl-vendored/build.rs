@@ -47,7 +47,10 @@ fn versions() -> Vec<Version> {
 
 fn main() {
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
-    let evp = Path::new(env!("CARGO_MANIFEST_DIR")).join("../openssl-evp");
+    // Read at run time: a build script compiled in another checkout that shares the target
+    // directory (CI clones into a temporary directory) must not carry that checkout's path.
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let evp = Path::new(&manifest).join("../openssl-evp");
     println!("cargo:rerun-if-changed={}", evp.join("shim").display());
     let shim = shim_files(&evp);
     for f in &shim {

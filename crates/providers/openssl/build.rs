@@ -4,7 +4,10 @@
 use std::path::Path;
 
 fn main() {
-    let evp = Path::new(env!("CARGO_MANIFEST_DIR")).join("../openssl-evp");
+    // Read at run time: a build script compiled in another checkout that shares the target
+    // directory (CI clones into a temporary directory) must not carry that checkout's path.
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let evp = Path::new(&manifest).join("../openssl-evp");
     let mut cc = cc::Build::new();
     // Every C file of the shim, as crates/providers/openssl-vendored/build.rs compiles them.
     println!("cargo:rerun-if-changed={}", evp.join("shim").display());

@@ -145,8 +145,9 @@ pub fn table(apps: &[AppResult]) -> Option<String> {
 
 /// Header and cells of the configurations measured under delay and loss (`--delay`,
 /// `--loss`): latency percentiles of the sequential handshakes (p50 and p95 with their 95 %
-/// intervals where every time was kept), the client's retransmissions, and per direction
-/// the packets per handshake and the emulator's drops, from its own counts.
+/// intervals where every time was kept), the client's retransmissions, the packets of the
+/// handshake's first two flights, and per direction the packets per handshake and the
+/// emulator's drops, from its own counts.
 pub fn conditions_rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String>>) {
     let mut header = vec![
         "group",
@@ -159,6 +160,7 @@ pub fn conditions_rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String
         "p75",
         "p95 [95 % CI]",
         "retrans/hs",
+        "flight 1 / 2",
         "pkts c→s/hs",
         "pkts s→c/hs",
         "dropped c→s",
@@ -172,8 +174,20 @@ pub fn conditions_rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String
         let hs = m.map(|m| m.handshakes).filter(|h| *h > 0);
         // Namespace b holds the clients: b→a is client to server.
         let dir = |name: &str| c.directions.iter().find(|x| x.direction == name);
+        // Per connection the emulator saw open (warm-up handshakes included); per
+        // handshake counted by the client in results from before connections were counted.
         let per_hs = |name: &str| match (dir(name), hs) {
+            (Some(x), _) if x.connections > 0 => format!("{:.1}", x.packets as f64 / x.connections as f64),
             (Some(x), Some(h)) => format!("{:.1}", x.packets as f64 / h as f64),
+            _ => "-".into(),
+        };
+        // Median packets of the ClientHello's flight and of the server's answer.
+        let flights = match (
+            c.flights.iter().find(|f| f.flight == 1),
+            c.flights.iter().find(|f| f.flight == 2),
+        ) {
+            (Some(a), Some(b)) => format!("{} / {}", a.segments_median, b.segments_median),
+            (Some(a), None) => format!("{} / -", a.segments_median),
             _ => "-".into(),
         };
         let dropped = |name: &str| dir(name).map_or("-".into(), |x| format!("{} of {}", x.dropped, x.packets));
@@ -206,6 +220,7 @@ pub fn conditions_rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String
             at(75, false),
             at(95, true),
             retrans,
+            flights,
             per_hs("b→a"),
             per_hs("a→b"),
             dropped("b→a"),
@@ -234,7 +249,7 @@ pub fn conditions_table(apps: &[AppResult]) -> Option<String> {
     if rows.is_empty() {
         return None;
     }
-    let right: Vec<bool> = (0..header.len()).map(|i| (2..14).contains(&i)).collect();
+    let right: Vec<bool> = (0..header.len()).map(|i| (2..15).contains(&i)).collect();
     Some(render(&header, &rows, &right))
 }
 

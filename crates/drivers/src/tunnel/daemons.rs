@@ -114,7 +114,7 @@ pub(super) fn wait_for(what: &str, timeout: Duration, mut ready: impl FnMut() ->
         if t.elapsed() > timeout {
             bail!("{what}: not ready after {} s", timeout.as_secs());
         }
-        if INTERRUPTED.load(Ordering::SeqCst) {
+        if crate::stop::requested() {
             bail!("interrupted");
         }
         std::thread::sleep(Duration::from_millis(50));

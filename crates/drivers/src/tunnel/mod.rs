@@ -4,7 +4,7 @@
 //! with them masked.
 //!
 //! Every configuration gets fresh namespaces, keys and daemons, all removed afterwards
-//! (drop guards; SIGINT is caught so the guards run).
+//! (drop guards; SIGINT, SIGTERM and SIGHUP are caught so the guards run: `crate::stop`).
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -13,7 +13,6 @@ use serde_json::Value;
 use std::net::SocketAddrV4;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 mod daemons;
@@ -92,12 +91,6 @@ pub struct TunnelArgs {
     pub no_tls_crypt: bool,
     #[arg(long = "db", value_name = "PATH|URL", help = crate::DB_HELP, long_help = crate::DB_LONG_HELP)]
     pub db: Option<String>,
-}
-
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_sigint(_: libc::c_int) {
-    INTERRUPTED.store(true, Ordering::SeqCst);
 }
 
 /// Why a tunnel cannot carry a couple, or `None` when it can.
@@ -711,7 +704,7 @@ pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Setup, Vec<Row>, i32)> {
         "both" => vec![false, true],
         _ => vec![false],
     };
-    unsafe { libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t) };
+    let catching = crate::stop::catch();
     let mut rows = Vec::new();
     let mut code = 0;
     // The same path without a tunnel: the baseline every overhead is relative to.
@@ -747,7 +740,7 @@ pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Setup, Vec<Row>, i32)> {
             continue;
         }
         done += 1;
-        if INTERRUPTED.load(Ordering::SeqCst) {
+        if crate::stop::requested() {
             code = 1;
             break;
         }
@@ -763,7 +756,7 @@ pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Setup, Vec<Row>, i32)> {
         let dir = work.join(format!("{t}-{}-{accel}", c.replace(':', "_")));
         std::fs::create_dir_all(&dir)?;
         let result = bench.configuration(t, c, *soft, &dir);
-        if result.is_err() && INTERRUPTED.load(Ordering::SeqCst) {
+        if result.is_err() && crate::stop::requested() {
             code = 1;
             break;
         }
@@ -772,8 +765,8 @@ pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Setup, Vec<Row>, i32)> {
         }
         rows.push(row);
     }
-    unsafe { libc::signal(libc::SIGINT, libc::SIG_DFL) };
-    if INTERRUPTED.load(Ordering::SeqCst) {
+    drop(catching);
+    if crate::stop::requested() {
         code = 1;
         eprintln!("interrupted: daemons and namespaces removed; what was measured is kept");
     }
@@ -790,7 +783,7 @@ pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Setup, Vec<Row>, i32)> {
         mask: MASK_AES.into(),
         openvpn_tls_crypt: Some(s.tunnels.iter().any(|t| t == "openvpn-tls") && !a.no_tls_crypt),
         hostile: Some(a.hostile),
-        interrupted: INTERRUPTED.load(Ordering::SeqCst),
+        interrupted: crate::stop::requested(),
         sizes: s.sizes,
     };
     Ok((setup, rows, code))

@@ -253,17 +253,50 @@ pub struct LinkConditions {
     /// Per direction, what the emulator did (empty with netem).
     #[serde(default)]
     pub directions: Vec<DirectionStats>,
+    /// The handshake's first two flights (the client's ClientHello, the server's answer),
+    /// counted per connection by the emulator from the TCP headers (empty with netem, and
+    /// in results stored before they were counted).
+    #[serde(default)]
+    pub flights: Vec<Flight>,
+}
+
+/// One flight of a handshake: the data one side sends before the other side sends any,
+/// counted per TCP connection from the sequence numbers and lengths of the packets the
+/// emulator saw (before its losses, so a dropped packet counts as sent).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Flight {
+    /// 1: the client's first flight (ClientHello); 2: the server's (ServerHello to its
+    /// Finished).
+    pub flight: u8,
+    /// `b→a` (client to server) or `a→b`, as in [`DirectionStats`].
+    pub direction: String,
+    /// Connections that sent this flight.
+    pub connections: u64,
+    /// Packets that carried new data in the flight, per connection: fewest, median, most.
+    pub segments_min: u64,
+    pub segments_median: f64,
+    pub segments_max: u64,
+    /// The flight's TCP payload in bytes, median per connection.
+    pub bytes_median: f64,
+    /// Packets that carried only data already sent in the flight (retransmissions), over
+    /// all connections.
+    pub retransmitted: u64,
 }
 
 /// What the emulator did in one direction over one configuration.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct DirectionStats {
-    /// `a→b` (client to server) or `b→a`: delayed on arrival at the second.
+    /// `b→a` (client to server: namespace b holds the clients) or `a→b`: delayed on
+    /// arrival at the second.
     pub direction: String,
     /// Packets handed to the emulator, and their bytes (IP length).
     pub packets: u64,
     pub bytes: u64,
+    /// TCP connections whose first packet (SYN, or SYN-ACK the other way) came this way:
+    /// the divisor of per-handshake counts, warm-up handshakes included.
+    pub connections: u64,
     /// The largest packet (IP length), and the packets that came as offloaded segments.
     pub largest: u64,
     pub offloaded: u64,

@@ -202,6 +202,7 @@ mod tests {
                 loss_pct: loss,
                 seed: 1,
                 directions: Vec::new(),
+                flights: Vec::new(),
             }),
             measurement: Some(Measurement {
                 handshakes: 200,
