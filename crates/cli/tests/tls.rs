@@ -581,6 +581,61 @@ fn handshakes_under_delay_and_loss() {
     per_handshake("X25519", 5.0);
     per_handshake("X25519MLKEM768", 5.0);
     assert!(namespaces_left().is_empty(), "{:?}", namespaces_left());
+    latency_panel_in_a_browser(d.path());
+}
+
+/// The report of the run in `dir` (`r.db`), as headless Chromium renders it: one latency
+/// panel for the one delay, per group a p50 line and a band through both loss rates.
+fn latency_panel_in_a_browser(dir: &std::path::Path) {
+    let html = dir.join("report.html");
+    let o = cryptoscope()
+        .args(["report", "--db"])
+        .arg(dir.join("r.db"))
+        .arg("--out")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr_of(&o));
+    let Some(browser) = ["chromium", "chromium-browser"].into_iter().find(|c| {
+        std::process::Command::new(c)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }) else {
+        cryptoscope_testkit::needs_setup("chromium");
+        return;
+    };
+    let o = std::process::Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+        .arg(format!("file://{}", html.display()))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let dom = String::from_utf8_lossy(&o.stdout);
+    let panels: Vec<&str> = dom.split("<svg class=\"chart latency\"").skip(1).collect();
+    assert_eq!(panels.len(), 1, "one panel per delay");
+    let panel = &panels[0][..panels[0].find("</svg>").unwrap()];
+    assert!(panel.contains("2 ms one-way delay"), "{panel}");
+    for group in ["X25519", "X25519MLKEM768"] {
+        let at = panel
+            .find(&format!("<title>{group} ed25519</title>"))
+            .unwrap_or_else(|| panic!("no {group} line: {panel}"));
+        let line = &panel[panel[..at].rfind("<polyline class=\"p50\"").unwrap()..at];
+        let points = line.split("points=\"").nth(1).unwrap().split('"').next().unwrap();
+        assert_eq!(
+            points.split_whitespace().count(),
+            2,
+            "{group}: a point per loss rate: {line}"
+        );
+    }
+    assert_eq!(panel.matches("<polygon class=\"band\"").count(), 2, "{panel}");
 }
 
 #[test]

@@ -151,6 +151,14 @@ pub struct Conditions {
     pub seed: u64,
 }
 
+impl Conditions {
+    /// The delay in milliseconds as it was written: 39.224, not the 39.224000000000004 that
+    /// seconds × 1000 makes of it (one division of exact integers rounds once).
+    pub fn millis(&self) -> f64 {
+        self.delay.as_nanos() as f64 / 1e6
+    }
+}
+
 /// The NFQUEUE emulator on one namespace's end of the veth pair: packets arriving there
 /// are delayed and dropped. Stopped (rules removed, thread joined) on [`Emulator::stop`] or
 /// drop.
@@ -355,7 +363,7 @@ impl Emulation {
         let flights = self.flows.lock().map(|f| f.summary()).unwrap_or_default();
         Ok(cryptoscope_model::apps::tls::LinkConditions {
             mechanism: self.mechanism.name().into(),
-            delay_ms: self.conditions.delay.as_secs_f64() * 1e3,
+            delay_ms: self.conditions.millis(),
             loss_pct: self.conditions.loss,
             seed: self.conditions.seed,
             directions,
@@ -595,6 +603,24 @@ mod tests {
         assert_ne!(first(0, 0), first(0, 1));
         assert_ne!(first(0, 0), first(1, 0));
         assert_eq!(first(5, 1), first(5, 1));
+    }
+
+    #[test]
+    fn delays_print_as_written() {
+        for (s, ms) in [
+            ("39.224ms", "39.224"),
+            ("2.684ms", "2.684"),
+            ("97.73ms", "97.73"),
+            ("15.458", "15.458"),
+            ("1s", "1000"),
+        ] {
+            let c = Conditions {
+                delay: parse_delay(s).unwrap(),
+                loss: 0.0,
+                seed: 1,
+            };
+            assert_eq!(c.millis().to_string(), ms, "{s}");
+        }
     }
 
     #[test]

@@ -768,7 +768,7 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)>
         }
         let mut lbl = label(c, &a.peer);
         if let Some(cell) = cell {
-            lbl += &format!(" @ {} ms, {} % loss", cell.delay.as_secs_f64() * 1e3, cell.loss);
+            lbl += &format!(" @ {} ms, {} % loss", cell.millis(), cell.loss);
         }
         if !quiet {
             match ctx.count {
@@ -789,7 +789,7 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)>
         if let Some(cell) = cell {
             row.conditions = Some(LinkConditions {
                 mechanism: mechanism.map(|m| m.name()).unwrap_or_default().into(),
-                delay_ms: cell.delay.as_secs_f64() * 1e3,
+                delay_ms: cell.millis(),
                 loss_pct: cell.loss,
                 seed: cell.seed,
                 directions: Vec::new(),
