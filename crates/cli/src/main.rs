@@ -214,6 +214,20 @@ enum Cmd {
         #[command(flatten)]
         workers: Workers,
     },
+    /// The machine's state before a run (governor, turbo, SMT siblings, load, steal,
+    /// perf_event_paranoid, the PMU) and what in it makes numbers worse, with the command
+    /// that would change it; `run` and `ab` look too and keep it with their results.
+    #[command(
+        after_help = "Examples:\n  cryptoscope preflight\n  cryptoscope preflight --cpu 1 --json -\n\nNothing is changed: each warning names the command that would change the setting (as pyperf's `system tune` does). Load and steal are read from /proc/stat over one second (a run looks for 200 ms); the SMT sibling is the measured CPU's (--cpu), the load the whole machine's when no CPU is given.\n\nExit codes: 0 (warnings or not), 2 usage error."
+    )]
+    Preflight {
+        /// The CPU a run will be pinned to (run --cpu): its governor, siblings and load.
+        #[arg(long, value_name = "N")]
+        cpu: Option<usize>,
+        /// The findings as JSON: to FILE, or to standard output when FILE is `-` or left out.
+        #[arg(long, value_name = "FILE|-", num_args = 0..=1, default_missing_value = "-")]
+        json: Option<PathBuf>,
+    },
     /// Write a self-contained HTML report (SVG plots, tables, environments) of stored runs.
     Report {
         /// Runs to include (id, unique prefix or `latest`; default: latest).
@@ -293,7 +307,12 @@ impl Cmd {
             | Cmd::Ct { workers, .. }
             | Cmd::Tls { workers, .. }
             | Cmd::Tunnel { workers, .. } => Some(workers),
-            Cmd::Report { .. } | Cmd::Runs { .. } | Cmd::Show { .. } | Cmd::Export { .. } | Cmd::Compare { .. } => None,
+            Cmd::Preflight { .. }
+            | Cmd::Report { .. }
+            | Cmd::Runs { .. }
+            | Cmd::Show { .. }
+            | Cmd::Export { .. }
+            | Cmd::Compare { .. } => None,
         }
     }
 }
@@ -397,6 +416,7 @@ fn main() {
         Cmd::Ct { args, .. } => cmd_ct(args, quiet),
         Cmd::Tls { args, .. } => cmd_driver(args, quiet),
         Cmd::Tunnel { args, .. } => cmd_driver(args, quiet),
+        Cmd::Preflight { cpu, json } => cryptoscope_engine::preflight_cmd::cmd_preflight(*cpu, json.as_deref()),
         Cmd::Runs { prune, db } => cmd_runs(*prune, db),
         Cmd::Report { runs, out, db } => cmd_report(runs, out.as_deref(), db),
         Cmd::Show {

@@ -239,6 +239,21 @@ fn quick_run_writes_the_documented_json() {
     ] {
         assert!(!env[k].is_null(), "environment.{k}");
     }
+    // The preflight: a look of about 200 ms, the same PMU status as the environment's, and
+    // every warning with its fix (whether there are any depends on the machine).
+    let pf = &env["preflight"];
+    assert!(pf["look_ms"].as_f64().unwrap() >= 199.0, "{pf}");
+    assert_eq!(pf["pmu"], env["perf_core_cycles"], "{pf}");
+    for w in pf["warnings"].as_array().unwrap() {
+        assert!(
+            !w["what"].as_str().unwrap().is_empty() && !w["fix"].as_str().unwrap().is_empty(),
+            "{w}"
+        );
+        assert!(
+            stderr_of(&o).contains(w["what"].as_str().unwrap()),
+            "each warning is said: {w}"
+        );
+    }
     // The stability verdict: stated method, every measured operation examined.
     let st = &env["stability"];
     assert!(st["method"].as_str().unwrap().contains("binary segmentation"), "{st}");
@@ -409,4 +424,36 @@ fn speedups_against_a_baseline_implementation() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr_of(&o).contains("--baseline ref"), "{}", stderr_of(&o));
+}
+
+/// `preflight`: the findings as JSON with the documented fields; a CPU the machine does not
+/// have is a usage error.
+#[test]
+fn preflight_reports_the_machine_and_refuses_a_cpu_it_lacks() {
+    let o = cryptoscope()
+        .args(["preflight", "--cpu", "0", "--json", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
+    let p: serde_json::Value = serde_json::from_str(&stdout_of(&o)).unwrap();
+    assert_eq!(p["cpu"], 0);
+    for k in [
+        "governor",
+        "boost",
+        "smt_siblings",
+        "busy_pct",
+        "steal_pct",
+        "perf_event_paranoid",
+        "pmu",
+        "warnings",
+    ] {
+        assert!(p.get(k).is_some(), "{k}: {p}");
+    }
+    assert!(p["look_ms"].as_f64().unwrap() >= 999.0, "{p}");
+    let o = cryptoscope().args(["preflight"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
+    assert!(stdout_of(&o).contains("governor: ") && stdout_of(&o).contains("perf_event_paranoid: "));
+    let o = cryptoscope().args(["preflight", "--cpu", "4096"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr_of(&o).lines().count(), 1, "{}", stderr_of(&o));
 }

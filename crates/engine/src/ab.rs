@@ -391,6 +391,7 @@ pub fn cmd_ab(a: &AbArgs, quiet: bool) -> Result<i32> {
         results: Vec::new(),
         applications: Vec::new(),
     };
+    crate::run::preflight(&mut run.environment, cpu, &clock, quiet);
     run.config.algorithms = vec![da.algorithm.clone()];
     run.config.providers = vec![da.provider.clone(), db.provider.clone()];
     run.config.cpu = cpu;

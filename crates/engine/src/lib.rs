@@ -17,6 +17,7 @@ pub mod listing;
 mod matrix;
 pub mod memory;
 pub mod micro;
+pub mod preflight_cmd;
 mod probes;
 pub mod profile;
 pub mod run;

@@ -227,6 +227,11 @@ pub fn cmd_show(
             .unwrap_or_else(|| "n/a".into()),
         e.perf_core_cycles
     );
+    if let Some(p) = &e.preflight {
+        for w in &p.warnings {
+            println!("preflight warning: {} (fix: {})", w.what, w.fix);
+        }
+    }
     println!("command: {}", r.command.display());
     // Runs of application drivers (ct, tls, tunnel, tahoe) have no primitive results: no
     // empty speed table for them.

@@ -44,6 +44,10 @@ pub struct Environment {
     /// Whether the machine held its speed during the run (set when a run ends).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stability: Option<Stability>,
+    /// The machine's state just before the run, with what in it makes numbers worse
+    /// ([`crate::preflight`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preflight: Option<crate::preflight::Preflight>,
 }
 
 /// The verdict on the machine's speed over a run: unstable when any operation's samples
@@ -189,6 +193,7 @@ pub fn capture(tsc_hz: Option<f64>, perf_status: &str) -> Environment {
         compilers: BTreeMap::new(),
         libraries: BTreeMap::new(),
         stability: None,
+        preflight: None,
     }
 }
 
@@ -212,6 +217,11 @@ fn hypervisor_vendor() -> Option<String> {
 #[cfg(not(target_arch = "x86_64"))]
 fn hypervisor_vendor() -> Option<String> {
     None
+}
+
+/// The hypervisor's vendor string, when virtualised (CPUID leaf 0x40000000 on x86-64).
+pub fn hypervisor() -> Option<String> {
+    hypervisor_vendor()
 }
 
 /// The CPU the calling thread runs on.

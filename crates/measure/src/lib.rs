@@ -11,6 +11,7 @@ pub mod env;
 pub mod memcheck;
 pub mod paired;
 pub mod perf;
+pub mod preflight;
 pub mod sampler;
 pub mod shifts;
 pub mod stats;

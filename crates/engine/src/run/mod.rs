@@ -157,6 +157,7 @@ pub(crate) fn run(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<
         results: Vec::new(),
         applications: Vec::new(),
     };
+    preflight(&mut run_file.environment, measure.cpu, &clock, quiet);
     let group = run_group(a.group.as_deref(), &s.run_id);
     run_file.config.name = a.name.clone();
     let mut out = StoreReporter::new(store, &s.run_id);
@@ -282,6 +283,19 @@ fn check_name(name: &str) -> Result<()> {
             "--name {name}: letters, digits, `.`, `_` and `-`, starting with a letter (and not latest or last)"
         )))
     }
+}
+
+/// The machine's state, looked at for 200 ms before anything is measured, kept in the
+/// environment: one warning line each for what makes numbers worse, with its fix.
+pub(crate) fn preflight(env: &mut Environment, cpu: Option<usize>, clock: &Clock, quiet: bool) {
+    let look = std::time::Duration::from_millis(200);
+    let p = cryptoscope_measure::preflight::run(cpu, look, clock.perf_status());
+    if !quiet {
+        for w in &p.warnings {
+            eprintln!("warning: {} (fix: {})", w.what, w.fix);
+        }
+    }
+    env.preflight = Some(p);
 }
 
 /// The machine as the run sees it, with the compilers and the provider libraries' versions.

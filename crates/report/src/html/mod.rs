@@ -99,6 +99,19 @@ fn env_table(run: &RunFile) -> String {
         ),
         ("PMU core cycles", e.perf_core_cycles.clone()),
         (
+            "preflight",
+            match &e.preflight {
+                None => "not recorded".into(),
+                Some(p) if p.warnings.is_empty() => "no warnings".into(),
+                Some(p) => p
+                    .warnings
+                    .iter()
+                    .map(|w| format!("{} (fix: {})", w.what, w.fix))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            },
+        ),
+        (
             "kernel / OS",
             format!(
                 "{} / {}",
