@@ -33,11 +33,13 @@ cargo test --release --workspace --locked --no-fail-fast 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 # Our block ciphers' portable and NEON code and our SHA-3 candidates' portable code (their
 # x86 vector paths are chosen at run time), cross-compiled for AArch64 with Debian's
-# toolchain and run under qemu-aarch64: correctness only (vectors, traces, KATs, cross-checks).
-printf '\033[1m==> %s\033[0m\n' "cipher and SHA-3 candidate tests on aarch64 under qemu-aarch64 (correctness only)" >&2
+# toolchain and run under qemu-aarch64: correctness only (vectors, traces, KATs, cross-checks);
+# and the measurement core there: the generic timer as time base, HWCAP features, and
+# qemu-user detected (its results labelled emulated, the PMU's counters switched off).
+printf '\033[1m==> %s\033[0m\n' "cipher, SHA-3 candidate and measurement-core tests on aarch64 under qemu-aarch64 (correctness, the generic timer, emulation detected)" >&2
 CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc \
 CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L /usr/aarch64-linux-gnu" \
-  cargo test --release --locked --target aarch64-unknown-linux-gnu -p cryptoscope-ciphers -p cryptoscope-sha3r2 2>&1 | tee -a "$log"
+  cargo test --release --locked --target aarch64-unknown-linux-gnu -p cryptoscope-ciphers -p cryptoscope-sha3r2 -p cryptoscope-measure 2>&1 | tee -a "$log"
 cross=${PIPESTATUS[0]}
 [[ $status -eq 0 ]] && status=$cross
 # The Python package against CPython's hashlib (unittest prints `Ran N tests` and OK/FAILED).

@@ -227,6 +227,9 @@ pub fn cmd_show(
             .unwrap_or_else(|| "n/a".into()),
         e.perf_core_cycles
     );
+    if let Some(x) = &e.emulated {
+        println!("EMULATED: {x}");
+    }
     if let Some(p) = &e.preflight {
         for w in &p.warnings {
             println!("preflight warning: {} (fix: {})", w.what, w.fix);

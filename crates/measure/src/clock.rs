@@ -8,17 +8,20 @@
 //!    hypervisor in a VM). These are
 //!    *reference* cycles at the TSC's constant frequency, not core cycles; we calibrate
 //!    that frequency and report it.
-//! 3. `Nanoseconds` — `CLOCK_MONOTONIC` only, on machines without a usable TSC.
+//! 3. `GenericTimer` — on AArch64, the architected generic timer's virtual count
+//!    (`CNTVCT_EL0`, read after an `isb`) at the rate the firmware states (`CNTFRQ_EL0`,
+//!    commonly 24 MHz to 1 GHz): ticks of a constant-rate clock, like the TSC's reference
+//!    cycles, and like them labelled as what they are.
+//! 4. `Nanoseconds` — `CLOCK_MONOTONIC` only, elsewhere.
 //!
 //! Nanoseconds are always available: from the TSC at its calibrated frequency on x86_64,
-//! from `CLOCK_MONOTONIC` elsewhere. The timer's own overhead (an empty measurement) is
+//! from the generic timer on AArch64, from `CLOCK_MONOTONIC` elsewhere. The timer's own overhead (an empty measurement) is
 //! measured once per clock and subtracted from every sample by the sampler.
 //!
 //! This module holds the only `unsafe` timing intrinsics in the project; it must never
 //! allocate or take locks between `start` and `stop`.
 
 use serde::{Deserialize, Serialize};
-use std::time::{Duration, Instant};
 
 use crate::perf::CycleCounter;
 
@@ -30,6 +33,8 @@ pub enum CycleSource {
     PerfCoreCycles,
     /// Reference cycles of the constant-rate TSC (`rdtsc`/`rdtscp` with `lfence`).
     TscReferenceCycles,
+    /// Ticks of AArch64's generic timer (`CNTVCT_EL0` at `CNTFRQ_EL0`).
+    GenericTimerTicks,
     /// No cycle counter: `*_cycles` figures are absent, only nanoseconds are reported.
     MonotonicNs,
 }
@@ -40,6 +45,7 @@ impl CycleSource {
         match self {
             CycleSource::PerfCoreCycles => "core cycles (perf)",
             CycleSource::TscReferenceCycles => "TSC reference cycles",
+            CycleSource::GenericTimerTicks => "generic timer ticks (CNTVCT_EL0)",
             CycleSource::MonotonicNs => "CLOCK_MONOTONIC ns",
         }
     }
@@ -61,10 +67,19 @@ pub struct Stamp {
     time: u64,
 }
 
+/// The time base stamps are read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Base {
+    Tsc,
+    GenericTimer,
+    Monotonic,
+}
+
 /// A calibrated clock.
 #[derive(Debug)]
 pub struct Clock {
     source: CycleSource,
+    base: Base,
     counter: Option<CycleCounter>,
     /// Why the PMU is not used (kernel's reason), when it is not.
     perf_status: String,
@@ -102,6 +117,41 @@ mod tsc {
     /// Whether `rdtscp` exists (CPUID.80000001H:EDX[27]).
     pub fn has_rdtscp() -> bool {
         core::arch::x86_64::__cpuid(0x8000_0001).edx & (1 << 27) != 0
+    }
+}
+
+#[cfg(target_arch = "aarch64")]
+mod timer {
+    /// The generic timer's virtual count; the `isb` makes earlier instructions complete
+    /// before it is read, at the start and the end of a region alike.
+    #[inline(always)]
+    pub fn read() -> u64 {
+        let v: u64;
+        // SAFETY: reads a system register user space may read (the kernel enables EL0
+        // access to CNTVCT_EL0 on Linux); no memory is touched.
+        unsafe { core::arch::asm!("isb", "mrs {v}, cntvct_el0", v = out(reg) v, options(nomem, nostack)) };
+        v
+    }
+
+    /// Its rate in Hz, as the firmware set `CNTFRQ_EL0`.
+    pub fn frequency() -> u64 {
+        let f: u64;
+        // SAFETY: as above.
+        unsafe { core::arch::asm!("mrs {f}, cntfrq_el0", f = out(reg) f, options(nomem, nostack)) };
+        f
+    }
+}
+
+/// The AArch64 generic timer's rate (`CNTFRQ_EL0`, Hz); `None` elsewhere or when the
+/// firmware left it at zero.
+pub fn generic_timer_hz() -> Option<f64> {
+    #[cfg(target_arch = "aarch64")]
+    {
+        Some(timer::frequency() as f64).filter(|f| *f > 0.0)
+    }
+    #[cfg(not(target_arch = "aarch64"))]
+    {
+        None
     }
 }
 
@@ -179,18 +229,29 @@ impl Clock {
             Err(e) => format!("not supported: {e}"),
         };
         let have_tsc = cfg!(target_arch = "x86_64") && tsc_usable();
-        let (source, counter) = match perf {
-            Ok(c) => (CycleSource::PerfCoreCycles, Some(c)),
-            Err(_) if have_tsc => (CycleSource::TscReferenceCycles, None),
-            Err(_) => (CycleSource::MonotonicNs, None),
+        let timer_hz = generic_timer_hz();
+        let base = if have_tsc {
+            Base::Tsc
+        } else if timer_hz.is_some() {
+            Base::GenericTimer
+        } else {
+            Base::Monotonic
         };
-        let time_hz = match (have_tsc, known_tsc_hz) {
-            (true, Some(hz)) if hz > 0.0 => hz,
-            (true, _) => calibrate_tsc_hz(),
-            (false, _) => 1e9,
+        let (source, counter) = match (perf, base) {
+            (Ok(c), _) => (CycleSource::PerfCoreCycles, Some(c)),
+            (Err(_), Base::Tsc) => (CycleSource::TscReferenceCycles, None),
+            (Err(_), Base::GenericTimer) => (CycleSource::GenericTimerTicks, None),
+            (Err(_), Base::Monotonic) => (CycleSource::MonotonicNs, None),
+        };
+        let time_hz = match (base, known_tsc_hz) {
+            (Base::Tsc, Some(hz)) if hz > 0.0 => hz,
+            (Base::Tsc, _) => calibrate_tsc_hz(),
+            (Base::GenericTimer, _) => timer_hz.unwrap_or(1e9),
+            (Base::Monotonic, _) => 1e9,
         };
         let mut clock = Clock {
             source,
+            base,
             counter,
             perf_status,
             time_hz,
@@ -215,7 +276,12 @@ impl Clock {
 
     /// Calibrated TSC frequency in Hz, if the time base is the TSC.
     pub fn tsc_hz(&self) -> Option<f64> {
-        (cfg!(target_arch = "x86_64") && self.time_hz != 1e9).then_some(self.time_hz)
+        (self.base == Base::Tsc).then_some(self.time_hz)
+    }
+
+    /// The generic timer's rate in Hz, if the time base is AArch64's generic timer.
+    pub fn timer_hz(&self) -> Option<f64> {
+        (self.base == Base::GenericTimer).then_some(self.time_hz)
     }
 
     /// Median cost of an empty measurement, in cycles of `source()`.
@@ -240,8 +306,22 @@ impl Clock {
                     time: tsc::start(),
                 };
             }
-            if self.time_hz != 1e9 {
+            if self.base == Base::Tsc {
                 let t = tsc::start();
+                return Stamp { cycles: t, time: t };
+            }
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            if self.base == Base::GenericTimer {
+                if let Some(c) = &self.counter {
+                    let cycles = c.read();
+                    return Stamp {
+                        cycles,
+                        time: timer::read(),
+                    };
+                }
+                let t = timer::read();
                 return Stamp { cycles: t, time: t };
             }
         }
@@ -258,9 +338,17 @@ impl Clock {
                 let time = tsc::stop();
                 return Stamp { cycles: c.read(), time };
             }
-            if self.time_hz != 1e9 {
+            if self.base == Base::Tsc {
                 let t = tsc::stop();
                 return Stamp { cycles: t, time: t };
+            }
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            if self.base == Base::GenericTimer {
+                let time = timer::read();
+                let cycles = self.counter.as_ref().map_or(time, |c| c.read());
+                return Stamp { cycles, time };
             }
         }
         let t = monotonic_ns();
@@ -318,6 +406,7 @@ fn tsc_usable() -> bool {
 fn calibrate_tsc_hz() -> f64 {
     #[cfg(target_arch = "x86_64")]
     {
+        use std::time::{Duration, Instant};
         let mut rates = Vec::new();
         for _ in 0..3 {
             let t0 = Instant::now();
@@ -340,6 +429,7 @@ fn calibrate_tsc_hz() -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn tsc_frequency_is_plausible_and_overhead_small() {
@@ -373,6 +463,18 @@ mod tests {
         let (_, t) = c.elapsed(a, b);
         let ns = c.ticks_to_ns(t as f64);
         assert!(ns >= 4.0e6, "slept 5 ms, measured {ns} ns");
+    }
+
+    /// On AArch64 the generic timer is the time base, at the rate CNTFRQ_EL0 states (the
+    /// architecture leaves it to the firmware: 1 MHz to a few GHz covers every part).
+    #[test]
+    #[cfg(target_arch = "aarch64")]
+    fn the_generic_timer_is_the_time_base() {
+        let c = Clock::new(ClockChoice::Tsc);
+        assert_eq!(c.source(), CycleSource::GenericTimerTicks);
+        let hz = c.timer_hz().expect("CNTFRQ_EL0 is set");
+        assert!((1e6..1e10).contains(&hz), "{hz}");
+        assert_eq!(c.tsc_hz(), None);
     }
 
     #[test]

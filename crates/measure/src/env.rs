@@ -35,6 +35,17 @@ pub struct Environment {
     pub governor: Option<String>,
     /// "on", "off" or None when the kernel does not expose it (typical in VMs).
     pub turbo: Option<String>,
+    /// AArch64: the generic timer's rate (`CNTFRQ_EL0`, Hz), the time base there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generic_timer_hz: Option<f64>,
+    /// AArch64: the core's implementer and part from MIDR_EL1 (`/proc/cpuinfo`), e.g.
+    /// `implementer 0x41 part 0xd0c`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub midr: Option<String>,
+    /// User-mode emulation (qemu-user) when the tool ran under it: its timings are not this
+    /// machine's ([`crate::emulation`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emulated: Option<String>,
     /// "available" or "not supported: REASON" (the kernel's reason).
     pub perf_core_cycles: String,
     /// Compilers that built the tool and its providers (name → version line).
@@ -165,18 +176,38 @@ pub fn capture(tsc_hz: Option<f64>, perf_status: &str) -> Environment {
                 }
             })
         });
+    let emulated = crate::emulation::detect().map(|e| format!("{e}: {}", crate::emulation::LABEL));
+    let midr = match (field("CPU implementer"), field("CPU part")) {
+        (Some(i), Some(p)) => Some(format!("implementer {i} part {p}")),
+        _ => None,
+    };
+    // Under emulation /proc/cpuinfo is the host's: said as such, never as this code's CPU.
+    let cpu_model = field("model name").or_else(|| midr.clone());
+    let cpu_model = match (&emulated, cpu_model) {
+        (Some(_), m) => Some(format!(
+            "{} under emulation; host CPU: {}",
+            std::env::consts::ARCH,
+            m.unwrap_or_else(|| "unknown".into())
+        )),
+        (None, m) => m,
+    };
+    let mut cpu_flags: Vec<String> = INTERESTING_FLAGS
+        .iter()
+        .filter(|f| flags.iter().any(|g| g == *f))
+        .map(|f| f.to_string())
+        .collect();
+    if cfg!(target_arch = "aarch64") {
+        // The features this code may use, from the kernel's (or the emulator's) HWCAP.
+        cpu_flags = hwcap_flags();
+    }
     Environment {
         hostname: read_trim("/proc/sys/kernel/hostname"),
         os,
         kernel: read_trim("/proc/sys/kernel/osrelease"),
         arch: std::env::consts::ARCH.to_string(),
-        cpu_model: field("model name"),
+        cpu_model,
         cpu_vendor: field("vendor_id"),
-        cpu_flags: INTERESTING_FLAGS
-            .iter()
-            .filter(|f| flags.iter().any(|g| g == *f))
-            .map(|f| f.to_string())
-            .collect(),
+        cpu_flags,
         logical_cpus: logical_all,
         physical_cores: phys,
         sockets: (!sockets.is_empty()).then_some(sockets.len()),
@@ -189,6 +220,9 @@ pub fn capture(tsc_hz: Option<f64>, perf_status: &str) -> Environment {
         tsc_nonstop: flags.iter().any(|f| f == "nonstop_tsc"),
         governor: read_trim("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
         turbo,
+        generic_timer_hz: crate::clock::generic_timer_hz(),
+        midr,
+        emulated,
         perf_core_cycles: perf_status.to_string(),
         compilers: BTreeMap::new(),
         libraries: BTreeMap::new(),
@@ -217,6 +251,42 @@ fn hypervisor_vendor() -> Option<String> {
 #[cfg(not(target_arch = "x86_64"))]
 fn hypervisor_vendor() -> Option<String> {
     None
+}
+
+/// AArch64 HWCAP bits (arch/arm64/include/uapi/asm/hwcap.h) of the features cryptography
+/// uses, as the kernel names them in /proc/cpuinfo.
+const HWCAPS: &[(u32, &str)] = &[
+    (1, "asimd"),
+    (3, "aes"),
+    (4, "pmull"),
+    (5, "sha1"),
+    (6, "sha2"),
+    (17, "sha3"),
+    (21, "sha512"),
+    (22, "sve"),
+];
+
+/// The AArch64 crypto features the kernel reports (AT_HWCAP; SVE2 is AT_HWCAP2 bit 1).
+fn hwcap_flags() -> Vec<String> {
+    #[cfg(target_arch = "aarch64")]
+    {
+        // SAFETY: getauxval has no preconditions; 0 means absent.
+        let (h, h2) = unsafe { (libc::getauxval(libc::AT_HWCAP), libc::getauxval(libc::AT_HWCAP2)) };
+        let mut v: Vec<String> = HWCAPS
+            .iter()
+            .filter(|(bit, _)| h & (1 << bit) != 0)
+            .map(|(_, n)| n.to_string())
+            .collect();
+        if h2 & (1 << 1) != 0 {
+            v.push("sve2".into());
+        }
+        v
+    }
+    #[cfg(not(target_arch = "aarch64"))]
+    {
+        let _ = HWCAPS;
+        Vec::new()
+    }
 }
 
 /// The hypervisor's vendor string, when virtualised (CPUID leaf 0x40000000 on x86-64).
@@ -257,6 +327,18 @@ mod tests {
         assert!(e.kernel.is_some());
         if cfg!(target_arch = "x86_64") {
             assert!(e.cpu_model.is_some());
+        }
+        // On AArch64 the time base's rate and the HWCAP features (Advanced SIMD is in
+        // every AArch64 Linux target, qemu's included).
+        if cfg!(target_arch = "aarch64") {
+            assert!(e.generic_timer_hz.is_some_and(|f| f > 0.0), "{:?}", e.generic_timer_hz);
+            assert!(e.cpu_flags.iter().any(|f| f == "asimd"), "{:?}", e.cpu_flags);
+        }
+        // Emulated exactly when the emulation module says so, and then labelled.
+        assert_eq!(e.emulated.is_some(), crate::emulation::detect().is_some());
+        if let Some(x) = &e.emulated {
+            assert!(x.ends_with(crate::emulation::LABEL), "{x}");
+            assert!(e.cpu_model.as_deref().unwrap_or_default().contains("under emulation"));
         }
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod callgrind;
 pub mod clock;
+pub mod emulation;
 pub mod env;
 pub mod memcheck;
 pub mod paired;

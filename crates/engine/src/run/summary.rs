@@ -154,6 +154,9 @@ pub(crate) fn totals(s: &Settings, run: &RunFile, clock: &Clock) -> bool {
             .unwrap_or_default(),
         e.perf_core_cycles
     );
+    if let Some(x) = &e.emulated {
+        println!("EMULATED: {x}.");
+    }
     // Said once: the run's sentence and the operations longest off their fast level (the
     // shifts themselves are in the results file and the report).
     if let Some(m) = answers::machine(results) {

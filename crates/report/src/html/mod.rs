@@ -99,6 +99,10 @@ fn env_table(run: &RunFile) -> String {
         ),
         ("PMU core cycles", e.perf_core_cycles.clone()),
         (
+            "emulation",
+            e.emulated.clone().unwrap_or_else(|| "none (native)".into()),
+        ),
+        (
             "preflight",
             match &e.preflight {
                 None => "not recorded".into(),
