@@ -457,3 +457,32 @@ fn preflight_reports_the_machine_and_refuses_a_cpu_it_lacks() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(stderr_of(&o).lines().count(), 1, "{}", stderr_of(&o));
 }
+
+/// `CRYPTOSCOPE_WORKER_RUNNER`: workers start under the runner (here a shell script that
+/// notes its arguments and runs them, standing in for `qemu-aarch64 -L …`), and the gate
+/// passes through it.
+#[test]
+fn workers_start_under_the_runner_prefix() {
+    let d = tempfile::tempdir().unwrap();
+    let (wrap, log) = (d.path().join("wrap.sh"), d.path().join("ran.txt"));
+    std::fs::write(&wrap, format!("echo \"$@\" >> '{}'\nexec \"$@\"\n", log.display())).unwrap();
+    let o = cryptoscope()
+        .env("CRYPTOSCOPE_WORKER_RUNNER", format!("sh {}", wrap.display()))
+        .args([
+            "verify",
+            "--alg",
+            "X25519",
+            "--provider",
+            "rustcrypto",
+            "--kat",
+            "single",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}\n{}", stdout_of(&o), stderr_of(&o));
+    let ran = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        ran.contains("cryptoscope-worker-rustcrypto"),
+        "the runner started the worker: {ran:?}"
+    );
+}

@@ -208,10 +208,33 @@ fn transport(
     }
 }
 
-/// The worker command with the address-space limit applied between fork and exec.
+/// The program a worker runs under, from `CRYPTOSCOPE_WORKER_RUNNER` (words split on
+/// spaces, as cargo's `target.<triple>.runner`): e.g. `qemu-aarch64 -L /usr/aarch64-linux-gnu`
+/// for AArch64 workers on an x86-64 machine without binfmt_misc. Empty: none.
+pub fn runner() -> Vec<String> {
+    std::env::var("CRYPTOSCOPE_WORKER_RUNNER")
+        .map(|r| r.split_whitespace().map(String::from).collect())
+        .unwrap_or_default()
+}
+
+/// The worker command with the address-space limit applied between fork and exec; under a
+/// runner, the runner with the worker as its first argument, and no address-space limit
+/// (an emulator reserves the guest's whole address space up front).
 fn command(bin: &Path) -> Command {
-    let limit = MEMORY_LIMIT.load(Ordering::Relaxed);
-    let mut cmd = Command::new(bin);
+    let runner = runner();
+    let limit = if runner.is_empty() {
+        MEMORY_LIMIT.load(Ordering::Relaxed)
+    } else {
+        0
+    };
+    let mut cmd = match runner.split_first() {
+        Some((program, args)) => {
+            let mut c = Command::new(program);
+            c.args(args).arg(bin);
+            c
+        }
+        None => Command::new(bin),
+    };
     if limit > 0 {
         // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
         unsafe {
