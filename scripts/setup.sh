@@ -24,15 +24,23 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 # `cryptoscope tls`: nginx (the OpenSSL peer), the openssl command, iproute2 (namespaces,
 # veth, tc). `cryptoscope tunnel`: OpenVPN, strongSwan (charon with kernel-libipsec, swanctl,
 # the openssl plugin), wireguard-go and wg, OpenSSH client and server, iperf3, ping;
-# procps for the tests' leftover checks. Our block ciphers' AArch64 code (portable and
-# NEON) is cross-compiled with Debian's aarch64 toolchain and tested under qemu-aarch64.
+# procps for the tests' leftover checks. The tests cross-compile for AArch64 (the whole
+# tool, and our ciphers' NEON code) and s390x (big-endian: our own code and PQClean) with
+# Debian's toolchains and run the results under qemu-user; the AArch64 OpenSSL provider
+# links Debian's arm64 libssl-dev (a multiarch package: dpkg --add-architecture arm64).
 # stress-ng keeps both cores busy for the tests-under-load check (docs/testing.md).
 # iptables: the NFQUEUE rule of `tls --delay/--loss`'s emulator on kernels without netem.
 packages=(build-essential cmake libclang-dev clang libssl-dev pkg-config valgrind git ca-certificates chromium postgresql python3 python3-venv
           nginx-light openssl iproute2 iptables
           openvpn strongswan-charon strongswan-swanctl libcharon-extra-plugins libstrongswan-standard-plugins
           wireguard-go wireguard-tools openssh-client openssh-server iperf3 iputils-ping procps
-          gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user stress-ng)
+          gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user stress-ng
+          gcc-s390x-linux-gnu libc6-dev-s390x-cross)
+# On x86-64 machines, the arm64 OpenSSL for the cross-compiled tool (on an ARM machine it
+# is libssl-dev above).
+if [[ "$(dpkg --print-architecture 2>/dev/null)" == amd64 ]]; then
+  packages+=(libssl-dev:arm64)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -45,6 +53,10 @@ apt_install() {
   "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
 if ((${#missing[@]})); then
+  if [[ " ${missing[*]} " == *":arm64 "* ]] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    say "adding arm64 as a foreign architecture (Debian multiarch: libssl-dev:arm64 for the AArch64 build)"
+    if [[ $EUID -eq 0 ]]; then dpkg --add-architecture arm64; else sudo dpkg --add-architecture arm64; fi
+  fi
   say "installing missing packages: ${missing[*]}"
   apt_install "${missing[@]}"
 fi
@@ -71,16 +83,19 @@ if [[ "$(printf '%s\n1.89.0\n' "$ver" | sort -V | head -1)" != "1.89.0" ]]; then
   exit 2
 fi
 
-# The AArch64 standard library, for the cross-compiled cipher tests (scripts/test.sh).
-if ! rustup target list --installed 2>/dev/null | grep -qx aarch64-unknown-linux-gnu; then
-  if command -v rustup >/dev/null; then
-    say "adding the Rust target aarch64-unknown-linux-gnu (cipher tests under qemu-aarch64)"
-    rustup target add aarch64-unknown-linux-gnu >/dev/null
-  else
-    echo "error: the tests cross-compile for aarch64-unknown-linux-gnu; install rustup or that target's standard library" >&2
-    exit 2
+# The AArch64 and s390x standard libraries, for the cross-compiled tests (scripts/test.sh).
+for target in aarch64-unknown-linux-gnu s390x-unknown-linux-gnu; do
+  [[ "$(uname -m)" == "${target%%-*}" ]] && continue
+  if ! rustup target list --installed 2>/dev/null | grep -qx "$target"; then
+    if command -v rustup >/dev/null; then
+      say "adding the Rust target $target (the tests cross-compile for it and run it under qemu)"
+      rustup target add "$target" >/dev/null
+    else
+      echo "error: the tests cross-compile for $target; install rustup or that target's standard library" >&2
+      exit 2
+    fi
   fi
-fi
+done
 # rustfmt, for the formatting check of the test command.
 if ! cargo fmt --version >/dev/null 2>&1 && command -v rustup >/dev/null; then
   say "adding the rustfmt component (the test command checks formatting)"

@@ -14,6 +14,7 @@
 //! run time ([`Strategy::available`]).
 
 pub mod camellia;
+mod elsewhere;
 pub mod gift;
 
 /// What a strategy is, known without running it.
@@ -86,6 +87,11 @@ pub trait Strategy: Send + Sync {
     /// # Panics
     /// If the key has the wrong length, or the strategy is not available.
     fn schedule(&self, key: &[u8]) -> Box<dyn Keyed>;
+    /// The one architecture whose build has this strategy's code, when it is not this
+    /// build's ([`other_architectures`]); `None` for the strategies compiled here.
+    fn built_for(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// A strategy with expanded round keys.
@@ -147,6 +153,12 @@ pub fn increment_be(x: &mut [u8]) {
             break;
         }
     }
+}
+
+/// The strategies whose code is for another architecture (x86-64's vector code on AArch64,
+/// NEON on x86-64): never available here, listed with what they would need.
+pub fn other_architectures() -> Vec<Box<dyn Strategy>> {
+    elsewhere::strategies()
 }
 
 /// Every strategy of every cipher, available on this CPU or not.

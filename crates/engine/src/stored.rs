@@ -317,6 +317,10 @@ pub fn cmd_published(
     let entries = cryptoscope_report::published::parse(&text).map_err(|e| usage(format!("{}: {e}", path.display())))?;
     let mut store = open_store(db)?;
     let run = store.load(&runs[0]).map_err(|e| usage(e.to_string()))?;
+    if let Some(why) = cryptoscope_report::published::withheld(&run) {
+        println!("Run {}: {why}.", run.run_id);
+        return Ok(0);
+    }
     let m = cryptoscope_report::published::matches(&entries, &run.results);
     if m.is_empty() {
         println!(

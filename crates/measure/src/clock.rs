@@ -80,6 +80,8 @@ enum Base {
 pub struct Clock {
     source: CycleSource,
     base: Base,
+    // Read on the architectures with a cycle counter path (x86-64, AArch64) only.
+    #[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(dead_code))]
     counter: Option<CycleCounter>,
     /// Why the PMU is not used (kernel's reason), when it is not.
     perf_status: String,

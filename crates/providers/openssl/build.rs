@@ -18,7 +18,14 @@ fn main() {
     cc.define("CS_PROVIDER", "\"openssl\"")
         .define("CS_BUILD", "\"system libcrypto\"")
         .warnings(true)
+        .cargo_metadata(false)
         .compile("cryptoscope_openssl_shim");
+    // The shim's callers are in cryptoscope-openssl-evp, which the linker meets after this
+    // crate: whole, the archive's symbols are there whatever the order. GNU ld (AArch64's
+    // default) reads archives once, in order; lld (x86-64's default) would not mind.
+    let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
+    println!("cargo:rustc-link-search=native={out}");
+    println!("cargo:rustc-link-lib=static:+whole-archive=cryptoscope_openssl_shim");
     println!("cargo:rustc-link-lib=crypto");
 }
 

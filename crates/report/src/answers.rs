@@ -175,6 +175,8 @@ pub enum Versus {
         /// Median of ours/theirs over the comparable figures (all where none is).
         median_ratio: f64,
     },
+    /// Published figures not compared with, and why (an emulated run).
+    Withheld(String),
     Run {
         run_id: String,
         faster: usize,
@@ -519,7 +521,10 @@ fn ct_command(rows: &[ResultRow]) -> String {
 fn versus(run: &RunFile, against: Against<'_>) -> Option<Versus> {
     match against {
         Against::Nothing => None,
-        Against::Published(p) => versus_published(run, p),
+        Against::Published(p) => match published::withheld(run) {
+            Some(why) => Some(Versus::Withheld(why)),
+            None => versus_published(run, p),
+        },
         Against::Run(prev) => {
             let c = compare::compare(&[prev.clone(), run.clone()], 0, 0.05, false, Statistic::Median);
             let (faster, slower, unchanged, missing) = compare::tally(&c);

@@ -151,7 +151,25 @@ fn same_kind(theirs: &str, ours: &str, provider: &str) -> bool {
     }
 }
 
-/// Every (published entry, our row) pair of the same algorithm, operation and kind.
+/// Why `run` is not set against published figures at all, when it is not: an emulated run's
+/// timings are the emulator's, not a processor's.
+pub fn withheld(run: &crate::RunFile) -> Option<String> {
+    run.environment
+        .emulated
+        .as_ref()
+        .map(|e| format!("not compared with published figures: {e}"))
+}
+
+/// Whether a row's cycle figures count processor cycles (the TSC's reference cycles or the
+/// core's): a timer's ticks (AArch64's generic timer, often 25 to 100 MHz) or nanoseconds
+/// are not set against published cycles. Rows that name no source predate the field.
+fn counts_cycles(r: &ResultRow) -> bool {
+    use cryptoscope_measure::CycleSource as S;
+    matches!(r.cycle_source, None | Some(S::PerfCoreCycles | S::TscReferenceCycles))
+}
+
+/// Every (published entry, our row) pair of the same algorithm, operation and kind; cycle
+/// figures only where ours count cycles ([`counts_cycles`]).
 pub fn matches(published: &[Published], rows: &[ResultRow]) -> Vec<Match> {
     let mut out = Vec::new();
     for p in published {
@@ -168,8 +186,8 @@ pub fn matches(published: &[Published], rows: &[ResultRow]) -> Vec<Match> {
                 .filter(|&n| n > 0)
                 .map(|n| n as f64);
             let (ours, ratio) = match (kind, r.median_cycles, r.median_ns, bytes) {
-                (Kind::PerCall, Some(c), _, _) => (c, c / theirs),
-                (Kind::PerByte, Some(c), _, Some(n)) => (c / n, c / n / theirs),
+                (Kind::PerCall, Some(c), _, _) if counts_cycles(r) => (c, c / theirs),
+                (Kind::PerByte, Some(c), _, Some(n)) if counts_cycles(r) => (c / n, c / n / theirs),
                 (Kind::MBps, _, Some(ns), Some(n)) if ns > 0.0 => {
                     let mbps = n / ns * 1e3;
                     (mbps, theirs / mbps)
@@ -316,6 +334,29 @@ mod tests {
         assert!((m[0].our_cycles - 209.7152).abs() < 1e-3, "{}", m[0].our_cycles);
         assert!((m[0].ratio - 100.0 / 209.7152).abs() < 1e-6);
         assert!(table(&m, "cpu", "tsc").contains("210 MB/s"));
+    }
+
+    /// Per-call cycles meet our row only where ours count cycles: generic timer ticks (62.5
+    /// MHz under qemu, 24 MHz on a Raspberry Pi) are not set against published cycles.
+    #[test]
+    fn timer_ticks_are_not_compared_with_published_cycles() {
+        let p = parse(r#"{"kem":[{"algorithm":"ML-KEM-768","implementation":"ref","operation":"keypair","cycles":1000,"source":"S"}]}"#)
+            .unwrap();
+        let row = |source: &str| -> ResultRow {
+            serde_json::from_value(serde_json::json!({
+                "subject": "ML-KEM-768/pqclean/clean", "algorithm": "ML-KEM-768", "family": "kem",
+                "provider": "pqclean", "provider_version": "", "implementation": "clean",
+                "algorithm_version": "", "build": "", "operation": "keypair", "gate": "pass", "gate_detail": "",
+                "samples": 11, "median_ns": 5e4, "median_cycles": 2000.0, "raw_cycles": [], "raw_ns": [],
+                "cycle_source": source,
+                "sizes": {"public_key": 0, "secret_key": 0, "ciphertext": 0, "shared_secret": 32}
+            }))
+            .unwrap()
+        };
+        assert_eq!(matches(&p, &[row("tsc-reference-cycles")]).len(), 1);
+        assert_eq!(matches(&p, &[row("perf-core-cycles")])[0].ratio, 2.0);
+        assert!(matches(&p, &[row("generic-timer-ticks")]).is_empty());
+        assert!(matches(&p, &[row("monotonic-ns")]).is_empty());
     }
 
     #[test]

@@ -78,6 +78,19 @@ pub fn duration(ns: f64) -> String {
     }
 }
 
+/// The count column's heading: "median ticks" where every row counted the AArch64 generic
+/// timer's ticks (no cycle counter open to us), "median cycles" otherwise.
+fn count_heading(rows: &[ResultRow]) -> &'static str {
+    use cryptoscope_measure::CycleSource;
+    let mut sources = rows.iter().filter_map(|r| r.cycle_source);
+    let first = sources.next();
+    if first == Some(CycleSource::GenericTimerTicks) && sources.all(|s| s == CycleSource::GenericTimerTicks) {
+        "median ticks"
+    } else {
+        "median cycles"
+    }
+}
+
 /// The summary table of a run: one line per (subject, operation).
 pub fn results(rows: &[ResultRow]) -> String {
     let header = [
@@ -86,7 +99,7 @@ pub fn results(rows: &[ResultRow]) -> String {
         "impl",
         "op",
         "gate",
-        "median cycles",
+        count_heading(rows),
         "±95% CI",
         "median time",
         "n",
@@ -377,6 +390,28 @@ pub fn speedups(rows: &[ResultRow], spec: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    /// Rows that counted the generic timer's ticks say ticks, not cycles, in the heading.
+    #[test]
+    fn the_count_column_names_ticks_when_every_row_counted_ticks() {
+        use cryptoscope_measure::CycleSource;
+        let row = |source| {
+            let mut r: crate::ResultRow = serde_json::from_value(serde_json::json!({
+                "subject": "X25519/openssl/default", "algorithm": "X25519", "family": "kex", "provider": "openssl",
+                "provider_version": "", "implementation": "default", "algorithm_version": "", "build": "",
+                "operation": "derive", "gate": "pass", "gate_detail": "", "samples": 11, "median_ns": 5e4,
+                "median_cycles": 2000.0, "raw_cycles": [], "raw_ns": [],
+                "sizes": {"public_key": 0, "secret_key": 0, "ciphertext": 0, "shared_secret": 32}
+            }))
+            .unwrap();
+            r.cycle_source = Some(source);
+            r
+        };
+        let ticks = row(CycleSource::GenericTimerTicks);
+        assert!(results(&[ticks.clone(), ticks.clone()]).contains("median ticks"));
+        assert!(results(&[ticks, row(CycleSource::TscReferenceCycles)]).contains("median cycles"));
+        assert!(results(&[row(CycleSource::PerfCoreCycles)]).contains("median cycles"));
+    }
+
     use super::*;
 
     #[test]

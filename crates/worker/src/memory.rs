@@ -241,7 +241,31 @@ unsafe fn paint_below(from: usize, to: usize) {
     }
 }
 
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+/// Fills [from, to) with the pattern in straight-line machine code that touches no stack.
+#[cfg(target_arch = "s390x")]
+unsafe fn paint_below(from: usize, to: usize) {
+    let end = from + (to.saturating_sub(from)) / 8 * 8;
+    if end <= from {
+        return;
+    }
+    // SAFETY: the caller guarantees [from, to) is writable and unused. `reg_addr` keeps the
+    // address out of r0, which as a base register reads as zero.
+    unsafe {
+        std::arch::asm!(
+            "2:",
+            "stg {p}, 0({a})",
+            "la {a}, 8({a})",
+            "clgr {a}, {e}",
+            "jl 2b",
+            a = inout(reg_addr) from => _,
+            e = in(reg) end,
+            p = in(reg) PATTERN,
+            options(nostack)
+        );
+    }
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "s390x")))]
 unsafe fn paint_below(_from: usize, _to: usize) {
     compile_error!("the painted-stack method needs a repaint routine for this architecture");
 }
@@ -265,7 +289,12 @@ fn stack_pointer() -> usize {
     unsafe {
         std::arch::asm!("mov {}, sp", out(reg) sp, options(nomem, nostack, preserves_flags));
     }
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    #[cfg(target_arch = "s390x")]
+    // SAFETY: reads the stack pointer register (r15) only.
+    unsafe {
+        std::arch::asm!("lgr {}, %r15", out(reg) sp, options(nomem, nostack, preserves_flags));
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "s390x")))]
     {
         let x = 0u8;
         sp = std::hint::black_box(&x) as *const u8 as usize;
@@ -312,8 +341,11 @@ mod tests {
         let mut s = PaintedStack::new().unwrap();
         for (want, got) in calibrate(&mut s).unwrap() {
             // The function's own frame (return address, saved registers, alignment)
-            // comes on top of its array; nothing else may.
-            assert!(got >= want && got <= want + 128, "wanted {want}, measured {got}");
+            // comes on top of its array; nothing else may. On s390x the ELF ABI has every
+            // frame hold a 160-byte register save area for its callees (measured: 152 over
+            // the array under qemu-s390x, where x86-64 and AArch64 stay within 128).
+            let slack = if cfg!(target_arch = "s390x") { 128 + 160 } else { 128 };
+            assert!(got >= want && got <= want + slack, "wanted {want}, measured {got}");
         }
     }
 

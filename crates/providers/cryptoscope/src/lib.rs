@@ -156,7 +156,8 @@ fn build_line() -> String {
     )
 }
 
-/// Every strategy of every cipher (those this CPU cannot run are listed as unavailable),
+/// Every strategy of every cipher (those this CPU cannot run, and those written for another
+/// architecture, are listed as unavailable),
 /// then every SHA-3 round-2 candidate.
 pub fn subjects() -> Vec<Subject> {
     let mut v = cipher_subjects();
@@ -194,6 +195,7 @@ fn cipher_subjects() -> Vec<Subject> {
     let build = build_line();
     cryptoscope_ciphers::strategies()
         .into_iter()
+        .chain(cryptoscope_ciphers::other_architectures())
         .map(|strategy| {
             let i = strategy.info().clone();
             // The functions a keyed instance exposes are the strategy's, whatever the key.
@@ -228,7 +230,13 @@ fn cipher_subjects() -> Vec<Subject> {
                 c if c.starts_with("GIFT") => "GIFT (CHES 2017), original convention".into(),
                 _ => "RFC 3713".into(),
             };
-            if !strategy.available() {
+            if let Some(arch) = strategy.built_for() {
+                desc.availability = Availability::Unavailable(format!(
+                    "{arch} code, not in this {} build (needs {})",
+                    std::env::consts::ARCH,
+                    i.features.join(", ")
+                ));
+            } else if !strategy.available() {
                 desc.availability = Availability::Unavailable(format!("cpu lacks one of {}", i.features.join(", ")));
             }
             Subject::Cipher(Box::new(Subj { desc, strategy }))

@@ -359,6 +359,7 @@ fn versus_terminal(v: &Versus, run_id: &str) -> String {
                 0,
             )
         }
+        Versus::Withheld(why) => wrap(&format!("— {why}."), 3, 2),
         Versus::Run {
             run_id: prev,
             faster,
@@ -548,6 +549,7 @@ fn ct_html(a: &Answers) -> Result<String, String> {
 fn versus_html(a: &Answers) -> Result<String, String> {
     match &a.versus {
         None => Err(NOTHING_TO_COMPARE.into()),
+        Some(Versus::Withheld(why)) => Err(format!("— {why}.")),
         Some(v @ Versus::Published { lines, .. }) => {
             let rows: Vec<String> = lines
                 .iter()

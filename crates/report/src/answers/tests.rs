@@ -336,6 +336,34 @@ fn published_figures_show_the_most_different_and_the_count() {
     assert!(text.contains("cryptoscope compare --published r"), "{text}");
 }
 
+/// An emulated run is never set against published figures: section 5 says why instead.
+#[test]
+fn an_emulated_run_is_not_compared_with_published_figures() {
+    let rows = vec![tight("X25519", "openssl", "default", "derive", 100_000.0)];
+    let p = published::parse(
+        r#"{"kex":[{"algorithm":"X25519","implementation":"lib25519","operation":"shared secret","cycles":45000,"source":"T"}]}"#,
+    )
+    .unwrap();
+    let mut run = run_of("r", rows);
+    assert!(matches!(
+        answers(&run, &[], Against::Published(&p)).versus,
+        Some(Versus::Published { .. })
+    ));
+    run.environment.emulated = Some("qemu-aarch64 running aarch64 code on a x86_64 kernel".into());
+    let a = answers(&run, &[], Against::Published(&p));
+    assert!(
+        matches!(&a.versus, Some(Versus::Withheld(w)) if w.contains("qemu-aarch64")),
+        "{:?}",
+        a.versus
+    );
+    let text = flat(&terminal(&a));
+    assert!(
+        text.contains("— not compared with published figures: qemu-aarch64"),
+        "{text}"
+    );
+    assert!(crate::html::versus::section(&run, &p).contains("not compared with published figures"));
+}
+
 #[test]
 fn published_figures_of_our_class_of_processor_come_first() {
     let rows = vec![

@@ -23,7 +23,7 @@ mod side_by_side;
 #[cfg(test)]
 pub(crate) mod testrows;
 pub mod tradeoff;
-mod versus;
+pub(crate) mod versus;
 pub(crate) use apps::{ab_section, ct_section, tahoe_section, tls_section, tunnel_section};
 use bars::{bar_chart, Bar};
 use marks::Of;

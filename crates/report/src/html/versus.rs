@@ -8,6 +8,9 @@ use std::fmt::Write as _;
 
 /// The section for `run`, or nothing when no published figure matches its results.
 pub fn section(run: &RunFile, entries: &[Published]) -> String {
+    if let Some(why) = published::withheld(run) {
+        return format!("<h3>Ours versus theirs</h3><p>{}.</p>", esc(&why));
+    }
     let m = published::matches(entries, &run.results);
     if m.is_empty() {
         return String::new();
