@@ -54,17 +54,31 @@ pub fn rows(apps: &[AppResult]) -> (Vec<String>, Vec<Vec<String>>) {
     let mut out = Vec::new();
     for d in configurations(apps) {
         let t = d.transfer.as_ref();
+        let rep = d.repeats.as_ref().filter(|r| r.n > 1);
+        // Over repeats: the median [interval]; the ratio to the baseline with the verdict.
+        let mb = match rep {
+            Some(r) => format!(
+                "{:.1} [{:.1}, {:.1}]",
+                r.mb_per_s.median, r.mb_per_s.low, r.mb_per_s.high
+            ),
+            None => f(t.map(|t| t.mb_per_s)).map_or("-".into(), |x| format!("{x:.1}")),
+        };
+        let vs = f(d.throughput_vs_plain).map_or("-".into(), |x| match rep.and_then(|r| r.vs_plain.as_deref()) {
+            Some(v) => format!("{:.0} % ({v})", x * 100.0),
+            None => format!("{:.0} %", x * 100.0),
+        });
         let mut row = vec![
             d.tunnel.clone(),
             d.couple.clone(),
             d.accel.clone(),
-            f(t.map(|t| t.mb_per_s)).map_or("-".into(), |x| format!("{x:.1}")),
-            f(d.throughput_vs_plain).map_or("-".into(), |x| format!("{:.0} %", x * 100.0)),
+            mb,
+            vs,
             f(t.and_then(|t| t.cpu_a_pct)).map_or("-".into(), |x| format!("{x:.0} %")),
             f(t.and_then(|t| t.cpu_b_pct)).map_or("-".into(), |x| format!("{x:.0} %")),
         ];
         for s in &shown {
-            row.push(ms(d.pings().and_then(|p| p.get(s)).map(|p| p.p50_ms)));
+            let median = rep.and_then(|r| r.ping_p50_ms.get(s)).map(|sp| sp.median);
+            row.push(ms(median.or_else(|| d.pings().and_then(|p| p.get(s)).map(|p| p.p50_ms))));
         }
         let note = match d.status {
             Status::NotSupported => format!("not supported: {}", d.reason.as_deref().unwrap_or("")),
@@ -72,6 +86,9 @@ pub fn rows(apps: &[AppResult]) -> (Vec<String>, Vec<Vec<String>>) {
             Status::Ok if d.tunnel == "none" => "the same veth path without a tunnel".to_string(),
             Status::Ok => {
                 let mut n = d.software.clone().unwrap_or_default();
+                if let Some(p) = &d.data_path {
+                    n = format!("{n} [{p}]");
+                }
                 if let Some(p) = &d.ping_note {
                     n = format!("{n}; {p}");
                 }
@@ -91,7 +108,18 @@ pub fn table(apps: &[AppResult]) -> Option<String> {
     }
     let h: Vec<&str> = header.iter().map(String::as_str).collect();
     let right: Vec<bool> = (0..h.len()).map(|i| i >= 3 && i + 1 < h.len()).collect();
-    Some(render(&h, &rows, &right))
+    let mut out = render(&h, &rows, &right);
+    // Over repeats: what the brackets are, and what a verdict needs.
+    if let Some(r) = configurations(apps).find_map(|r| r.repeats).filter(|r| r.n > 1) {
+        out += &format!(
+            "MB/s and pings: medians over {} interleaved repeats; [low, high] is the median's distribution-free \
+interval ({:.1} % coverage with {} values). \"faster\"/\"slower\" only where it and the baseline's are apart.\n",
+            r.n,
+            r.mb_per_s.coverage * 100.0,
+            r.mb_per_s.values.len()
+        );
+    }
+    Some(out)
 }
 
 /// Software versus accelerated: throughput and CPU for every (tunnel, couple) run both ways.
@@ -216,18 +244,23 @@ pub fn setup_lines(apps: &[AppResult]) -> Vec<String> {
     let Some(d) = setup(apps) else {
         return Vec::new();
     };
-    vec![
+    let mut lines = vec![
         format!(
-            "{}; {} pings per size (sizes {}), {} bytes per transfer",
+            "{}; {} pings per size (sizes {}), {} bytes per transfer{}",
             d.network,
             d.pings_per_size,
             d.sizes.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
-            d.transfer_bytes
+            d.transfer_bytes,
+            d.repeats.map_or(String::new(), |n| format!("; {n} interleaved repeats"))
         ),
         d.transfer,
         d.cpu,
         format!("soft = OPENSSL_ia32cap={} in both endpoints (AES-NI and PCLMULQDQ masked); ping columns are p50 round-trip times", d.mask),
-    ]
+    ];
+    if let Some(k) = d.kernel {
+        lines.push(format!("kernel data paths: {k}"));
+    }
+    lines
 }
 
 #[cfg(test)]
@@ -246,6 +279,8 @@ mod tests {
             mask: "~0x200000200000000".into(),
             openvpn_tls_crypt: None,
             hostile: None,
+            kernel: None,
+            repeats: None,
             interrupted: false,
         }
     }

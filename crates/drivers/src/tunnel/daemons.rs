@@ -276,7 +276,9 @@ pub(super) fn openvpn(
     })
 }
 
-pub(super) fn wireguard(n: &Netns, dir: &Path) -> Result<Running> {
+/// WireGuard between the namespaces: the kernel's module (`kernel`) or wireguard-go, set up
+/// alike with `wg`.
+pub(super) fn wireguard(n: &Netns, dir: &Path, kernel: bool) -> Result<Running> {
     let tag = std::process::id();
     let mut keys = Vec::new();
     for side in ['a', 'b'] {
@@ -298,21 +300,26 @@ pub(super) fn wireguard(n: &Netns, dir: &Path) -> Result<Running> {
         .enumerate()
     {
         let dev = format!("wcs{tag}{side}");
-        let mut cmd = n.wrap(side, Path::new("wireguard-go"));
-        cmd.args(["-f", &dev]);
-        let log = dir.join(format!("wireguard-{side}.log"));
-        children.push(spawn_logged(cmd, &log, false)?);
-        logs.push(log);
-        cleanup.push(PathBuf::from(format!("/var/run/wireguard/{dev}.sock")));
         let ns = if side == 'a' { &n.a } else { &n.b };
-        wait_for("wireguard-go", Duration::from_secs(10), || {
-            check_alive(&mut children, &logs)?;
-            Ok(Command::new("ip")
-                .args(["-n", ns, "link", "show", &dev])
-                .output()
-                .map(|o| o.status.success())
-                .unwrap_or(false))
-        })?;
+        if kernel {
+            // The device goes with its namespace.
+            run_cmd(Command::new("ip").args(["-n", ns, "link", "add", &dev, "type", "wireguard"]))?;
+        } else {
+            let mut cmd = n.wrap(side, Path::new("wireguard-go"));
+            cmd.args(["-f", &dev]);
+            let log = dir.join(format!("wireguard-{side}.log"));
+            children.push(spawn_logged(cmd, &log, false)?);
+            logs.push(log);
+            cleanup.push(PathBuf::from(format!("/var/run/wireguard/{dev}.sock")));
+            wait_for("wireguard-go", Duration::from_secs(10), || {
+                check_alive(&mut children, &logs)?;
+                Ok(Command::new("ip")
+                    .args(["-n", ns, "link", "show", &dev])
+                    .output()
+                    .map(|o| o.status.success())
+                    .unwrap_or(false))
+            })?;
+        }
         run_cmd(
             n.wrap(side, Path::new("wg"))
                 .args(["set", &dev, "listen-port", "51820", "private-key"])
@@ -331,20 +338,27 @@ pub(super) fn wireguard(n: &Netns, dir: &Path) -> Result<Running> {
     }
     let pids: Vec<u32> = children.iter().map(|c| c.id()).collect();
     let dev_a = format!("wcs{tag}a");
+    let software = if kernel {
+        let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+        format!("the wireguard module of Linux {}", release.trim())
+    } else {
+        format!(
+            "wireguard-go {}",
+            version_of(Command::new("wireguard-go").arg("--version"), |l| l
+                .starts_with("wireguard-go"))
+            .trim_start_matches("wireguard-go ")
+        )
+    };
     Ok(Running {
-        pids_a: vec![pids[0]],
-        pids_b: vec![pids[1]],
+        // The kernel's WireGuard has no process whose CPU could be read.
+        pids_a: pids.first().copied().into_iter().collect(),
+        pids_b: pids.get(1).copied().into_iter().collect(),
         children,
         target: INNER_B.into(),
         source: Some(INNER_A.into()),
         port: 5201,
         pings: true,
-        software: format!(
-            "wireguard-go {}",
-            version_of(Command::new("wireguard-go").arg("--version"), |l| l
-                .starts_with("wireguard-go"))
-            .trim_start_matches("wireguard-go ")
-        ),
+        software,
         cleanup,
         // A forgets B and learns it again: no session keys, so the next packet needs a
         // new handshake with the attacked B.
@@ -372,7 +386,9 @@ pub(super) fn wireguard(n: &Netns, dir: &Path) -> Result<Running> {
     })
 }
 
-pub(super) fn ipsec(n: &Netns, dir: &Path, couple: &str, soft: bool) -> Result<Running> {
+/// IPsec between the namespaces with strongSwan: ESP in the kernel through xfrm (`kernel`:
+/// kernel-netlink installs the SAs) or in charon's kernel-libipsec over a TUN device.
+pub(super) fn ipsec(n: &Netns, dir: &Path, couple: &str, soft: bool, kernel: bool) -> Result<Running> {
     let esp = match couple {
         "aes-256-gcm" => "aes256gcm16",
         "chacha20-poly1305" => "chacha20poly1305",
@@ -381,6 +397,12 @@ pub(super) fn ipsec(n: &Netns, dir: &Path, couple: &str, soft: bool) -> Result<R
     let mut children = Procs::default();
     let mut logs = Vec::new();
     let psk = hex_secret();
+    // Without kernel-libipsec, kernel-netlink installs the SAs and policies in xfrm.
+    let plugins = if kernel {
+        "random nonce openssl pem pkcs1 x509 pubkey kdf curve25519 kernel-netlink socket-default vici"
+    } else {
+        "random nonce openssl pem pkcs1 x509 pubkey kdf curve25519 kernel-libipsec kernel-netlink socket-default vici"
+    };
     for (side, local, remote, me, peer) in [
         ('a', ADDR_A, ADDR_B, INNER_A, INNER_B),
         ('b', ADDR_B, ADDR_A, INNER_B, INNER_A),
@@ -391,7 +413,7 @@ pub(super) fn ipsec(n: &Netns, dir: &Path, couple: &str, soft: bool) -> Result<R
         std::fs::write(
             d.join("strongswan.conf"),
             format!(
-                "charon {{\n  load_modular = no\n  load = random nonce openssl pem pkcs1 x509 pubkey kdf curve25519 kernel-libipsec kernel-netlink socket-default vici\n  install_routes = yes\n  filelog {{\n    log {{\n      path = {}/charon.log\n      default = 1\n    }}\n  }}\n  plugins {{\n    vici {{\n      socket = {vici}\n    }}\n  }}\n}}\n",
+                "charon {{\n  load_modular = no\n  load = {plugins}\n  install_routes = yes\n  filelog {{\n    log {{\n      path = {}/charon.log\n      default = 1\n    }}\n  }}\n  plugins {{\n    vici {{\n      socket = {vici}\n    }}\n  }}\n}}\n",
                 d.display()
             ),
         )?;
@@ -458,11 +480,12 @@ pub(super) fn ipsec(n: &Netns, dir: &Path, couple: &str, soft: bool) -> Result<R
         port: 5201,
         pings: true,
         software: format!(
-            "strongSwan {} (kernel-libipsec, openssl plugin)",
+            "strongSwan {} ({}, openssl plugin for IKE)",
             version_of(Command::new("swanctl").arg("--version"), |l| l.contains("strongSwan"))
                 .split_whitespace()
                 .find(|w| w.starts_with(|c: char| c.is_ascii_digit()))
-                .unwrap_or("?")
+                .unwrap_or("?"),
+            if kernel { "ESP in the kernel" } else { "kernel-libipsec" }
         ),
         cleanup: Vec::new(),
         // A closes the IKE SA and initiates a new one (IKE_SA_INIT and IKE_AUTH to the

@@ -16,6 +16,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod daemons;
+mod datapath;
+mod repeats;
+mod rounds;
 
 use crate::hostile;
 use crate::netns::{run_cmd, Netns, ADDR_A, ADDR_B};
@@ -35,8 +38,9 @@ const INNER_B: &str = "10.8.0.2";
 
 #[derive(Args, Clone)]
 pub struct TunnelArgs {
-    /// Tunnels, comma-separated: openvpn-static, openvpn-tls, ipsec (strongSwan,
-    /// kernel-libipsec), wireguard (wireguard-go), ssh (OpenSSH port forwarding).
+    /// Tunnels, comma-separated: openvpn-static, openvpn-tls, ipsec (strongSwan: the
+    /// kernel's ESP or kernel-libipsec), wireguard (the kernel module or wireguard-go), ssh
+    /// (OpenSSH port forwarding).
     #[arg(
         long,
         default_value = "openvpn-static,openvpn-tls,ipsec,wireguard,ssh",
@@ -89,6 +93,18 @@ pub struct TunnelArgs {
     /// and encrypted with a shared key, as OpenVPN recommends).
     #[arg(long)]
     pub no_tls_crypt: bool,
+    /// Times each configuration and the baseline are measured, in interleaved rounds (all
+    /// of them once per round, the baseline first); each figure is then the median with a
+    /// distribution-free interval, and "faster"/"slower" against the baseline is said only
+    /// where the intervals are apart. Default 5 (3 with --quick).
+    #[arg(long, value_name = "N")]
+    pub repeats: Option<u32>,
+    /// Data path of ipsec and wireguard: auto (the kernel's where it has ESP through xfrm
+    /// or the wireguard module, found by trying them; user space otherwise), kernel (an
+    /// error where the kernel lacks it), user (strongSwan's kernel-libipsec, wireguard-go).
+    /// OpenVPN and OpenSSH run in user space either way. Each row names the path it took.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "kernel", "user"], value_name = "PATH")]
+    pub data_path: String,
     #[arg(long = "db", value_name = "PATH|URL", help = crate::DB_HELP, long_help = crate::DB_LONG_HELP)]
     pub db: Option<String>,
 }
@@ -276,8 +292,10 @@ fn transfer(
         seconds: secs,
         mb_per_s: got / secs / 1e6,
         sender_retransmits: v["end"]["sum_sent"]["retransmits"].as_u64(),
-        cpu_a_pct: r.map(|_| (a1 - a0) / secs * 100.0),
-        cpu_b_pct: r.map(|_| (b1 - b0) / secs * 100.0),
+        // No process to read on a kernel data path (WireGuard's module): no figure, rather
+        // than a 0 % that would read as free.
+        cpu_a_pct: r.filter(|r| !r.pids_a.is_empty()).map(|_| (a1 - a0) / secs * 100.0),
+        cpu_b_pct: r.filter(|r| !r.pids_b.is_empty()).map(|_| (b1 - b0) / secs * 100.0),
     })
 }
 
@@ -478,6 +496,20 @@ struct Study {
     sizes: Vec<u32>,
     pings: u32,
     bytes: u64,
+    /// Rounds: each configuration measured this many times, interleaved.
+    repeats: u32,
+    /// What the kernel offers, and the path each tunnel takes.
+    kernel: datapath::Kernel,
+    paths: Vec<(String, datapath::Path)>,
+}
+
+impl Study {
+    fn path(&self, tunnel: &str) -> datapath::Path {
+        self.paths
+            .iter()
+            .find(|(t, _)| t == tunnel)
+            .map_or(datapath::Path::User, |(_, p)| *p)
+    }
 }
 
 /// One configuration of the plan: tunnel, couple, AES masked, and why it cannot run (if so).
@@ -509,8 +541,23 @@ fn check(a: &TunnelArgs) -> Result<Study> {
     if unsafe { libc::geteuid() } != 0 {
         bail!("cryptoscope tunnel needs root: it creates network namespaces, TUN devices and runs VPN daemons (run it as root)");
     }
+    let want = datapath::Want::parse(&a.data_path).context("--data-path is auto, kernel or user")?;
+    let kernel = if tunnels.iter().any(|t| t == "ipsec" || t == "wireguard") {
+        datapath::probe()
+    } else {
+        datapath::not_probed()
+    };
+    let mut paths = Vec::new();
     for t in &tunnels {
+        let p = datapath::choose(t, &kernel, want).map_err(anyhow::Error::msg)?;
+        paths.push((t.clone(), p));
+    }
+    for (t, path) in &paths {
         for b in binary_for(t) {
+            // The kernel's WireGuard needs `wg` and `ip`, no daemon.
+            if *b == "wireguard-go" && *path == datapath::Path::Kernel {
+                continue;
+            }
             if !have(b) {
                 bail!("{t} needs {b}, which is not installed (scripts/setup.sh installs it)");
             }
@@ -523,8 +570,9 @@ fn check(a: &TunnelArgs) -> Result<Study> {
     }
     let pings = a.pings.unwrap_or(if a.quick { 10 } else { 100 });
     let bytes = a.bytes.unwrap_or(if a.quick { 32 << 20 } else { 256 << 20 });
-    if pings == 0 || bytes == 0 {
-        bail!("--pings and --bytes must be positive");
+    let repeats = a.repeats.unwrap_or(if a.quick { 3 } else { 5 });
+    if pings == 0 || bytes == 0 || repeats == 0 {
+        bail!("--pings, --bytes and --repeats must be positive");
     }
     Ok(Study {
         tunnels,
@@ -532,6 +580,9 @@ fn check(a: &TunnelArgs) -> Result<Study> {
         sizes,
         pings,
         bytes,
+        repeats,
+        kernel,
+        paths,
     })
 }
 
@@ -559,8 +610,7 @@ fn plan(s: &Study, modes: &[bool]) -> Vec<Planned> {
                 Some(why) => plan.push((t.clone(), c.clone(), false, Some(why))),
                 None => {
                     for &soft in modes {
-                        let why = (soft && t == "wireguard")
-                            .then_some("wireguard-go's ChaCha20-Poly1305 uses no AES instructions: nothing to mask");
+                        let why = datapath::soft_note(t, s.path(t)).filter(|_| soft);
                         plan.push((t.clone(), c.clone(), soft, why));
                     }
                 }
@@ -590,14 +640,14 @@ struct Bench<'a> {
 impl Bench<'_> {
     /// Sets one configuration up in fresh namespaces, measures it (and under attack with
     /// --hostile), and tears it all down.
-    fn configuration(&self, t: &str, c: &str, soft: bool, dir: &Path) -> Result<Measured> {
+    fn configuration(&self, t: &str, c: &str, soft: bool, dir: &Path, hostile: bool) -> Result<Measured> {
         let (a, s) = (self.a, self.s);
         let n = Netns::create("cstun", a.rate.as_deref())?;
         let mut r = match t {
             "openvpn-static" => openvpn(&n, dir, false, false, c, soft, self.driver)?,
             "openvpn-tls" => openvpn(&n, dir, true, !a.no_tls_crypt, c, soft, self.driver)?,
-            "wireguard" => wireguard(&n, dir)?,
-            "ipsec" => ipsec(&n, dir, c, soft)?,
+            "wireguard" => wireguard(&n, dir, s.path(t) == datapath::Path::Kernel)?,
+            "ipsec" => ipsec(&n, dir, c, soft, s.path(t) == datapath::Path::Kernel)?,
             _ => ssh(&n, dir, c, soft)?,
         };
         let p = if r.pings {
@@ -607,7 +657,7 @@ impl Bench<'_> {
         };
         let tr = transfer(&n, Some(&r), &r.target, r.source.as_deref(), r.port, self.file, s.bytes)?;
         let software = r.software.clone();
-        let hostile = if a.hostile {
+        let hostile = if hostile {
             Some(under_attack(
                 &n,
                 &mut r,
@@ -667,10 +717,20 @@ fn record(row: &mut Row, label: &str, result: Result<Measured>) -> bool {
     }
 }
 
-/// Throughput and latency of every measured row against the baseline (the first row).
+/// Throughput and latency of every measured row against the baseline (the first row): the
+/// medians over the repeats.
 fn overheads(rows: &mut [Row]) {
     let base = rows[0].clone();
-    let mb_per_s = |r: &Row| r.transfer.as_ref().map_or(f64::NAN, |t| t.mb_per_s);
+    let mb_per_s = |r: &Row| match &r.repeats {
+        Some(rep) => rep.mb_per_s.median,
+        None => r.transfer.as_ref().map_or(f64::NAN, |t| t.mb_per_s),
+    };
+    let p50 = |r: &Row, size: &u32| -> Option<f64> {
+        match r.repeats.as_ref().and_then(|rep| rep.ping_p50_ms.get(size)) {
+            Some(sp) => Some(sp.median),
+            None => r.pings().and_then(|p| p.get(size)).map(|p| p.p50_ms),
+        }
+    };
     for r in rows.iter_mut().skip(1) {
         if r.status != Status::Ok {
             continue;
@@ -678,10 +738,10 @@ fn overheads(rows: &mut [Row]) {
         r.throughput_vs_plain = Some(mb_per_s(r) / mb_per_s(&base));
         if let Some(p) = r.pings() {
             let lat = p
-                .iter()
-                .map(|(size, v)| {
-                    let b = base.pings().and_then(|b| b.get(size)).map_or(f64::NAN, |b| b.p50_ms);
-                    (*size, v.p50_ms / b)
+                .keys()
+                .map(|size| {
+                    let ours = p50(r, size).unwrap_or(f64::NAN);
+                    (*size, ours / p50(&base, size).unwrap_or(f64::NAN))
                 })
                 .collect();
             r.latency_vs_plain = Some(lat);
@@ -705,22 +765,6 @@ pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Setup, Vec<Row>, i32)> {
         _ => vec![false],
     };
     let catching = crate::stop::catch();
-    let mut rows = Vec::new();
-    let mut code = 0;
-    // The same path without a tunnel: the baseline every overhead is relative to.
-    {
-        if !quiet {
-            eprintln!("baseline: the veth pair without a tunnel");
-        }
-        let n = Netns::create("cstun", a.rate.as_deref())?;
-        let p = ping(&n, ADDR_B, None, &s.sizes, s.pings)?;
-        let t = transfer(&n, None, ADDR_B, None, 5201, &file, s.bytes)?;
-        rows.push(Row {
-            ping: Some(Some(p)),
-            transfer: Some(t),
-            ..Row::new("none", "-", "-", Status::Ok)
-        });
-    }
     let plan = plan(&s, &modes);
     let bench = Bench {
         a,
@@ -728,47 +772,14 @@ pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Setup, Vec<Row>, i32)> {
         driver: &driver,
         file: &file,
     };
-    let total = plan.iter().filter(|p| p.3.is_none()).count();
-    let mut done = 0;
-    for (t, c, soft, why) in plan.iter() {
-        if let Some(why) = why {
-            let accel = if *soft { "soft" } else { "-" };
-            rows.push(Row {
-                reason: Some(why.to_string()),
-                ..Row::new(t, c, accel, Status::NotSupported)
-            });
-            continue;
-        }
-        done += 1;
-        if crate::stop::requested() {
-            code = 1;
-            break;
-        }
-        let accel = if *soft { "soft" } else { "accel" };
-        if !quiet {
-            eprintln!("[{done}/{total}] {t} {c} {accel}");
-        }
-        // Its status is set by `record`.
-        let mut row = Row {
-            mask: Some(if *soft { MASK_AES } else { "" }.into()),
-            ..Row::new(t, c, accel, Status::Failed)
-        };
-        let dir = work.join(format!("{t}-{}-{accel}", c.replace(':', "_")));
-        std::fs::create_dir_all(&dir)?;
-        let result = bench.configuration(t, c, *soft, &dir);
-        if result.is_err() && crate::stop::requested() {
-            code = 1;
-            break;
-        }
-        if record(&mut row, &format!("{t} {c} {accel}"), result) {
-            code = 1;
-        }
-        rows.push(row);
-    }
+    let (mut rows, mut code) = rounds::measure(&bench, &plan, &work, quiet)?;
     drop(catching);
     if crate::stop::requested() {
         code = 1;
         eprintln!("interrupted: daemons and namespaces removed; what was measured is kept");
+    }
+    if rows.is_empty() {
+        bail!("interrupted before the baseline was measured");
     }
     overheads(&mut rows);
     let setup = Setup {
@@ -783,6 +794,12 @@ pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Setup, Vec<Row>, i32)> {
         mask: MASK_AES.into(),
         openvpn_tls_crypt: Some(s.tunnels.iter().any(|t| t == "openvpn-tls") && !a.no_tls_crypt),
         hostile: Some(a.hostile),
+        repeats: Some(s.repeats),
+        kernel: s
+            .tunnels
+            .iter()
+            .any(|t| t == "ipsec" || t == "wireguard")
+            .then(|| datapath::describe(&s.kernel)),
         interrupted: crate::stop::requested(),
         sizes: s.sizes,
     };
