@@ -417,7 +417,38 @@ mod served {
         events: mpsc::Receiver<Result<Event, String>>,
         /// What it wrote to stderr since the current request began.
         stderr: Arc<Mutex<String>>,
+        /// The stderr pipe, kept open for [`settle`] to see what is still unread in it.
+        stderr_pipe: Arc<std::fs::File>,
         stderr_reader: std::thread::JoinHandle<()>,
+    }
+
+    /// Bytes written to the pipe and not yet read.
+    fn unread(pipe: &std::fs::File) -> libc::c_int {
+        use std::os::fd::AsRawFd;
+        let mut n: libc::c_int = 0;
+        // SAFETY: FIONREAD writes one int; the descriptor is open while `pipe` lives.
+        if unsafe { libc::ioctl(pipe.as_raw_fd(), libc::FIONREAD, &mut n) } != 0 {
+            return 0;
+        }
+        n
+    }
+
+    /// Starts a request's stderr afresh: once everything the worker wrote before it has
+    /// been read (the reader takes data only while holding the buffer's lock, so with the
+    /// lock held and the pipe empty nothing earlier is in flight), the buffer is cleared.
+    /// A reader that is slow to be scheduled cannot make the worker's start-up lines look
+    /// like the request's.
+    fn settle(w: &Worker) {
+        for _ in 0..100_000 {
+            let mut s = w.stderr.lock().unwrap_or_else(|e| e.into_inner());
+            if unread(&w.stderr_pipe) == 0 {
+                s.clear();
+                return;
+            }
+            drop(s);
+            std::thread::yield_now();
+        }
+        w.stderr.lock().unwrap_or_else(|e| e.into_inner()).clear();
     }
 
     /// The idle workers, by how they were started.
@@ -435,15 +466,32 @@ mod served {
             .map_err(|e| Outcome::Failed(format!("cannot start {}: {e}", bin.display())))?;
         let events = read_events(child.stdout.take().expect("piped"));
         let stderr = Arc::new(Mutex::new(String::new()));
-        let (sink, mut pipe) = (Arc::clone(&stderr), child.stderr.take().expect("piped"));
+        let pipe = Arc::new(std::fs::File::from(std::os::fd::OwnedFd::from(
+            child.stderr.take().expect("piped"),
+        )));
+        let (sink, reader_pipe) = (Arc::clone(&stderr), Arc::clone(&pipe));
         let stderr_reader = std::thread::spawn(move || {
+            use std::os::fd::AsRawFd;
             let mut buf = [0u8; 4096];
-            while let Ok(n) = pipe.read(&mut buf) {
-                if n == 0 {
+            loop {
+                // Wait until there is data, then take it with the lock held (see `settle`).
+                let mut p = libc::pollfd {
+                    fd: reader_pipe.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
+                // SAFETY: one valid pollfd, on a descriptor open while `reader_pipe` lives.
+                if unsafe { libc::poll(&mut p, 1, -1) } < 0 {
+                    if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                        continue;
+                    }
                     break;
                 }
                 let mut s = sink.lock().unwrap_or_else(|e| e.into_inner());
-                s.push_str(&String::from_utf8_lossy(&buf[..n]));
+                match (&*reader_pipe).read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => s.push_str(&String::from_utf8_lossy(&buf[..n])),
+                }
             }
         });
         Ok(Worker {
@@ -451,6 +499,7 @@ mod served {
             child,
             events,
             stderr,
+            stderr_pipe: pipe,
             stderr_reader,
         })
     }
@@ -478,7 +527,7 @@ mod served {
                 Err(o) => return o,
             },
         };
-        w.stderr.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        settle(&w);
         let deadline = Instant::now() + timeout;
         let line = serde_json::to_string(request).expect("a request serialises") + "\n";
         // A worker that cannot take the request has ended: what it says is below.
