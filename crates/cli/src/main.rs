@@ -7,7 +7,7 @@
 
 use clap::{Parser, Subcommand};
 use cryptoscope_drivers::apps::*;
-use cryptoscope_drivers::{tahoe, tls, tunnel};
+use cryptoscope_drivers::{openvpn_server, tahoe, tls, tunnel};
 use cryptoscope_engine::args::*;
 use cryptoscope_engine::builds::*;
 use cryptoscope_engine::ct_cmd::*;
@@ -214,6 +214,19 @@ enum Cmd {
         #[command(flatten)]
         workers: Workers,
     },
+    /// An OpenVPN server in TLS mode, as the BA411E study ran it: RSA certificates, TLS 1.2
+    /// DHE-RSA with a 2048-bit group, AES-256-CBC with HMAC-SHA256; ten clients connecting
+    /// paced (one a second each) or back to back. Connection time, connections a minute,
+    /// server CPU a connection; soft or accelerated.
+    #[command(
+        after_help = "Examples:\n  # every RSA size, paced and unpaced, AES-NI on and masked (12 cells)\n  cryptoscope openvpn-server\n  # a check that everything works\n  cryptoscope openvpn-server --quick --rsa 2048 --accel on\n  # where the server stops keeping up\n  cryptoscope openvpn-server --rsa 4096 --pace 1,2,5,off --accel on\n\nEach cell gets a fresh server in one network namespace and --clients client loops in another, joined by a veth pair. A client loop starts a whole OpenVPN client process, waits for its `Initialization Sequence Completed`, tells it to stop (it says goodbye to the server, --explicit-exit-notify, in the background) and starts the next, on its pace. The server is pinned to the last CPU and the clients to the others. Every connection's log must show TLS 1.2, a DHE-RSA suite, a 2048-bit DH key, the cell's RSA size and the AES-256-CBC/SHA256 data channel, or the cell fails. Connection time runs from the client's first packet to its `Initialization Sequence Completed`, by its own microsecond log stamps. --accel off masks AES-NI and PCLMULQDQ (OPENSSL_ia32cap=~0x200000200000000:~0x0) in the server and every client; RSA and DH are not affected by it. Needs root.\n\nExit codes: 0 ok, 1 a cell failed or the run was interrupted (what was measured is stored), 2 usage or environment error (not root, a missing program)."
+    )]
+    OpenvpnServer {
+        #[command(flatten)]
+        args: openvpn_server::OpenvpnServerArgs,
+        #[command(flatten)]
+        workers: Workers,
+    },
     /// The machine's state before a run (governor, turbo, SMT siblings, load, steal,
     /// perf_event_paranoid, the PMU) and what in it makes numbers worse, with the command
     /// that would change it; `run` and `ab` look too and keep it with their results.
@@ -306,7 +319,8 @@ impl Cmd {
             | Cmd::Tahoe { workers, .. }
             | Cmd::Ct { workers, .. }
             | Cmd::Tls { workers, .. }
-            | Cmd::Tunnel { workers, .. } => Some(workers),
+            | Cmd::Tunnel { workers, .. }
+            | Cmd::OpenvpnServer { workers, .. } => Some(workers),
             Cmd::Preflight { .. }
             | Cmd::Report { .. }
             | Cmd::Runs { .. }
@@ -416,6 +430,7 @@ fn main() {
         Cmd::Ct { args, .. } => cmd_ct(args, quiet),
         Cmd::Tls { args, .. } => cmd_driver(args, quiet),
         Cmd::Tunnel { args, .. } => cmd_driver(args, quiet),
+        Cmd::OpenvpnServer { args, .. } => cmd_driver(args, quiet),
         Cmd::Preflight { cpu, json } => cryptoscope_engine::preflight_cmd::cmd_preflight(*cpu, json.as_deref()),
         Cmd::Runs { prune, db } => cmd_runs(*prune, db),
         Cmd::Report { runs, out, db } => cmd_report(runs, out.as_deref(), db),

@@ -174,6 +174,120 @@ fn rustls_groups_hybrid_sizes_catalogue_kems_and_does_not_fit() {
     assert!(stdout_of(&runs).contains("tls"), "{}", stdout_of(&runs));
 }
 
+/// `--repeats`: each configuration measured once per round; its row carries the rates'
+/// median and interval, its measurement is one of the repeats, and soft against accelerated
+/// is judged on the intervals.
+#[test]
+fn repeats_give_each_configuration_its_interval() {
+    let _serial = serial(); // binds ports, starts daemons or creates namespaces
+    let d = tempfile::tempdir().unwrap();
+    let (db, json) = (d.path().join("r.db"), d.path().join("tls.json"));
+    let out = cryptoscope()
+        .args([
+            "tls",
+            "--quick",
+            "--quiet",
+            "--group",
+            "X25519",
+            "--accel",
+            "both",
+            "--repeats",
+            "3",
+            "--db",
+        ])
+        .arg(&db)
+        .arg("--json")
+        .arg(&json)
+        .timeout(std::time::Duration::from_secs(300))
+        .output()
+        .unwrap();
+    let text = stdout_of(&out);
+    assert!(out.status.success(), "{text}\n{}", stderr_of(&out));
+    assert!(text.contains("3 repeats, interleaved"), "{text}");
+    let rows = rows(&json);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    for r in &rows {
+        let rep = &r["repeats"];
+        assert_eq!(rep["n"], 3, "{r}");
+        let s = &rep["handshakes_per_s"];
+        let values: Vec<f64> = s["values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        assert_eq!(values.len(), 3);
+        let (low, median, high) = (
+            s["low"].as_f64().unwrap(),
+            s["median"].as_f64().unwrap(),
+            s["high"].as_f64().unwrap(),
+        );
+        assert!(low <= median && median <= high, "{s}");
+        // The shown measurement is the median repeat.
+        assert_eq!(r["measurement"]["handshakes_per_s"].as_f64(), Some(median), "{r}");
+    }
+    assert!(
+        ["(faster)", "(slower)", "(no difference shown)"]
+            .iter()
+            .any(|v| text.contains(v)),
+        "{text}"
+    );
+}
+
+/// `--pace`: no client starts a handshake before its slot, so the window holds at most
+/// `clients × (floor(rate × elapsed) + 1)` handshakes, counted; the late starts are reported.
+#[test]
+fn paced_clients_never_exceed_their_rate() {
+    let _serial = serial(); // binds ports, starts daemons or creates namespaces
+    let d = tempfile::tempdir().unwrap();
+    let (db, json) = (d.path().join("r.db"), d.path().join("tls.json"));
+    let (clients, rate) = (3u64, 4.0f64);
+    let out = cryptoscope()
+        .args([
+            "tls",
+            "--quiet",
+            "--group",
+            "X25519",
+            "--warmup",
+            "0.5",
+            "--duration",
+            "2",
+        ])
+        .args(["--clients", &clients.to_string(), "--pace", &rate.to_string(), "--db"])
+        .arg(&db)
+        .arg("--json")
+        .arg(&json)
+        .timeout(std::time::Duration::from_secs(300))
+        .output()
+        .unwrap();
+    let text = stdout_of(&out);
+    assert!(out.status.success(), "{text}\n{}", stderr_of(&out));
+    assert!(text.contains("each client paced at 4 handshakes a second"), "{text}");
+    let rows = rows(&json);
+    let m = &find(&rows, "X25519", "accel")["measurement"];
+    assert_eq!(m["pace"].as_f64(), Some(rate), "{m}");
+    assert!(m["late_starts"].is_u64(), "{m}");
+    // Elapsed: the warm-up, the window, and the reading of CPU times between them (0.25 s
+    // allowed for that).
+    let elapsed = m["warmup_s"].as_f64().unwrap() + m["window_s"].as_f64().unwrap() + 0.25;
+    let most = clients * ((rate * elapsed).floor() as u64 + 1);
+    let k = m["handshakes"].as_u64().unwrap();
+    assert!(
+        0 < k && k <= most,
+        "{k} handshakes, at most {most} at {rate}/s for {elapsed} s: {m}"
+    );
+    let bad = cryptoscope()
+        .args(["tls", "--quick", "--quiet", "--pace", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2), "{}", stderr_of(&bad));
+    assert!(
+        stderr_of(&bad).contains("--pace must be a positive"),
+        "{}",
+        stderr_of(&bad)
+    );
+}
+
 #[test]
 fn openssl_peer_runs_the_studys_dhe_with_rsa_1024_soft_and_accelerated() {
     let _serial = serial(); // binds ports, starts daemons or creates namespaces
@@ -261,8 +375,7 @@ fn namespaces_with_a_rate_limit_and_nothing_left_after_ctrl_c() {
     // Ctrl-C in the middle of a configuration: servers, clients and namespaces go, the
     // first configuration's result is kept, exit status 1. The signal follows the second
     // configuration's progress line (a fixed delay was outrun by a busy machine's setup).
-    use std::os::unix::process::CommandExt;
-    let mut child = std::process::Command::new(bin())
+    let mut child = interruptible(&mut std::process::Command::new(bin()))
         .args([
             "tls",
             "--netns",
@@ -277,7 +390,6 @@ fn namespaces_with_a_rate_limit_and_nothing_left_after_ctrl_c() {
             "--db",
         ])
         .arg(&db)
-        .process_group(0)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()

@@ -9,28 +9,10 @@ use common::*;
 use serde_json::Value;
 
 fn leftovers() -> String {
-    let ns = std::process::Command::new("ip")
-        .args(["netns", "list"])
-        .output()
-        .unwrap();
-    let ns: Vec<String> = String::from_utf8_lossy(&ns.stdout)
-        .lines()
-        .filter(|l| l.starts_with("cstun"))
-        .map(String::from)
-        .collect();
-    let ps = std::process::Command::new("sh")
-        .args([
-            "-c",
-            "pgrep -a -f '[c]ryptoscope-tunnel-[0-9]+|/usr/lib/ipsec/[c]haron|[w]ireguard-go -f wcs' || true",
-        ])
-        .output()
-        .unwrap();
-    let ps = String::from_utf8_lossy(&ps.stdout).trim().to_string();
-    if ns.is_empty() && ps.is_empty() {
-        String::new()
-    } else {
-        format!("namespaces {ns:?}, processes {ps}")
-    }
+    common::leftovers(
+        "cstun",
+        "[c]ryptoscope-tunnel-[0-9]+|/usr/lib/ipsec/[c]haron|[w]ireguard-go -f wcs",
+    )
 }
 
 #[test]
@@ -212,8 +194,7 @@ fn soft_and_accelerated_and_ctrl_c_leaves_nothing() {
     assert!(text.contains("Software versus accelerated"), "{text}");
     assert!(text.contains("nothing to mask"), "{text}");
 
-    use std::os::unix::process::CommandExt;
-    let mut child = std::process::Command::new(bin())
+    let mut child = interruptible(&mut std::process::Command::new(bin()))
         .args([
             "tunnel",
             "--tunnel",
@@ -229,7 +210,6 @@ fn soft_and_accelerated_and_ctrl_c_leaves_nothing() {
             "--db",
         ])
         .arg(&db)
-        .process_group(0)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -237,21 +217,7 @@ fn soft_and_accelerated_and_ctrl_c_leaves_nothing() {
     // Interrupted once the second configuration of the first round has started (the run
     // says so), whatever the machine's speed: the first is reported from its one repeat,
     // the second torn down half-built.
-    use std::io::BufRead;
-    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
-    let mut err = String::new();
-    for line in lines.by_ref().map_while(Result::ok) {
-        err.push_str(&line);
-        err.push('\n');
-        if line.starts_with("[round 1/2] [2/") {
-            break;
-        }
-    }
-    unsafe { libc::killpg(child.id() as i32, libc::SIGINT) };
-    lines.map_while(Result::ok).for_each(|l| {
-        err.push_str(&l);
-        err.push('\n');
-    });
+    let err = interrupt_at(&mut child, "[round 1/2] [2/");
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}\n{err}", stdout_of(&out));
     assert!(err.contains("interrupted"), "{err}");

@@ -220,3 +220,34 @@ impl Driver for tunnel::TunnelArgs {
         }))
     }
 }
+
+impl Driver for openvpn_server::OpenvpnServerArgs {
+    const NAME: &'static str = cryptoscope_model::apps::openvpn::DRIVER;
+
+    fn outputs(&self) -> (Option<&str>, Option<&PathBuf>) {
+        (self.db.as_deref(), self.json.as_ref())
+    }
+
+    fn run(&self, quiet: bool) -> Result<Option<DriverRun>> {
+        let (setup, rows, code) = openvpn_server::run(self, quiet)?;
+        let app = AppRun {
+            suite: Self::NAME,
+            algorithms: self
+                .rsa
+                .split(',')
+                .map(|s| format!("rsa-{}", s.trim().trim_start_matches("rsa-")))
+                .collect(),
+            quick: self.quick,
+            rounds: 0,
+            libraries: vec![("openvpn".into(), setup.software.clone())],
+            items: cryptoscope_report::openvpn::items(&setup, &rows),
+        };
+        let json = serde_json::json!({"setup": setup, "rows": rows});
+        Ok(Some(DriverRun {
+            app,
+            json,
+            code,
+            incomplete: None,
+        }))
+    }
+}

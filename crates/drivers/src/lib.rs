@@ -1,4 +1,4 @@
-//! The application drivers of cryptoscope (`tahoe`, `tls`, `tunnel`): studies of
+//! The application drivers of cryptoscope (`tahoe`, `tls`, `tunnel`, `openvpn-server`): studies of
 //! cryptography inside a protocol, behind one interface ([`apps::Driver`]), with what only
 //! they use (network namespaces, hostile traffic). Built on `cryptoscope-engine`.
 
@@ -7,6 +7,7 @@ pub mod flights;
 mod hostile;
 pub mod netem;
 pub mod netns;
+pub mod openvpn_server;
 pub mod stop;
 pub mod tahoe;
 pub mod tls;

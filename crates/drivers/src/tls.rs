@@ -22,7 +22,10 @@ use crate::gating;
 use crate::netem;
 use crate::netns::{children_of, Netns, ADDR_A};
 use crate::tls_peers;
+
+mod rounds;
 use crate::workers;
+use rounds::template;
 
 /// What masks only AES-NI and PCLMULQDQ in OpenSSL and AWS-LC (the second word left alone,
 /// so SHA-NI and AVX2 stay on; see notes/channels.md).
@@ -74,6 +77,17 @@ pub struct TlsArgs {
     /// Warm-up seconds per configuration, not counted.
     #[arg(long, value_name = "SECONDS")]
     pub warmup: Option<f64>,
+    /// Times each configuration is measured, in interleaved rounds (all of them once per
+    /// round), each a warm-up and a window of its own. With more than one, hs/s is the
+    /// median with a distribution-free interval, and the soft-versus-accelerated table says
+    /// faster or slower only where the intervals are apart.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub repeats: u32,
+    /// Each client's pace in handshakes a second, the clients spread evenly over one
+    /// interval (default: back to back). A start is never early; one that comes due while
+    /// the client's last handshake still runs is taken late, and counted (`late_starts`).
+    #[arg(long, value_name = "RATE")]
+    pub pace: Option<f64>,
     /// Short windows (1 s measured, 0.3 s warm-up): a check that everything works.
     #[arg(long)]
     pub quick: bool,
@@ -403,6 +417,9 @@ fn measure(ctx: &Ctx, c: &Config, cell: Option<netem::Conditions>) -> Result<(Me
             &ctx.duration.to_string(),
         ])
         .args(["--request", &a.request.to_string()]);
+    if let Some(r) = a.pace {
+        cmd.args(["--pace", &r.to_string()]);
+    }
     if let Some(n) = ctx.count {
         cmd.args(["--count", &n.to_string()]);
     }
@@ -720,6 +737,12 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)>
     if duration.is_nan() || duration <= 0.0 || warmup.is_nan() || warmup < 0.0 {
         bail!("--duration must be positive and --warmup not negative");
     }
+    if a.pace.is_some_and(|r| !(r.is_finite() && r > 0.0)) {
+        bail!("--pace must be a positive number of handshakes a second per client");
+    }
+    if a.repeats == 0 {
+        bail!("--repeats must be at least 1");
+    }
     let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let clients = a.clients.unwrap_or(if cells.is_empty() { 10 } else { 1 });
     let count = a
@@ -761,73 +784,67 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)>
         .iter()
         .flat_map(|p| configs.iter().map(move |c| (*p, c)))
         .collect();
-    for (i, (cell, c)) in work.into_iter().enumerate() {
-        if crate::stop::requested() {
-            code = 1;
-            break;
-        }
-        let mut lbl = label(c, &a.peer);
-        if let Some(cell) = cell {
-            lbl += &format!(" @ {} ms, {} % loss", cell.millis(), cell.loss);
-        }
-        if !quiet {
-            match ctx.count {
-                Some(n) => eprintln!("[{}/{total}] {lbl} ({n} handshakes)", i + 1),
-                None => eprintln!("[{}/{total}] {lbl} ({duration} s)", i + 1),
+    let rounds = a.repeats;
+    let mut gathered: Vec<rounds::Gathered> = work.iter().map(|_| Default::default()).collect();
+    let mut planned: Vec<Configuration> = work
+        .iter()
+        .map(|(cell, c)| template(a, c, *cell, &network, mechanism))
+        .collect();
+    'rounds: for round in 1..=rounds {
+        for (i, (cell, c)) in work.iter().enumerate() {
+            if crate::stop::requested() {
+                code = 1;
+                break 'rounds;
             }
-        }
-        let mut row = Configuration {
-            peer: Some(peer_label(a)),
-            group: c.group.clone(),
-            cert: Some(c.cert.clone()),
-            accel: Some(if c.soft { "soft" } else { "accel" }.into()),
-            mask: Some(if c.soft { MASK_AES } else { "" }.into()),
-            network: Some(network.clone()),
-            group_info: Some(c.info.clone()),
-            ..Configuration::default()
-        };
-        if let Some(cell) = cell {
-            row.conditions = Some(LinkConditions {
-                mechanism: mechanism.map(|m| m.name()).unwrap_or_default().into(),
-                delay_ms: cell.millis(),
-                loss_pct: cell.loss,
-                seed: cell.seed,
-                directions: Vec::new(),
-                flights: Vec::new(),
-            });
-        }
-        if a.hello_retry {
-            row.hello_retry = Some(true);
-        }
-        match measure(&ctx, c, cell) {
-            Ok((m, link)) => {
-                if link.is_some() {
-                    row.conditions = link;
+            let mut lbl = label(c, &a.peer);
+            if let Some(cell) = cell {
+                lbl += &format!(" @ {} ms, {} % loss", cell.millis(), cell.loss);
+            }
+            if !quiet {
+                let r = if rounds > 1 {
+                    format!("[round {round}/{rounds}] ")
+                } else {
+                    String::new()
+                };
+                match ctx.count {
+                    Some(n) => eprintln!("{r}[{}/{total}] {lbl} ({n} handshakes)", i + 1),
+                    None => eprintln!("{r}[{}/{total}] {lbl} ({duration} s)", i + 1),
                 }
-                row.latency = crate::tls_checks::latency_of(&m);
-                if m.handshakes == 0 {
+            }
+            gathered[i].tried = true;
+            let row = &mut planned[i];
+            match measure(&ctx, c, *cell) {
+                Ok((m, link)) if m.handshakes > 0 => gathered[i].ok.push((m, link)),
+                Ok((m, link)) => {
                     code = 1;
                     eprintln!(
                         "error: {lbl}: no handshake completed: {}",
                         m.first_error.as_deref().unwrap_or("?")
                     );
+                    if link.is_some() {
+                        row.conditions = link;
+                    }
                     row.status = "failed".into();
-                } else {
-                    row.status = "ok".into();
+                    row.latency = crate::tls_checks::latency_of(&m);
+                    row.measurement = Some(m);
                 }
-                row.measurement = Some(m);
-            }
-            Err(e) => {
-                code = 1;
-                if crate::stop::requested() {
-                    break;
+                Err(e) => {
+                    code = 1;
+                    if crate::stop::requested() {
+                        break 'rounds;
+                    }
+                    eprintln!("error: {lbl}: {e:#}");
+                    row.status = "failed".into();
+                    row.error = Some(format!("{e:#}"));
                 }
-                eprintln!("error: {lbl}: {e:#}");
-                row.status = "failed".into();
-                row.error = Some(format!("{e:#}"));
             }
         }
-        rows.push(row);
+    }
+    for (mut row, g) in planned.into_iter().zip(gathered) {
+        if g.tried {
+            rounds::finish(&mut row, g, rounds);
+            rows.push(row);
+        }
     }
     drop(catching);
     if crate::stop::requested() {
@@ -897,6 +914,8 @@ fn setup(a: &TlsArgs, ctx: &Ctx, network: String, gate_failed: Vec<String>) -> S
         cpu: Some("server CPU = utime+stime of its processes over the window (/proc/PID/stat, clock ticks); CPU % is of one core".into()),
         mask: Some(MASK_AES.into()),
         gate_failed,
+        pace: a.pace,
+        repeats: (a.repeats > 1).then_some(a.repeats),
         interrupted: crate::stop::requested(),
     }
 }

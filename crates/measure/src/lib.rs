@@ -10,6 +10,7 @@ pub mod clock;
 pub mod emulation;
 pub mod env;
 pub mod memcheck;
+pub mod pace;
 pub mod paired;
 pub mod perf;
 pub mod preflight;

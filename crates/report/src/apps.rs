@@ -55,6 +55,12 @@ pub const DRIVERS: &[Rendering] = &[
         html: html::tunnel_section,
     },
     Rendering {
+        driver: crate::openvpn::DRIVER,
+        tables: |apps| crate::openvpn::table(apps).into_iter().collect(),
+        summary: crate::openvpn::summary,
+        html: html::openvpn_section,
+    },
+    Rendering {
         driver: cryptoscope_model::apps::ab::DRIVER,
         tables: |apps| crate::ab::table(apps).into_iter().collect(),
         summary: crate::ab::summary,

@@ -12,6 +12,7 @@ pub mod ct;
 pub mod export;
 pub mod history;
 pub mod html;
+pub mod openvpn;
 pub mod published;
 pub mod sig;
 pub mod table;

@@ -41,6 +41,31 @@ fn count(x: Option<f64>, digits: usize) -> String {
     x.map_or("-".into(), |x| format!("{x:.digits$}"))
 }
 
+/// Handshakes a second: over repeats the median [interval], else the one window's.
+fn rate(d: &Configuration, m: &Measurement) -> String {
+    match d.repeats.as_ref().filter(|r| r.n > 1) {
+        Some(r) => {
+            let s = &r.handshakes_per_s;
+            format!("{:.0} [{:.0}, {:.0}]", s.median, s.low, s.high)
+        }
+        None => count(m.handshakes_per_s, 0),
+    }
+}
+
+/// Accelerated against software over repeats: `faster` or `slower` only where the two
+/// intervals are apart.
+fn verdict(accel: &Configuration, soft: &Configuration) -> Option<&'static str> {
+    let (a, s) = (accel.repeats.as_ref()?, soft.repeats.as_ref()?);
+    let (a, s) = (&a.handshakes_per_s, &s.handshakes_per_s);
+    Some(if a.low > s.high {
+        "faster"
+    } else if a.high < s.low {
+        "slower"
+    } else {
+        "no difference shown"
+    })
+}
+
 fn cpu_pct(p: Option<f64>) -> String {
     p.map_or("-".into(), |p| format!("{p:.0} %"))
 }
@@ -65,6 +90,15 @@ fn note(d: &Configuration) -> String {
     };
     if let Some(m) = m.filter(|m| d.status == "ok" && m.errors > 0) {
         note = format!("{} errors: {}", m.errors, first_error.unwrap_or(""));
+    }
+    // Paced clients whose starts came due while their last handshake still ran.
+    if let Some(late) = m
+        .and_then(|m| m.rest.get("late_starts"))
+        .and_then(|v| v.as_u64())
+        .filter(|n| *n > 0)
+    {
+        let w = format!("{late} paced starts late");
+        note = if note.is_empty() { w } else { format!("{note}; {w}") };
     }
     if let Some(st) = m.and_then(|m| m.steal_pct).filter(|s| *s >= 10.0) {
         let w = format!("hypervisor stole {st:.0} % of CPU time: noisy");
@@ -112,7 +146,7 @@ pub fn rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String>>) {
         match &d.measurement {
             None => row.extend(std::iter::repeat_n("-".to_string(), 11)),
             Some(m) => row.extend([
-                count(m.handshakes_per_s, 0),
+                rate(&d, m),
                 count(m.handshakes_per_min, 0),
                 ms(pct(&m.connection_ns, |s| s.p50)),
                 ms(pct(&m.connection_ns, |s| s.p95)),
@@ -290,7 +324,10 @@ pub fn ratio_rows(apps: &[AppResult]) -> (Vec<&'static str>, Vec<Vec<String>>) {
             s.cert.clone().unwrap_or_else(|| "?".into()),
             count(hs(ms_), 0),
             count(hs(mh), 0),
-            ratio(hs(mh), hs(ms_)),
+            match verdict(h, s) {
+                Some(v) => format!("{} ({v})", ratio(hs(mh), hs(ms_))),
+                None => ratio(hs(mh), hs(ms_)),
+            },
             cpu_pct(cpu(ms_)),
             cpu_pct(cpu(mh)),
             ratio(per_hs(ms_), per_hs(mh)),
@@ -343,6 +380,17 @@ pub fn setup_lines(apps: &[AppResult]) -> Vec<String> {
             d.mask.as_deref().unwrap_or("?")
         ),
         d.cpu.clone().unwrap_or_default(),
+        match d.pace {
+            Some(r) => format!("each client paced at {r} handshakes a second (late: paced starts taken after they were due)"),
+            None => "clients back to back".into(),
+        },
+        match d.repeats {
+            Some(n) => format!(
+                "{n} repeats, interleaved (every configuration once per round): hs/s is the median [the median's order-statistic interval, {:.1} % coverage]; the other figures are the median repeat's; accel/soft says faster or slower only where the intervals are apart",
+                100.0 * cryptoscope_measure::stats::median_ci_coverage(n as usize)
+            ),
+            None => "one window per configuration".into(),
+        },
     ];
     lines.extend(d.window);
     if let Some(n) = d.netem {

@@ -1,10 +1,11 @@
-//! The load generator: N clients, each doing full handshakes back to back (TCP connect,
-//! handshake, optional request, close_notify, close) for a warm-up and then a measured
-//! window. Counts what crosses the wire and the CPU time of the server's processes
+//! The load generator: N clients, each doing full handshakes back to back or on a pace (TCP
+//! connect, handshake, optional request, close_notify, close) for a warm-up and then a
+//! measured window. Counts what crosses the wire and the CPU time of the server's processes
 //! during the window.
 
 use crate::wire::{own_cpu, process_cpu, Counting};
 use anyhow::{bail, Context, Result};
+use cryptoscope_measure::pace::{Next, Pace};
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::client::WebPkiServerVerifier;
 use rustls::pki_types::pem::PemObject;
@@ -62,6 +63,10 @@ pub struct LoadArgs {
     /// Processes whose CPU time is the server's (repeatable).
     #[arg(long)]
     pub server_pid: Vec<u32>,
+    /// Each client's pace in handshakes a second, spread evenly over the clients
+    /// (`cryptoscope_measure::pace`); default: back to back.
+    #[arg(long)]
+    pub pace: Option<f64>,
 }
 
 #[derive(Default, Clone, Copy)]
@@ -406,9 +411,58 @@ fn summary(mut v: Vec<u64>) -> Value {
     })
 }
 
+/// What one client thread saw: its handshakes, errors (count, first), the facts of its
+/// first handshake, and when its paced starts were late.
+type ClientOutcome = (Vec<Record>, u64, Option<String>, Option<Facts>, Vec<Instant>);
+
+/// One client: handshakes on its pace until `stop`.
+fn client_loop(client: &Client, addr: SocketAddr, request: &[u8], shared: &Shared, mut pace: Pace) -> ClientOutcome {
+    let t0 = Instant::now();
+    let mut late = Vec::new();
+    let mut recs = Vec::new();
+    let mut errors = 0u64;
+    let mut first_error = None;
+    let mut facts = None;
+    let mut consecutive = 0u32;
+    while !shared.stop.load(Ordering::Relaxed) {
+        match pace.next(t0.elapsed()) {
+            Next::Wait(d) => {
+                std::thread::sleep(d.min(Duration::from_millis(50)));
+                continue;
+            }
+            Next::Now { late: true } => late.push(Instant::now()),
+            Next::Now { late: false } => {}
+        }
+        match one(client, addr, request, &mut facts) {
+            Ok(r) => {
+                consecutive = 0;
+                // Counted when it ended in the window, as only those are kept.
+                let from = shared.from.get();
+                if from.is_some_and(|f| r.done.is_some_and(|d| d >= *f)) {
+                    shared.completed.fetch_add(1, Ordering::Relaxed);
+                }
+                recs.push(r)
+            }
+            Err(e) => {
+                errors += 1;
+                consecutive += 1;
+                first_error.get_or_insert_with(|| format!("{e:#}"));
+                if consecutive >= 50 {
+                    break; // the server is not answering: no point hammering it
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+    }
+    (recs, errors, first_error, facts, late)
+}
+
 pub fn load(a: &LoadArgs) -> Result<Value> {
     if a.clients == 0 || a.duration <= 0.0 || a.warmup < 0.0 {
         bail!("--clients and --duration must be positive");
+    }
+    if a.pace.is_some_and(|r| !(r.is_finite() && r > 0.0)) {
+        bail!("--pace must be a positive number of handshakes a second");
     }
     let client = Arc::new(match a.client.as_str() {
         "openssl" => Client::Openssl(openssl_connector(a)?),
@@ -431,40 +485,17 @@ pub fn load(a: &LoadArgs) -> Result<Value> {
     crate::warm_thread();
     let ready = Arc::new(std::sync::Barrier::new(a.clients + 1));
     let mut threads = Vec::new();
-    for _ in 0..a.clients {
+    for i in 0..a.clients {
         let (client, shared, request, addr) = (client.clone(), shared.clone(), request.clone(), a.connect);
         let ready = ready.clone();
+        let pace = match a.pace {
+            Some(r) => Pace::new(r, i, a.clients),
+            None => Pace::unpaced(),
+        };
         threads.push(std::thread::spawn(move || {
             crate::warm_thread();
             ready.wait();
-            let mut recs = Vec::new();
-            let mut errors = 0u64;
-            let mut first_error = None;
-            let mut facts = None;
-            let mut consecutive = 0u32;
-            while !shared.stop.load(Ordering::Relaxed) {
-                match one(&client, addr, &request, &mut facts) {
-                    Ok(r) => {
-                        consecutive = 0;
-                        // Counted when it ended in the window, as only those are kept.
-                        let from = shared.from.get();
-                        if from.is_some_and(|f| r.done.is_some_and(|d| d >= *f)) {
-                            shared.completed.fetch_add(1, Ordering::Relaxed);
-                        }
-                        recs.push(r)
-                    }
-                    Err(e) => {
-                        errors += 1;
-                        consecutive += 1;
-                        first_error.get_or_insert_with(|| format!("{e:#}"));
-                        if consecutive >= 50 {
-                            break; // the server is not answering: no point hammering it
-                        }
-                        std::thread::sleep(Duration::from_millis(10));
-                    }
-                }
-            }
-            (recs, errors, first_error, facts)
+            client_loop(&client, addr, &request, &shared, pace)
         }));
     }
     ready.wait();
@@ -498,9 +529,11 @@ pub fn load(a: &LoadArgs) -> Result<Value> {
     shared.window.set((w0, w1)).ok();
     shared.stop.store(true, Ordering::Relaxed);
     let (mut recs, mut errors, mut first_error, mut facts) = (Vec::new(), 0u64, None, None);
+    let mut late_starts = 0u64;
     for t in threads {
-        let (r, e, fe, f) = t.join().map_err(|_| anyhow::anyhow!("a client thread panicked"))?;
+        let (r, e, fe, f, late) = t.join().map_err(|_| anyhow::anyhow!("a client thread panicked"))?;
         recs.extend(r.into_iter().filter(|r| r.done.is_some_and(|d| d >= w0 && d <= w1)));
+        late_starts += late.iter().filter(|t| **t >= w0 && **t <= w1).count() as u64;
         errors += e;
         if first_error.is_none() {
             first_error = fe;
@@ -554,5 +587,8 @@ pub fn load(a: &LoadArgs) -> Result<Value> {
         "cipher": facts.cipher,
         "signature_scheme": facts.signature_scheme,
         "request_bytes": a.request,
+        "pace": a.pace,
+        // Paced starts in the window taken after they were due (the last handshake overran).
+        "late_starts": a.pace.map(|_| late_starts),
     }))
 }

@@ -201,3 +201,68 @@ pub fn has_avx2() -> bool {
         false
     }
 }
+
+/// Reads `child`'s stderr until a line starts with `prefix` (the run saying where it is, so
+/// the moment does not depend on the machine's speed), then sends SIGINT to its process
+/// group (as Ctrl-C does) and reads the rest; returns everything it said on stderr.
+#[allow(dead_code)]
+pub fn interrupt_at(child: &mut std::process::Child, prefix: &str) -> String {
+    use std::io::BufRead;
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut err = String::new();
+    for line in lines.by_ref().map_while(Result::ok) {
+        err.push_str(&line);
+        err.push('\n');
+        if line.starts_with(prefix) {
+            break;
+        }
+    }
+    unsafe { libc::killpg(child.id() as i32, libc::SIGINT) };
+    lines.map_while(Result::ok).for_each(|l| {
+        err.push_str(&l);
+        err.push('\n');
+    });
+    err
+}
+
+/// Starts `cmd`'s process in a process group of its own with SIGINT at its default, so that
+/// the test can interrupt it as Ctrl-C would even when the test itself runs with SIGINT
+/// ignored (a background job of a non-interactive shell): the tool keeps a signal its
+/// caller ignores ignored, by design.
+#[allow(dead_code)]
+pub fn interruptible(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: signal() is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    cmd.process_group(0)
+}
+
+/// What a network study left behind: network namespaces named `prefix…` and processes whose
+/// command line matches `pattern` (pgrep -f); empty when nothing.
+#[allow(dead_code)]
+pub fn leftovers(prefix: &str, pattern: &str) -> String {
+    let ns = std::process::Command::new("ip")
+        .args(["netns", "list"])
+        .output()
+        .unwrap();
+    let ns: Vec<String> = String::from_utf8_lossy(&ns.stdout)
+        .lines()
+        .filter(|l| l.starts_with(prefix))
+        .map(String::from)
+        .collect();
+    let ps = std::process::Command::new("sh")
+        .args(["-c", &format!("pgrep -a -f '{pattern}' || true")])
+        .output()
+        .unwrap();
+    let ps = String::from_utf8_lossy(&ps.stdout).trim().to_string();
+    if ns.is_empty() && ps.is_empty() {
+        String::new()
+    } else {
+        format!("namespaces {ns:?}, processes {ps}")
+    }
+}

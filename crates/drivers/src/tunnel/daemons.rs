@@ -8,7 +8,7 @@ use super::*;
 /// whatever way a set-up ends (ready, interrupted, timed out, a daemon died), nothing it
 /// started outlives it.
 #[derive(Default)]
-pub(super) struct Procs(Vec<Child>);
+pub(crate) struct Procs(Vec<Child>);
 
 impl Procs {
     fn stop(&mut self) {
@@ -94,7 +94,7 @@ impl Drop for Running {
     }
 }
 
-pub(super) fn spawn_logged(mut cmd: Command, log: &Path, soft: bool) -> Result<Child> {
+pub(crate) fn spawn_logged(mut cmd: Command, log: &Path, soft: bool) -> Result<Child> {
     if soft {
         cmd.env("OPENSSL_ia32cap", MASK_AES);
     }
@@ -105,7 +105,7 @@ pub(super) fn spawn_logged(mut cmd: Command, log: &Path, soft: bool) -> Result<C
         .with_context(|| format!("cannot start {:?}", cmd.get_program()))
 }
 
-pub(super) fn wait_for(what: &str, timeout: Duration, mut ready: impl FnMut() -> Result<bool>) -> Result<()> {
+pub(crate) fn wait_for(what: &str, timeout: Duration, mut ready: impl FnMut() -> Result<bool>) -> Result<()> {
     let t = Instant::now();
     loop {
         if ready()? {
@@ -121,7 +121,7 @@ pub(super) fn wait_for(what: &str, timeout: Duration, mut ready: impl FnMut() ->
     }
 }
 
-pub(super) fn check_alive(children: &mut [Child], logs: &[PathBuf]) -> Result<()> {
+pub(crate) fn check_alive(children: &mut [Child], logs: &[PathBuf]) -> Result<()> {
     for (c, log) in children.iter_mut().zip(logs) {
         if let Ok(Some(st)) = c.try_wait() {
             let text = std::fs::read_to_string(log).unwrap_or_default();
@@ -136,7 +136,7 @@ pub(super) fn check_alive(children: &mut [Child], logs: &[PathBuf]) -> Result<()
     Ok(())
 }
 
-pub(super) fn version_of(cmd: &mut Command, pick: impl Fn(&str) -> bool) -> String {
+pub(crate) fn version_of(cmd: &mut Command, pick: impl Fn(&str) -> bool) -> String {
     cmd.output()
         .ok()
         .map(|o| {

@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-mod daemons;
+pub(crate) mod daemons;
 mod datapath;
-mod repeats;
+pub(crate) mod repeats;
 mod rounds;
 
 use crate::hostile;
@@ -141,7 +141,7 @@ fn binary_for(tunnel: &str) -> &'static [&'static str] {
     }
 }
 
-fn have(bin: &str) -> bool {
+pub(crate) fn have(bin: &str) -> bool {
     if bin.starts_with('/') {
         return Path::new(bin).is_file();
     }

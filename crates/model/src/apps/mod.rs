@@ -3,10 +3,11 @@
 //! renamed field fails the build, not a report. Every field added later is optional with a
 //! default, so items stored by earlier versions still read.
 //!
-//! Every driver's items are typed: [`tahoe`], [`ct`], [`tls`], [`tunnel`], [`ab`].
+//! Every driver's items are typed: [`tahoe`], [`ct`], [`tls`], [`tunnel`], [`openvpn`], [`ab`].
 
 pub mod ab;
 pub mod ct;
+pub mod openvpn;
 pub mod tahoe;
 pub mod tls;
 pub mod tunnel;

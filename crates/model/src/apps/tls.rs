@@ -60,6 +60,15 @@ pub struct Setup {
     /// Catalogue KEMs that failed their gate, not measured.
     #[serde(default)]
     pub gate_failed: Vec<String>,
+    /// Each client's pace in handshakes a second (`--pace`); absent: back to back. Each
+    /// measurement then has `pace` and `late_starts` (paced starts in the window taken
+    /// after they were due).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pace: Option<f64>,
+    /// Times each configuration was measured, in interleaved rounds (`--repeats`); absent
+    /// with one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<u32>,
     /// Whether Ctrl-C ended the run early.
     #[serde(default)]
     pub interrupted: bool,
@@ -207,6 +216,19 @@ pub struct Configuration {
     /// HelloRetryRequest (`--hello-retry`); absent when not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hello_retry: Option<bool>,
+    /// The handshake rate over the repeats (`--repeats`, more than one); `measurement` is
+    /// then the median repeat's. Absent with one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<Repeats>,
+}
+
+/// A configuration's handshakes a second over its repeats, each a warm-up and a window of
+/// its own, interleaved with the other configurations'.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Repeats {
+    /// Repeats that completed handshakes.
+    pub n: u32,
+    pub handshakes_per_s: super::tunnel::Spread,
 }
 
 /// Percentiles of connection time (TCP connect + handshake at the client) over a

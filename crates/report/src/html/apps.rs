@@ -149,6 +149,35 @@ pub(crate) fn tunnel_section(ri: usize, run: &RunFile) -> String {
     s
 }
 
+/// The OpenVPN server study (`cryptoscope openvpn-server`): set-up, table and a bar of
+/// connections a minute per cell.
+pub(crate) fn openvpn_section(ri: usize, run: &RunFile) -> String {
+    let (header, rows) = crate::openvpn::rows(&run.applications);
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("<h3>OpenVPN server: connections</h3><ul>");
+    for l in crate::openvpn::setup_lines(&run.applications) {
+        let _ = write!(s, "<li>{}</li>", esc(&l));
+    }
+    s.push_str("</ul>");
+    s.push_str(&plain_table(&header, &rows));
+    let bars: Vec<Bar> = crate::openvpn::cells(&run.applications)
+        .filter(|r| r.status == cryptoscope_model::apps::openvpn::Status::Ok && r.per_minute.is_finite())
+        .enumerate()
+        .map(|(i, r)| Bar::new(r.item(), r.per_minute, None, PALETTE[i % PALETTE.len()]))
+        .collect();
+    if !bars.is_empty() {
+        s.push_str(&bar_chart(
+            &format!("openvpn-{ri}"),
+            "connections completed a minute",
+            "connections/min",
+            &bars,
+        ));
+    }
+    s
+}
+
 /// An A/B comparison (`cryptoscope ab`): what was compared and the table.
 pub(crate) fn ab_section(_ri: usize, run: &RunFile) -> String {
     let (header, rows) = crate::ab::rows(&run.applications);

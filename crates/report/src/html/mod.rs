@@ -24,7 +24,7 @@ mod side_by_side;
 pub(crate) mod testrows;
 pub mod tradeoff;
 pub(crate) mod versus;
-pub(crate) use apps::{ab_section, ct_section, tahoe_section, tls_section, tunnel_section};
+pub(crate) use apps::{ab_section, ct_section, openvpn_section, tahoe_section, tls_section, tunnel_section};
 use bars::{bar_chart, Bar};
 use marks::Of;
 
