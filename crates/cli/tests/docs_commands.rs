@@ -85,6 +85,7 @@ const SKIPPED_PREFIXES: &[(&str, &str)] = &[
     ("cryptoscope tahoe", "a Tahoe-LAFS grid per hash, and PyPI for its first environment: minutes; tests/tahoe.rs runs the quick study"),
     ("cryptoscope tls", "servers and clients for seconds per configuration, some as root in namespaces: tests/tls.rs"),
     ("cryptoscope tunnel", "daemons in network namespaces, as root: minutes; tests/tunnel.rs"),
+    ("cryptoscope openvpn-server", "an OpenVPN server and ten client loops per cell, as root in namespaces: minutes; tests/openvpn_server.rs"),
     ("python3 -m venv ", "installs the Python package into .venv: scripts/setup.sh does, and crates/python/tests test it"),
     (".venv/bin/python ", "needs the Python package in .venv (scripts/setup.sh): crates/python/tests test the same API"),
     ("umask 077; echo ", "writes the reader's ~/.pgpass"),
