@@ -30,12 +30,15 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 # links Debian's arm64 libssl-dev (a multiarch package: dpkg --add-architecture arm64).
 # stress-ng keeps both cores busy for the tests-under-load check (docs/testing.md).
 # iptables: the NFQUEUE rule of `tls --delay/--loss`'s emulator on kernels without netem.
+# slurmctld, slurmd, slurm-client and munge: tests/slurm.rs starts a single-node Slurm of
+# its own (its own munge key, ports and state directory) and runs scripts/slurm.sh on it.
 packages=(build-essential cmake libclang-dev clang libssl-dev pkg-config valgrind git ca-certificates chromium postgresql python3 python3-venv
           nginx-light openssl iproute2 iptables
           openvpn strongswan-charon strongswan-swanctl libcharon-extra-plugins libstrongswan-standard-plugins
           wireguard-go wireguard-tools openssh-client openssh-server iperf3 iputils-ping procps
           gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user stress-ng
-          gcc-s390x-linux-gnu libc6-dev-s390x-cross)
+          gcc-s390x-linux-gnu libc6-dev-s390x-cross
+          slurmctld slurmd slurm-client munge)
 # On x86-64 machines, the arm64 OpenSSL for the cross-compiled tool (on an ARM machine it
 # is libssl-dev above).
 if [[ "$(dpkg --print-architecture 2>/dev/null)" == amd64 ]]; then

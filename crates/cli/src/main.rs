@@ -252,6 +252,22 @@ enum Cmd {
         #[command(flatten)]
         db: DbArg,
     },
+    /// The shards of a run group (`run --shard K/N --group NAME`): which are complete,
+    /// unfinished, failed or missing, and on which machines. Exit 0 when every shard is
+    /// complete and passed its gates, 1 when one is not.
+    #[command(
+        after_help = "Examples:\n  cryptoscope group nightly --db service=team\n  # the last job of a Slurm array: 8 shards expected\n  cryptoscope group slurm-4242 --shards 8\n\nA shard that is missing or unfinished is run again with the same command, --shard and --group: what it stored is kept, the rest is measured (scripts/slurm.sh resume does this for a Slurm array)."
+    )]
+    Group {
+        /// The group's name (`group:NAME` also works).
+        name: String,
+        /// The shard count expected (default: what the group's command lines say). Shards
+        /// of it with no run in the group are listed as missing.
+        #[arg(long, value_name = "N")]
+        shards: Option<usize>,
+        #[command(flatten)]
+        db: DbArg,
+    },
     /// List the runs in the results database (newest first), or prune old ones.
     Runs {
         /// Delete every run but the newest KEEP, with their results, samples and items.
@@ -324,6 +340,7 @@ impl Cmd {
             Cmd::Preflight { .. }
             | Cmd::Report { .. }
             | Cmd::Runs { .. }
+            | Cmd::Group { .. }
             | Cmd::Show { .. }
             | Cmd::Export { .. }
             | Cmd::Compare { .. } => None,
@@ -433,6 +450,7 @@ fn main() {
         Cmd::OpenvpnServer { args, .. } => cmd_driver(args, quiet),
         Cmd::Preflight { cpu, json } => cryptoscope_engine::preflight_cmd::cmd_preflight(*cpu, json.as_deref()),
         Cmd::Runs { prune, db } => cmd_runs(*prune, db),
+        Cmd::Group { name, shards, db } => cryptoscope_engine::groups::cmd_group(name, *shards, db),
         Cmd::Report { runs, out, db } => cmd_report(runs, out.as_deref(), db),
         Cmd::Show {
             run,

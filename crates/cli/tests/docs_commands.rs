@@ -90,7 +90,7 @@ const SKIPPED_PREFIXES: &[(&str, &str)] = &[
     (".venv/bin/python ", "needs the Python package in .venv (scripts/setup.sh): crates/python/tests test the same API"),
     ("umask 077; echo ", "writes the reader's ~/.pgpass"),
     ("printf '[team]", "writes the reader's ~/.pg_service.conf"),
-    ("srun ", "needs a Slurm cluster"),
+    ("scripts/slurm.sh ", "submits jobs to a Slurm cluster: tests/slurm.rs runs the script on a single-node Slurm it starts"),
     ("FUZZ_SECONDS=", "fuzzes for minutes"),
     ("BIN=", "replays a crash the fuzzer found: by hand"),
     ("$BIN/", "replays a crash the fuzzer found: by hand"),

@@ -130,3 +130,80 @@ fn resuming_what_does_not_exist_is_a_usage_error() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(err.trim().lines().count(), 1, "{err}");
 }
+
+/// A multi-round run killed between two visits continues from its next visit: the samples
+/// each row stored are kept, in front, and every row ends with exactly the samples asked for
+/// (`--samples 600` over 3 rounds: 200 a visit), none measured twice. Where the kill lands
+/// depends on the machine; what is asserted holds wherever it lands after the first row.
+#[test]
+fn killed_between_rounds_continues_from_the_next_visit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("rounds.db").display().to_string();
+    let json = tmp.path().join("run.json").display().to_string();
+    let mark = format!("rounds-test-{}", std::process::id());
+    let mut child = Command::new(bin())
+        .args([
+            "run",
+            "--alg",
+            "ML-KEM-512",
+            "--quick",
+            "--rounds",
+            "3",
+            "--samples",
+            "600",
+        ])
+        .args(["--db", &db, "--json", &json])
+        .env("CRYPTOSCOPE_VECTORS", vectors())
+        .env("CRYPTOSCOPE_TEST_MARK", &mark)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Killed once its first visit is stored (polled), long before its last.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while stored(&db).is_none_or(|(_, rows)| rows.is_empty()) {
+        assert!(std::time::Instant::now() < deadline, "nothing stored in 120 s");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !marked(&mark).is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let (id, before) = stored(&db).unwrap();
+    let o = cryptoscope().args(["runs", "--db", &db]).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("incomplete"),
+        "the run ended before the kill: {}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert!(
+        before.values().any(|ns| ns.len() < 600),
+        "a row was stored between visits"
+    );
+
+    let o = cryptoscope()
+        .args(["run", "--resume", "latest", "--db", &db, "--json", &json])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let (id2, after) = stored(&db).unwrap();
+    assert_eq!(id, id2);
+    // ML-KEM-512: 5 implementations x 3 operations.
+    assert_eq!(after.len(), 15, "{:?}", after.keys());
+    for (k, ns) in &after {
+        assert_eq!(ns.len(), 600, "{k:?}: {} samples, not 600", ns.len());
+    }
+    for (k, ns) in &before {
+        assert!(
+            after[k].starts_with(ns),
+            "{k:?}: the {} samples stored before the kill are gone",
+            ns.len()
+        );
+    }
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    for r in file["results"].as_array().unwrap() {
+        assert_eq!(r["visits"], serde_json::json!([200, 200, 200]), "{}", r["subject"]);
+    }
+}

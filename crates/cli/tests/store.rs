@@ -193,3 +193,123 @@ fn shards_split_the_selection_and_reassemble_as_a_group() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// `run --shard K/N` into a group again: a complete shard is not measured again; another
+/// command line is refused before anything is written; `group` counts the shards.
+#[test]
+fn a_group_is_one_commands_shards_counted_by_group() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("g.db");
+    let db = db.to_str().unwrap();
+    let shard = |k: &str, alg: &str| {
+        cryptoscope()
+            .args([
+                "run", "--quick", "--quiet", "--alg", alg, "--shard", k, "--group", "g", "--db", db,
+            ])
+            .arg("--json")
+            .arg(tmp.path().join(format!("{}.json", k.replace('/', "-"))))
+            .output()
+            .unwrap()
+    };
+    let group = |more: &[&str]| {
+        cryptoscope()
+            .args(["group", "g", "--db", db])
+            .args(more)
+            .output()
+            .unwrap()
+    };
+    assert_eq!(shard("1/2", "X25519").status.code(), Some(0));
+    let o = group(&[]);
+    assert_eq!(o.status.code(), Some(1), "shard 2 is missing: {}", out(&o));
+    assert!(out(&o).contains("1 of 2 complete; missing: 2"), "{}", out(&o));
+    // The same shard again: complete, nothing measured.
+    let o = shard("1/2", "X25519");
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(
+        out(&o).starts_with("shard 1/2 of group g is complete (run "),
+        "{}",
+        out(&o)
+    );
+    // Another command line: refused, one line, nothing written.
+    let o = shard("2/2", "ML-KEM-512");
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(err(&o).trim().lines().count(), 1, "{}", err(&o));
+    assert!(err(&o).starts_with("error: group g holds run "), "{}", err(&o));
+    let o = cryptoscope().args(["runs", "--db", db]).output().unwrap();
+    assert!(out(&o).contains("1 runs in"), "{}", out(&o));
+    assert_eq!(shard("2/2", "X25519").status.code(), Some(0));
+    let o = group(&["--shards", "2"]);
+    assert_eq!(o.status.code(), Some(0), "{}", out(&o));
+    assert!(out(&o).contains("2 of 2 complete\n"), "{}", out(&o));
+    for (args, says) in [
+        (vec!["group", "nope", "--db", db], "error: no run in group nope"),
+        (
+            vec!["group", "g", "--shards", "3", "--db", db],
+            "error: --shards 3: the group's runs are shards of 2",
+        ),
+    ] {
+        let o = cryptoscope().args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(err(&o).starts_with(says), "{args:?}: {}", err(&o));
+    }
+
+    // Shard 2 moved to another CPU model: the group is then two machines, never merged.
+    let c = rusqlite::Connection::open(db).unwrap();
+    let id: String = c
+        .query_row("SELECT id FROM runs WHERE command LIKE '%\"2/2\"%'", [], |r| r.get(0))
+        .unwrap();
+    c.execute(
+        "INSERT INTO environments (hostname, cpu_model, json)
+         SELECT 'node-b', 'Test CPU B', replace(json, cpu_model, 'Test CPU B') FROM environments
+         WHERE id = (SELECT environment_id FROM runs WHERE id = ?1)",
+        [&id],
+    )
+    .unwrap();
+    c.execute(
+        "UPDATE runs SET environment_id = last_insert_rowid() WHERE id = ?1",
+        [&id],
+    )
+    .unwrap();
+    drop(c);
+    let o = cryptoscope().args(["show", "group:g", "--db", db]).output().unwrap();
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(out(&o).contains("run group:g@Test CPU B"), "{}", out(&o));
+    assert_eq!(
+        out(&o).matches("\nmachine ").count() + usize::from(out(&o).starts_with("machine ")),
+        2
+    );
+    let o = cryptoscope()
+        .args(["export", "group:g", "--format", "json", "--db", db])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err(&o).contains("ran on several machine types"), "{}", err(&o));
+    let o = cryptoscope()
+        .args(["export", "group:g@node-b", "--format", "json", "--db", db])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", err(&o));
+    let part: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(part["environment"]["cpu_model"], "Test CPU B");
+    let o = cryptoscope()
+        .args(["compare", "group:g", "group:g", "--db", db])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(
+        out(&o).matches("On ").count(),
+        2,
+        "a comparison per machine type: {}",
+        out(&o)
+    );
+    let html = tmp.path().join("g.html");
+    let o = cryptoscope()
+        .args(["report", "group:g", "--db", db, "--out"])
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(std::fs::read_to_string(&html).unwrap().contains("Test CPU B"));
+    let o = cryptoscope().args(["group", "g", "--db", db]).output().unwrap();
+    assert!(out(&o).contains("2 machine types, reported apart"), "{}", out(&o));
+}

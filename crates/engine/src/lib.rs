@@ -13,6 +13,7 @@ mod ct;
 pub mod ct_cmd;
 pub mod external;
 pub mod gating;
+pub mod groups;
 pub mod listing;
 mod matrix;
 pub mod memory;

@@ -112,7 +112,8 @@ pub fn cmd_report(runs: &[String], out: Option<&std::path::Path>, db: &DbArg) ->
     };
     let mut loaded = Vec::new();
     for r in &refs {
-        loaded.push(store.load(r).map_err(|e| usage(e.to_string()))?);
+        // A group on several machine types is a run per type: never merged across machines.
+        loaded.extend(store.load_all(r).map_err(|e| usage(e.to_string()))?);
     }
     let rows: Vec<cryptoscope_model::ResultRow> = loaded.iter().flat_map(|r| r.results.iter().cloned()).collect();
     let ct = crate::ct_cmd::ct_audits(&mut store, &rows)
@@ -195,8 +196,8 @@ pub fn cmd_show(
     db: &DbArg,
 ) -> Result<i32> {
     let mut store = open_store(db)?;
-    let mut r = store.load(run).map_err(|e| usage(e.to_string()))?;
-    filter.apply(&mut r)?;
+    // A group on several machine types is shown a part per type, each with its machine.
+    let parts = store.load_all(run).map_err(|e| usage(e.to_string()))?;
     let previous = match against {
         None => None,
         Some(a) => {
@@ -205,6 +206,18 @@ pub fn cmd_show(
             Some(p)
         }
     };
+    for (i, mut r) in parts.into_iter().enumerate() {
+        if i > 0 {
+            println!("\n");
+        }
+        filter.apply(&mut r)?;
+        show_one(&mut store, &r, baseline, previous.as_ref());
+    }
+    Ok(0)
+}
+
+/// One run (or one machine type's part of a group) as `show` prints it.
+fn show_one(store: &mut cryptoscope_store::Store, r: &RunFile, baseline: Option<&str>, previous: Option<&RunFile>) {
     let e = &r.environment;
     println!(
         "run {}  started {}  finished {}",
@@ -249,18 +262,17 @@ pub fn cmd_show(
     for t in cryptoscope_report::apps::tables(&r.applications) {
         print!("\n{t}");
     }
-    crate::run::summary::stored_extras(&r);
+    crate::run::summary::stored_extras(r);
     if let Some(b) = baseline.or(r.config.baseline.as_deref()) {
         match table::speedups(&r.results, b) {
             Some(t) => print!("\nSpeed-up against {b}:\n{t}"),
             None => println!("\nNo measured subject of this run is the baseline `{b}`."),
         }
     }
-    let ct = crate::ct_cmd::ct_audits(&mut store, &r.results)
+    let ct = crate::ct_cmd::ct_audits(store, &r.results)
         .map(|c| c.summaries())
         .unwrap_or_default();
-    crate::run::summary::print_answers(&r, &ct, previous.as_ref());
-    Ok(0)
+    crate::run::summary::print_answers(r, &ct, previous);
 }
 
 pub fn cmd_export(
@@ -433,9 +445,16 @@ pub fn cmd_compare(a: &CompareArgs) -> Result<i32> {
         ));
     }
     let mut store = open_store(&a.db)?;
-    let mut loaded: Vec<cryptoscope_model::RunFile> = Vec::new();
+    let mut sets = Vec::new();
     for r in &a.runs {
-        let mut run = store.load(r).map_err(|e| usage(e.to_string()))?;
+        sets.push(store.load_all(r).map_err(|e| usage(e.to_string()))?);
+    }
+    if sets.iter().any(|s| s.len() > 1) {
+        return compare_per_machine(a, sets, statistic);
+    }
+    let mut loaded: Vec<cryptoscope_model::RunFile> = Vec::new();
+    for (r, mut set) in a.runs.iter().zip(sets) {
+        let mut run = set.remove(0);
         a.filter.apply(&mut run)?;
         if loaded.iter().any(|l| l.run_id == run.run_id) {
             // `compare latest latest`: nothing can differ but the noise of the bootstrap.
@@ -466,6 +485,53 @@ pub fn cmd_compare(a: &CompareArgs) -> Result<i32> {
         write_output(p, &serde_json::to_string_pretty(&c)?)?;
     }
     let slower = cryptoscope_report::compare::tally(&c).1;
+    Ok(if a.fail_on_slower && slower > 0 {
+        eprintln!("compare: {slower} operation(s) slower than the baseline (--fail-on-slower)");
+        1
+    } else {
+        0
+    })
+}
+
+/// `compare group:A group:B` where a group ran on several machine types: each type's parts
+/// are compared with each other, never with another machine's.
+fn compare_per_machine(
+    a: &CompareArgs,
+    sets: Vec<Vec<RunFile>>,
+    statistic: cryptoscope_report::compare::Statistic,
+) -> Result<i32> {
+    if a.baseline.is_some() {
+        return Err(usage(
+            "--reference does not apply to groups on several machine types: each type is compared on its own, \
+             the first run given as the reference",
+        ));
+    }
+    let machine = |r: &RunFile| r.environment.cpu_model.clone().unwrap_or_else(|| "unknown CPU".into());
+    let mut types: Vec<String> = Vec::new();
+    for r in sets.iter().flatten() {
+        if !types.contains(&machine(r)) {
+            types.push(machine(r));
+        }
+    }
+    let (mut all, mut slower) = (Vec::new(), 0);
+    for t in &types {
+        let mut runs: Vec<RunFile> = sets.iter().flatten().filter(|r| machine(r) == *t).cloned().collect();
+        if runs.len() < 2 {
+            println!("On {t}: only {}, nothing to compare it with.\n", runs[0].run_id);
+            continue;
+        }
+        for r in &mut runs {
+            a.filter.apply(r)?;
+        }
+        let c = cryptoscope_report::compare::compare(&runs, 0, a.threshold, a.cycles, statistic);
+        println!("On {t}:");
+        println!("{}", cryptoscope_report::compare::render(&c));
+        slower += cryptoscope_report::compare::tally(&c).1;
+        all.push(c);
+    }
+    if let Some(p) = &a.json {
+        write_output(p, &serde_json::to_string_pretty(&all)?)?;
+    }
     Ok(if a.fail_on_slower && slower > 0 {
         eprintln!("compare: {slower} operation(s) slower than the baseline (--fail-on-slower)");
         1

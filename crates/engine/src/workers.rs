@@ -142,6 +142,15 @@ pub fn call_env(
     })
 }
 
+/// A call the run does not make because its answer is already stored (a resumed subject's
+/// stored visits). A replay drops the recorded exchange that call would have had, so the
+/// calls that follow get those of an uninterrupted run; otherwise nothing happens.
+pub fn skip_stored(bin: &Path, request: &Request) {
+    if let Some(r) = replay::replaying() {
+        r.skip(bin, &request.to_args());
+    }
+}
+
 /// A program that runs a worker (valgrind with the worker's command line after its own
 /// options): its events read, recorded and replayed like a worker's.
 pub fn call_program(bin: &Path, args: &[String], timeout: Duration, on_event: &mut dyn FnMut(Event)) -> Outcome {
@@ -647,6 +656,13 @@ mod replay {
     }
 
     impl Replay {
+        /// Drops the next recorded exchange of this call ([`super::skip_stored`]); not a
+        /// call, so not counted for `CRYPTOSCOPE_REPLAY_KILL_AT`.
+        pub fn skip(&self, bin: &Path, args: &[String]) {
+            let mut q = self.queues.lock().unwrap_or_else(|e| e.into_inner());
+            q.0.get_mut(&key(bin, args)).and_then(VecDeque::pop_front);
+        }
+
         /// Hands `on_event` the next recorded exchange of this call. With `--ops`, only
         /// the listed operations' results are handed on, as a worker asked for those alone
         /// would (`run --resume`). No recorded exchange left: the call fails, saying so.

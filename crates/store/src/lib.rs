@@ -37,6 +37,7 @@
 //! scrubbed, [`cryptoscope_model::secrets`]) and never shows a server's password.
 
 mod db;
+mod groups;
 mod libpq;
 mod schema;
 
@@ -45,6 +46,7 @@ pub use libpq::is_server;
 use cryptoscope_model::secrets::{scrub_args, scrub_text};
 use cryptoscope_model::{AppResult, ResultRow, RunFile};
 use db::{Db, Param};
+pub use groups::{machine_types, Member};
 use schema::{render, Dialect, MIGRATIONS};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -91,6 +93,15 @@ pub enum StoreError {
     /// A run prefix matches several runs.
     #[error("`{0}` matches several runs: {1}")]
     Ambiguous(String, String),
+    /// A group's shards ran on several machine types, whose figures are never merged.
+    #[error(
+        "group {group} ran on several machine types, whose figures are never merged: {types}; name one \
+         (group:{group}@TEXT, TEXT from its CPU model or host name), or `show`/`report` the group (a part per machine)"
+    )]
+    ManyMachines { group: String, types: String },
+    /// `group:NAME@TEXT` where no run of the group ran on such a machine.
+    #[error("group {group} has no run on a machine matching `{text}`; its machines: {types}")]
+    NoSuchMachine { group: String, text: String, types: String },
 }
 
 /// Result columns stored as they are named in [`ResultRow`] (beyond the key columns).
@@ -761,32 +772,15 @@ impl Store {
     }
 
     /// Loads a run reference as one `cryptoscope.run/1` structure: a run (id, prefix,
-    /// `latest`) or a run group (`group:NAME`), whose shards are merged in start order
-    /// (results concatenated; environment, configuration and command of the first shard).
+    /// `latest`) or a run group (`group:NAME`, `group:NAME@MACHINE`), whose shards are merged
+    /// in start order (results concatenated; environment, configuration and command of the
+    /// first shard) when they ran on one machine type, and refused otherwise
+    /// ([`Store::load_all`] gives one part per type).
     pub fn load(&mut self, reference: &str) -> Result<RunFile, StoreError> {
-        let Some(group) = reference.strip_prefix("group:") else {
-            return self.load_run(reference);
-        };
-        let rows = self.db.query(
-            "SELECT id FROM runs WHERE run_group = ?1 ORDER BY started_at, id",
-            &[group.into()],
-        )?;
-        let ids: Vec<String> = rows.iter().filter_map(|r| r[0].text()).collect();
-        let mut merged: Option<RunFile> = None;
-        for id in ids {
-            let shard = self.load_run(&id)?;
-            match merged.as_mut() {
-                None => merged = Some(shard),
-                Some(m) => {
-                    m.results.extend(shard.results);
-                    m.applications.extend(shard.applications);
-                    m.finished_at = m.finished_at.clone().max(shard.finished_at);
-                }
-            }
+        match reference.strip_prefix("group:") {
+            Some(group) => self.load_group(group),
+            None => self.load_run(reference),
         }
-        let mut merged = merged.ok_or_else(|| StoreError::NoSuchRun(reference.into()))?;
-        merged.run_id = reference.to_string();
-        Ok(merged)
     }
 
     /// Loads a whole run as the `cryptoscope.run/1` structure.

@@ -193,6 +193,63 @@ fn shards_of_a_group_load_as_one_run() {
 }
 
 #[test]
+fn a_group_on_two_machine_types_loads_as_a_part_per_type_never_merged() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut st = Store::open(&dir.path().join("r.db")).unwrap();
+    let on = |id: &str, started: &str, cpu: &str, host: &str| {
+        let mut r = run(id, started);
+        r.environment.cpu_model = Some(cpu.into());
+        r.environment.hostname = Some(host.into());
+        r
+    };
+    // Shards 1 and 3 on two EPYC nodes, shard 2 on a Xeon: two types, three runs.
+    st.begin_run_in_group(&on("s1", "2026-01-01T00:00:00Z", "AMD EPYC 7B13", "n1"), "mix")
+        .unwrap();
+    st.add_result("s1", &row("ML-KEM-768", "keypair", &[1.0, 2.0])).unwrap();
+    st.begin_run_in_group(
+        &on("s2", "2026-01-01T00:00:01Z", "Intel Xeon Platinum 8480C", "n2"),
+        "mix",
+    )
+    .unwrap();
+    st.add_result("s2", &row("ML-KEM-512", "keypair", &[3.0, 4.0])).unwrap();
+    st.begin_run_in_group(&on("s3", "2026-01-01T00:00:02Z", "AMD EPYC 7B13", "n3"), "mix")
+        .unwrap();
+    st.add_result("s3", &row("ML-KEM-1024", "keypair", &[5.0, 6.0]))
+        .unwrap();
+
+    let parts = st.load_all("group:mix").unwrap();
+    let ids: Vec<&str> = parts.iter().map(|p| p.run_id.as_str()).collect();
+    assert_eq!(ids, ["group:mix@AMD EPYC 7B13", "group:mix@Intel Xeon Platinum 8480C"]);
+    let subjects = |p: &RunFile| p.results.iter().map(|r| r.algorithm.clone()).collect::<Vec<_>>();
+    assert_eq!(subjects(&parts[0]), ["ML-KEM-768", "ML-KEM-1024"]);
+    assert_eq!(parts[0].environment.cpu_model.as_deref(), Some("AMD EPYC 7B13"));
+    assert_eq!(subjects(&parts[1]), ["ML-KEM-512"]);
+    assert_eq!(
+        parts[1].environment.cpu_model.as_deref(),
+        Some("Intel Xeon Platinum 8480C")
+    );
+
+    // As one run: refused, naming both types.
+    let e = st.load("group:mix").unwrap_err().to_string();
+    assert!(
+        e.contains("AMD EPYC 7B13 (2 runs), Intel Xeon Platinum 8480C (1 run)"),
+        "{e}"
+    );
+    // One type by a piece of its CPU model or a host name.
+    let epyc = st.load("group:mix@epyc").unwrap();
+    assert_eq!(epyc.run_id, "group:mix@epyc");
+    assert_eq!(subjects(&epyc), ["ML-KEM-768", "ML-KEM-1024"]);
+    assert_eq!(subjects(&st.load("group:mix@n2").unwrap()), ["ML-KEM-512"]);
+    let e = st.load("group:mix@arm").unwrap_err().to_string();
+    assert!(e.starts_with("group mix has no run on a machine matching `arm`"), "{e}");
+    let m = st.group_members("mix").unwrap();
+    assert_eq!(
+        m.iter().map(|m| (m.id.as_str(), m.results)).collect::<Vec<_>>(),
+        [("s1", 1), ("s2", 1), ("s3", 1)]
+    );
+}
+
+#[test]
 fn a_version_1_database_migrates_to_groups() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("v1.db");

@@ -177,6 +177,30 @@ pub fn operations(d: &Descriptor, lengths: Option<&[u32]>) -> Vec<Operation> {
     }
 }
 
+/// The worker request measuring `ops` of `d`; `skipped`: some of its operations are stored
+/// and left out.
+fn measure_request(d: &Descriptor, s: &MeasureSettings, ops: &[Operation], skipped: bool) -> Request {
+    let listed = skipped || (d.family.info().at_length.is_some() && s.lengths.is_some());
+    Request::Measure {
+        subject: d.id.clone(),
+        plan: s.plan.clone(),
+        budget: s.budget.as_secs_f64(),
+        ops: listed.then(|| ops.to_vec()),
+        cpu: s.cpu,
+        // Whole hertz, as a command line has always carried it.
+        tsc_hz: s.tsc_hz.map(f64::round),
+        force_tsc: false,
+    }
+}
+
+/// A visit of `d` that a resumed run does not make, its rows being stored
+/// ([`workers::skip_stored`]).
+pub fn skip_visit(cat: &Catalogue, d: &Descriptor, s: &MeasureSettings) {
+    if let Some(bin) = cat.worker(&d.provider) {
+        workers::skip_stored(bin, &measure_request(d, s, &operations(d, s.lengths.as_deref()), false));
+    }
+}
+
 /// Measures one gated subject; returns one row per operation (measured or not). `sink`
 /// sees every row as soon as it exists (the store commits it then), so an interruption
 /// loses at most the operation being measured.
@@ -211,17 +235,7 @@ pub fn measure(
         return Ok(rows);
     }
     let bin = cat.worker(&d.provider).context("worker vanished")?;
-    let listed = skipped || (d.family.info().at_length.is_some() && s.lengths.is_some());
-    let request = Request::Measure {
-        subject: d.id.clone(),
-        plan: s.plan.clone(),
-        budget: s.budget.as_secs_f64(),
-        ops: listed.then(|| ops.clone()),
-        cpu: s.cpu,
-        // Whole hertz, as a command line has always carried it.
-        tsc_hz: s.tsc_hz.map(f64::round),
-        force_tsc: false,
-    };
+    let request = measure_request(d, s, &ops, skipped);
     let mut rows: Vec<ResultRow> = Vec::new();
     let outcome = workers::call(bin, &request, s.timeout, &mut |ev| {
         let mut row = match ev {

@@ -10,6 +10,7 @@ pub(crate) mod passes;
 mod report;
 mod select;
 mod settings;
+pub(crate) mod shards;
 pub(crate) mod summary;
 mod timing;
 
@@ -57,6 +58,18 @@ pub fn cmd_resume(reference: &str, a: &RunArgs, quiet: bool) -> Result<i32> {
     let location = store_location(a.db.as_deref());
     let mut store = open_db(&location)?;
     let id = store.resolve(reference).map_err(|e| usage(e.to_string()))?;
+    continue_run(store, location, id, a, quiet)
+}
+
+/// Resumes run `id` of `store` (at `location`) with its stored command line; `a` gives
+/// only where its results file goes.
+fn continue_run(
+    mut store: cryptoscope_store::Store,
+    location: String,
+    id: String,
+    a: &RunArgs,
+    quiet: bool,
+) -> Result<i32> {
     let status = store
         .runs()
         .map_err(|e| usage(e.to_string()))?
@@ -133,7 +146,34 @@ pub fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
 pub(crate) fn run(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<i32> {
     let s = Settings::from_args(a, resumed.as_ref())?;
     crate::workers::set_long_lived(!a.fresh_workers);
-    let mut store = open_db(&store_location(a.db.as_deref()))?;
+    let location = store_location(a.db.as_deref());
+    let mut store = open_db(&location)?;
+    if resumed.is_none() {
+        // A group is one command's shards: a shard it holds is continued, not measured again.
+        let group = run_group(a.group.as_deref(), &s.run_id);
+        match shards::join(
+            &mut store,
+            &group,
+            &cryptoscope_model::RecordedCommand::of_this_process(),
+        )? {
+            shards::Join::New => {}
+            shards::Join::Complete(id) => {
+                println!(
+                    "{} of group {group} is complete (run {id}): nothing to measure (`cryptoscope show {id}`).",
+                    shards::which(a.shard.as_deref())
+                );
+                return Ok(0);
+            }
+            shards::Join::Resume(id) => {
+                // Said even with --quiet: a job's log must tell why it measured less.
+                eprintln!(
+                    "{} of group {group} was started before (run {id}) and did not finish: continuing it",
+                    shards::which(a.shard.as_deref())
+                );
+                return continue_run(store, location, id, a, quiet);
+            }
+        }
+    }
     if let (Some(name), None) = (&a.name, &resumed) {
         check_name(name)?;
         if let Some(id) = store.named(name).map_err(|e| usage(e.to_string()))? {
@@ -186,6 +226,7 @@ pub(crate) fn run(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<
         verdicts: &verdicts,
         extras: &extras,
         settings: &measure,
+        partial: &picked.partial,
     };
     let mut rows = timing.run(&s, &mut pb, &mut out)?;
     pb.finish();

@@ -19,6 +19,10 @@ pub(crate) struct Picked {
     pub(crate) order: Vec<String>,
     /// Rows a resumed run keeps as stored.
     pub(crate) kept: Vec<ResultRow>,
+    /// Rows of a resumed multi-round run's subjects that stopped between visits: every
+    /// operation with the same visits stored, fewer than the run's rounds. Their remaining
+    /// visits are measured and merged into them.
+    pub(crate) partial: Vec<ResultRow>,
     /// Operations a resumed run keeps, per subject measured again: not measured twice.
     pub(crate) stored_ops: BTreeMap<String, Vec<String>>,
 }
@@ -48,6 +52,7 @@ pub(crate) fn pick(s: &Settings, cat: &Catalogue, resumed: Option<&Resumed>, qui
             todo: picked,
             order,
             kept: Vec::new(),
+            partial: Vec::new(),
             stored_ops: BTreeMap::new(),
         }),
         Some(r) => Ok(split_resumed(s, picked, order, r, quiet)),
@@ -70,8 +75,36 @@ fn check_baseline(picked: &[Descriptor], b: &str) -> Result<()> {
     )))
 }
 
+/// Visits stored in a row: one before a second is merged in, then one per entry.
+pub(crate) fn visits_in(x: &ResultRow) -> usize {
+    match (x.visits.len(), x.median_ns.is_some()) {
+        (0, true) => 1,
+        (n, _) => n,
+    }
+}
+
+/// The rows of `d` a multi-round run stored between two of its visits: every operation
+/// passed and holds the same number of visits, at least one and fewer than `rounds`. None
+/// when the run stopped while storing one visit's rows (their counts differ): the subject
+/// then starts again, so that no operation gets a visit more than the others.
+fn between_visits(d: &Descriptor, lengths: &Option<Vec<u32>>, rows: &[ResultRow], rounds: usize) -> Vec<ResultRow> {
+    let stored: Vec<&ResultRow> = super::measure::operations(d, lengths.as_deref())
+        .iter()
+        .filter_map(|op| rows.iter().find(|x| x.subject == d.id && x.operation == op.as_str()))
+        .collect();
+    let n = stored.first().map_or(0, |x| visits_in(x));
+    let whole = stored.len() == super::measure::operations(d, lengths.as_deref()).len()
+        && stored.iter().all(|x| x.gate == GateStatus::Pass && visits_in(x) == n);
+    if whole && n >= 1 && n < rounds {
+        stored.into_iter().cloned().collect()
+    } else {
+        Vec::new()
+    }
+}
+
 /// Resuming: subjects whose every operation is stored (all visits of a multi-round run) are
-/// kept as stored; the others are gated and measured from the start.
+/// kept as stored; the others are gated and measured from the start, or — a multi-round
+/// subject stopped between visits — from its next visit.
 fn split_resumed(s: &Settings, picked: Vec<Descriptor>, order: Vec<String>, r: &Resumed, quiet: bool) -> Picked {
     let want_rounds = s.rounds;
     let complete = |d: &Descriptor| -> bool {
@@ -109,18 +142,34 @@ fn split_resumed(s: &Settings, picked: Vec<Descriptor>, order: Vec<String>, r: &
                 .push(x.operation.clone());
         }
     }
+    let partial = if want_rounds > 1 {
+        todo.iter()
+            .flat_map(|d| between_visits(d, &s.lengths, &r.rows, want_rounds))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let continued = todo
+        .iter()
+        .filter(|d| partial.iter().any(|x: &ResultRow| x.subject == d.id))
+        .count();
     if !quiet {
         eprintln!(
-            "{} of {} subjects are stored and kept; measuring the other {}",
+            "{} of {} subjects are stored and kept; measuring the other {}{}",
             done.len(),
             done.len() + todo.len(),
-            todo.len()
+            todo.len(),
+            match continued {
+                0 => String::new(),
+                n => format!(" ({n} from the visits they stored)"),
+            }
         );
     }
     Picked {
         todo,
         order,
         kept,
+        partial,
         stored_ops,
     }
 }

@@ -22,6 +22,9 @@ pub(crate) struct Pass<'a> {
     pub(crate) verdicts: &'a BTreeMap<String, Verdict>,
     pub(crate) extras: &'a Extras,
     pub(crate) settings: &'a MeasureSettings,
+    /// A resumed run's rows of subjects stopped between visits: their next visits are
+    /// merged into them ([`super::select::Picked::partial`]).
+    pub(crate) partial: &'a [ResultRow],
 }
 
 impl Pass<'_> {
@@ -90,6 +93,12 @@ impl Pass<'_> {
     ) -> Result<Vec<ResultRow>> {
         let mut visit = visit_settings(self.settings, r);
         let mut acc: BTreeMap<(String, String), ResultRow> = BTreeMap::new();
+        // A resumed subject's stored visits count as its first rounds.
+        let mut visited: BTreeMap<String, usize> = BTreeMap::new();
+        for row in self.partial {
+            visited.insert(row.subject.clone(), super::select::visits_in(row));
+            acc.insert((row.subject.clone(), row.operation.clone()), row.clone());
+        }
         for round in 0..r {
             if let Some(n) = samples {
                 // Exactly N in total: the first N mod R visits take one more.
@@ -101,6 +110,10 @@ impl Pass<'_> {
                 .iter()
                 .filter(|d| self.verdicts[&d.id].status == GateStatus::Pass)
             {
+                if round < visited.get(&d.id).copied().unwrap_or(0) {
+                    measure::skip_visit(self.cat, d, &visit);
+                    continue;
+                }
                 let measured = measure::measure(self.cat, d, &self.verdicts[&d.id], &visit, &mut |row| {
                     self.extras.decorate(row)
                 })?;
