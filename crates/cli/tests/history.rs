@@ -108,7 +108,7 @@ fn a_run_is_judged_against_the_spread_of_the_runs_before_it() {
     let text = stdout_of(&o);
     assert_eq!(o.status.code(), Some(1), "{text}{}", stderr_of(&o));
     assert!(
-        text.contains("3 slower, 0 faster, 12 within the history's noise, 0 without enough history"),
+        text.contains("3 slower, 0 faster, 14 within the history's noise, 0 without enough history"),
         "{text}"
     );
     assert!(text.contains("noise ±0.0% from 3 runs"), "{text}");
@@ -120,7 +120,11 @@ fn a_run_is_judged_against_the_spread_of_the_runs_before_it() {
     assert!(stderr_of(&o).contains("3 operation(s) slower than their history"));
     let h: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let rows = h["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 15);
+    assert_eq!(
+        rows.len(),
+        17,
+        "3 KEMs x 3 operations, X25519's 4, 2 hashes x 2 lengths"
+    );
     for r in rows {
         assert_eq!(r["history"].as_array().unwrap().len(), 3, "{r}");
         let want = if r["subject"] == "ML-KEM-768/pqclean/clean" {
@@ -135,7 +139,7 @@ fn a_run_is_judged_against_the_spread_of_the_runs_before_it() {
     // The run before it has two runs before it: no verdict, and no failure.
     let o = compare(&db, &["latest~1", "--history", "5", "--fail-on-slower"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
-    assert_eq!(stdout_of(&o).matches("not enough history (2 of 3)").count(), 15);
+    assert_eq!(stdout_of(&o).matches("not enough history (2 of 3)").count(), 17);
     // The first run has none at all: a one-line error.
     let o = compare(&db, &["latest~3", "--history", "5"]);
     assert_eq!(o.status.code(), Some(2));

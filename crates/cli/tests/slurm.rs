@@ -320,38 +320,57 @@ fn rows_of(server: &pg::PgServer, run: &str) -> ShardRows {
         .collect()
 }
 
-/// Cancels shard 2 of `array` once it has stored its first rows, before it ends; its run id
-/// and what it had stored.
-fn cancel_shard_two(cluster: &Cluster, server: &pg::PgServer, array: &str) -> (String, ShardRows) {
+/// Stops shard `k` of `group`'s `array` with `scontrol`/`scancel` ARGS once it has stored
+/// its first rows, before it ends; its run id and what it had stored.
+fn stop_mid_run(
+    cluster: &Cluster,
+    server: &pg::PgServer,
+    (group, array, k): (&str, &str, usize),
+    stop: &[&str],
+) -> (String, ShardRows) {
+    let shard = format!("{k}/4");
+    let task = format!("{array}_{k}");
+    let running = || shards(server, group).into_iter().find(|s| s.0 == shard);
     let start = Instant::now();
-    let cancelled = loop {
-        let two: Vec<_> = shards(server, "nightly").into_iter().filter(|s| s.0 == "2/4").collect();
-        if let Some((_, id, status, rows)) = two.first() {
+    let stopped = loop {
+        if let Some((_, id, status, rows)) = running() {
             assert_eq!(
                 status, "running",
-                "shard 2 ended before it could be cancelled: give it more work"
+                "shard {shard} ended before it could be stopped: give it more work"
             );
-            if *rows > 0 {
-                let o = cluster.cmd("scancel").arg(format!("{array}_2")).output().unwrap();
-                assert!(o.status.success(), "{}", text(&o));
-                break id.clone();
+            if rows > 0 {
+                let o = cluster.cmd(stop[0]).args(&stop[1..]).arg(&task).output().unwrap();
+                assert!(o.status.success(), "{stop:?}: {}", text(&o));
+                break id;
             }
         }
         assert!(
             start.elapsed() < Duration::from_secs(300),
-            "shard 2 stored nothing in 300 s"
+            "shard {shard} stored nothing in 300 s"
         );
         std::thread::sleep(Duration::from_millis(50));
     };
-    cluster.wait_gone(&format!("{array}_2"), Duration::from_secs(60));
-    let kept = rows_of(server, &cancelled);
-    let two = shards(server, "nightly").into_iter().find(|s| s.0 == "2/4").unwrap();
-    assert_eq!(two.2, "running", "the cancelled shard is unfinished");
+    let kept = rows_of(server, &stopped);
     assert!(
         !kept.is_empty() && (kept.len() < 7 || kept.iter().any(|r| r.1 < 8000)),
-        "shard 2 stopped mid-run: {kept:?}"
+        "shard {shard} stopped mid-run: {kept:?}"
     );
-    (cancelled, kept)
+    (stopped, kept)
+}
+
+/// Every row of `run` holds the 8000 samples asked for, not one more (nothing measured
+/// twice), and starts with the samples it held when its task was stopped (`kept`).
+fn whole_and_kept(server: &pg::PgServer, run: &str, kept: &ShardRows) {
+    let after = rows_of(server, run);
+    assert_eq!(after.len(), 7, "{after:?}");
+    assert!(after.iter().all(|r| r.1 == 8000), "{after:?}");
+    for (key, _, ns) in kept {
+        let now = &after.iter().find(|r| &r.0 == key).unwrap().2;
+        assert!(
+            now.starts_with(ns.as_str()),
+            "{key}: the samples stored before the stop are gone"
+        );
+    }
 }
 
 /// Resubmits shard 2; out of range and while queued, `resume` is refused.
@@ -452,7 +471,10 @@ fn a_job_array_with_a_cancelled_and_resubmitted_shard_stores_every_row_once() {
     let dir = tmp.path().join("array");
     submit(&cluster, &server, "nightly", &dir, &[]);
     let (array, first_report) = jobs(&dir);
-    let (cancelled, kept) = cancel_shard_two(&cluster, &server, &array);
+    let (cancelled, kept) = stop_mid_run(&cluster, &server, ("nightly", &array, 2), &["scancel"]);
+    cluster.wait_gone(&format!("{array}_2"), Duration::from_secs(60));
+    let two = shards(&server, "nightly").into_iter().find(|s| s.0 == "2/4").unwrap();
+    assert_eq!(two.2, "running", "the cancelled shard is unfinished");
     resume_shard_two(&cluster, dir.to_str().unwrap());
 
     // The report job waits for the resubmitted shard, then says the group is whole.
@@ -474,18 +496,7 @@ fn a_job_array_with_a_cancelled_and_resubmitted_shard_stores_every_row_once() {
     assert_eq!(seen, ["1/4", "2/4", "3/4", "4/4"], "{runs:?}");
     assert!(runs.iter().all(|r| r.2 == "complete"), "{runs:?}");
     assert_eq!(runs.iter().find(|r| r.0 == "2/4").unwrap().1, cancelled);
-    // What it had stored is kept: each row's samples start with those stored before the
-    // cancel, and hold the 8000 asked for, not one more (nothing measured twice).
-    let after = rows_of(&server, &cancelled);
-    assert_eq!(after.len(), 7, "{after:?}");
-    assert!(after.iter().all(|r| r.1 == 8000), "{after:?}");
-    for (key, _, ns) in &kept {
-        let now = &after.iter().find(|r| &r.0 == key).unwrap().2;
-        assert!(
-            now.starts_with(ns.as_str()),
-            "{key}: the samples stored before the cancel are gone"
-        );
-    }
+    whole_and_kept(&server, &cancelled, &kept);
     // ML-KEM-512: 5 implementations x 3 operations; X25519: 3 x 4 (tests/postgres.rs).
     let keys = exported(&server, "group:nightly");
     assert_eq!(keys.len(), 27, "{keys:?}");
@@ -493,7 +504,31 @@ fn a_job_array_with_a_cancelled_and_resubmitted_shard_stores_every_row_once() {
     // A second array, shards sharing the node; compare works across the two groups.
     let dir2 = tmp.path().join("array2");
     submit(&cluster, &server, "nightly2", &dir2, &["--shared"]);
-    cluster.wait_gone(&jobs(&dir2).1, Duration::from_secs(600));
+    // Shard 3 requeued mid-run (as after a node failure): Slurm runs the same task again,
+    // which continues the shard's run. Slurm holds a requeued job back (BeginTime, about
+    // two minutes here): released at once.
+    let (array2, report2) = jobs(&dir2);
+    let (requeued, kept) = stop_mid_run(&cluster, &server, ("nightly2", &array2, 3), &["scontrol", "requeue"]);
+    let start = Instant::now();
+    loop {
+        let o = cluster
+            .cmd("scontrol")
+            .args(["update", &format!("JobId={array2}_3"), "StartTime=now"])
+            .output()
+            .unwrap();
+        if o.status.success() {
+            break;
+        }
+        // Refused until the requeue has gone through: polled.
+        assert!(start.elapsed() < Duration::from_secs(60), "{}", text(&o));
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    cluster.wait_gone(&report2, Duration::from_secs(600));
+    let three = shards(&server, "nightly2").into_iter().find(|s| s.0 == "3/4").unwrap();
+    assert_eq!((three.1.as_str(), three.2.as_str()), (requeued.as_str(), "complete"));
+    whole_and_kept(&server, &requeued, &kept);
+    let log = std::fs::read_to_string(dir2.join("shard-3.out")).unwrap();
+    assert!(log.contains("did not finish: continuing it"), "{log}");
     assert_eq!(exported(&server, "group:nightly2"), keys);
     let o = cryptoscope()
         .args(["compare", "group:nightly", "group:nightly2", "--db", &server.url])
