@@ -125,7 +125,10 @@ EOF
 source $(printf %q "$dir/settings")
 rc=0
 "\$BIN" report "group:\$GROUP" --db "\$DB" --out "\$DIR/report.html" || rc=\$?
-"\$BIN" group "\$GROUP" --shards "\$SHARDS" --db "\$DB" | tee "\$DIR/group.txt" || rc=\${PIPESTATUS[0]}
+"\$BIN" group "\$GROUP" --shards "\$SHARDS" --db "\$DB" | tee "\$DIR/group.txt"
+# The first failure decides: the report's (2), else the group's (1: a shard is missing).
+g=\${PIPESTATUS[0]}
+[ "\$rc" -ne 0 ] || rc=\$g
 exit \$rc
 EOF
   local array report

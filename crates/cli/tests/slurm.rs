@@ -167,6 +167,16 @@ impl Cluster {
         }
     }
 
+    /// The exit status Slurm recorded for job `id` (`ExitCode=0:0` is success).
+    fn exit_code(&self, id: &str) -> String {
+        let o = self.cmd("scontrol").args(["show", "job", id]).output().unwrap();
+        String::from_utf8_lossy(&o.stdout)
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("ExitCode="))
+            .unwrap_or("none")
+            .to_string()
+    }
+
     fn pid(&self, file: &str) -> Option<i32> {
         std::fs::read_to_string(self.dir.path().join(file))
             .ok()?
@@ -483,6 +493,7 @@ fn a_job_array_with_a_cancelled_and_resubmitted_shard_stores_every_row_once() {
     cluster.wait_gone(&report, Duration::from_secs(600));
     let said = std::fs::read_to_string(dir.join("report.out")).unwrap();
     assert!(said.contains("4 of 4 complete"), "{said}");
+    assert_eq!(cluster.exit_code(&report), "0:0", "the report job succeeds: {said}");
     let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
     assert!(
         page.contains("8 of 8 subjects passed"),
@@ -509,20 +520,31 @@ fn a_job_array_with_a_cancelled_and_resubmitted_shard_stores_every_row_once() {
     // two minutes here): released at once.
     let (array2, report2) = jobs(&dir2);
     let (requeued, kept) = stop_mid_run(&cluster, &server, ("nightly2", &array2, 3), &["scontrol", "requeue"]);
+    // Released once it is pending for its BeginTime (a release before that is undone by
+    // the requeue): polled.
+    let task = format!("{array2}_3");
     let start = Instant::now();
     loop {
         let o = cluster
-            .cmd("scontrol")
-            .args(["update", &format!("JobId={array2}_3"), "StartTime=now"])
+            .cmd("squeue")
+            .args(["-h", "-j", &task, "-o", "%T %r"])
             .output()
             .unwrap();
-        if o.status.success() {
+        if String::from_utf8_lossy(&o.stdout).trim() == "PENDING BeginTime" {
             break;
         }
-        // Refused until the requeue has gone through: polled.
-        assert!(start.elapsed() < Duration::from_secs(60), "{}", text(&o));
-        std::thread::sleep(Duration::from_millis(200));
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "{task} not pending again after a requeue"
+        );
+        std::thread::sleep(Duration::from_millis(100));
     }
+    let o = cluster
+        .cmd("scontrol")
+        .args(["update", &format!("JobId={task}"), "StartTime=now"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
     cluster.wait_gone(&report2, Duration::from_secs(600));
     let three = shards(&server, "nightly2").into_iter().find(|s| s.0 == "3/4").unwrap();
     assert_eq!((three.1.as_str(), three.2.as_str()), (requeued.as_str(), "complete"));
