@@ -5,14 +5,25 @@
 #   bash scripts/setup.sh            # install, build, run the default suite (~20 min)
 #   bash scripts/setup.sh --quick    # same with `run --quick --memory` (~3 min)
 #   bash scripts/setup.sh --no-run   # install and build only
+#   bash scripts/setup.sh --timings  # also cargo's --timings report of each build
 #
-# Extra arguments after the flags above are passed to `cryptoscope run`.
+# The flags above come in any order; the arguments after them are passed to `cryptoscope run`.
+# With CRYPTOSCOPE_STEP_TIMES set (scripts/test.sh), each part's time is added to that file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/steps.sh
 
 run_mode=full
-if [[ "${1:-}" == "--quick" ]]; then run_mode=quick; shift; fi
-if [[ "${1:-}" == "--no-run" ]]; then run_mode=none; shift; fi
+timings=()
+while (($#)); do
+  case $1 in
+    --quick) run_mode=quick ;;
+    --no-run) run_mode=none ;;
+    --timings) timings=(--timings) ;;
+    *) break ;;
+  esac
+  shift
+done
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
@@ -44,10 +55,6 @@ packages=(build-essential cmake libclang-dev clang libssl-dev pkg-config valgrin
 if [[ "$(dpkg --print-architecture 2>/dev/null)" == amd64 ]]; then
   packages+=(libssl-dev:arm64)
 fi
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
 apt_install() {
   if [[ $EUID -eq 0 ]]; then SUDO=(); elif command -v sudo >/dev/null; then SUDO=(sudo); else
     echo "error: need root (or sudo) to install: $*" >&2; exit 2; fi
@@ -55,22 +62,30 @@ apt_install() {
   "${SUDO[@]}" apt-get update -qq
   "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
-if ((${#missing[@]})); then
-  if [[ " ${missing[*]} " == *":arm64 "* ]] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
-    say "adding arm64 as a foreign architecture (Debian multiarch: libssl-dev:arm64 for the AArch64 build)"
-    if [[ $EUID -eq 0 ]]; then dpkg --add-architecture arm64; else sudo dpkg --add-architecture arm64; fi
+# Installs what is missing of the packages above, and CPython's test suite.
+install_packages() {
+  local p missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    if [[ " ${missing[*]} " == *":arm64 "* ]] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+      say "adding arm64 as a foreign architecture (Debian multiarch: libssl-dev:arm64 for the AArch64 build)"
+      if [[ $EUID -eq 0 ]]; then dpkg --add-architecture arm64; else sudo dpkg --add-architecture arm64; fi
+    fi
+    say "installing missing packages: ${missing[*]}"
+    apt_install "${missing[@]}"
   fi
-  say "installing missing packages: ${missing[*]}"
-  apt_install "${missing[@]}"
-fi
 
-# CPython's own test_hashlib, which crates/python/tests runs against cryptoscope.hashlib:
-# Debian ships the standard library's tests apart, as libpython3.X-testsuite for python3's X.
-pyver=$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || true)
-if [[ -n "$pyver" ]] && ! dpkg-query -W -f='${Status}' "libpython$pyver-testsuite" 2>/dev/null | grep -q "install ok installed"; then
-  say "installing CPython's test suite (libpython$pyver-testsuite: test_hashlib for the Python package's tests)"
-  apt_install "libpython$pyver-testsuite"
-fi
+  # CPython's own test_hashlib, which crates/python/tests runs against cryptoscope.hashlib:
+  # Debian ships the standard library's tests apart, as libpython3.X-testsuite for python3's X.
+  pyver=$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || true)
+  if [[ -n "$pyver" ]] && ! dpkg-query -W -f='${Status}' "libpython$pyver-testsuite" 2>/dev/null | grep -q "install ok installed"; then
+    say "installing CPython's test suite (libpython$pyver-testsuite: test_hashlib for the Python package's tests)"
+    apt_install "libpython$pyver-testsuite"
+  fi
+}
+step "  setup: Debian packages" install_packages
 
 # Rust: rust-version in Cargo.toml is 1.89; Debian 12's packaged cargo is too old.
 if ! command -v cargo >/dev/null; then
@@ -110,20 +125,51 @@ if ! cargo clippy --version >/dev/null 2>&1 && command -v rustup >/dev/null; the
   rustup component add clippy >/dev/null
 fi
 
+target_dir=${CARGO_TARGET_DIR:-$PWD/target}
+# The Python package's virtual environment first: its interpreter is the one every build
+# here gives pyo3 (scripts/pyo3-env.sh), so that no build compiles pyo3 again for another.
+[[ -x .venv/bin/python ]] || python3 -m venv .venv
+source scripts/pyo3-env.sh
 say "building (release; liboqs, AWS-LC and OpenSSL 3.5/4.0 take several minutes the first time)"
-cargo build --release --workspace --locked
+step "  setup: the workspace (cargo build --release --workspace)" \
+  cargo build --release --workspace --locked "${timings[@]}"
+
 # The TLS driver linked to OpenSSL 3.5 and 4.0 (`tls --peer openssl-3.5`, `openssl-4.0`):
 # workspaces of their own (one libssl per build graph), built into the same target directory.
-for v in 35 40; do
-  cargo build --release --locked --manifest-path "crates/tls-openssl$v/Cargo.toml" \
-    --target-dir "${CARGO_TARGET_DIR:-$PWD/target}"
-done
+# They link the OpenSSL that the openssl-3.5 and openssl-4.0 providers' build just built
+# (the same openssl-src crates, static libssl and libcrypto): OPENSSL_NO_VENDOR turns off
+# openssl-sys's own build of those sources, OPENSSL_DIR names the providers' install. Where
+# that install is missing (a vendored build failed), openssl-sys builds its own as before.
+openssl_installs() {
+  # The out directory of the providers' build script, from cargo's record of it (no build).
+  cargo build --release --workspace --locked --message-format=json 2>/dev/null | python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line) if line.startswith("{") else {}
+    if m.get("reason") == "build-script-executed" and "openssl-vendored" in m.get("package_id", ""):
+        print(m["out_dir"])'
+}
+tls_workspace() {
+  local v=$1 install=$2
+  if [[ -n "$install" && -f "$install/lib/libssl.a" && -f "$install/lib/libcrypto.a" ]]; then
+    OPENSSL_NO_VENDOR=1 OPENSSL_STATIC=1 OPENSSL_DIR="$install" \
+      cargo build --release --locked --manifest-path "crates/tls-openssl$v/Cargo.toml" --target-dir "$target_dir" "${timings[@]}"
+  else
+    say "OpenSSL ${v:0:1}.${v:1} of the providers' build is missing: crates/tls-openssl$v builds its own"
+    cargo build --release --locked --manifest-path "crates/tls-openssl$v/Cargo.toml" --target-dir "$target_dir" "${timings[@]}"
+  fi
+}
+out_dir=$(openssl_installs | tail -1)
+step "  setup: TLS driver on OpenSSL 3.5 (crates/tls-openssl35)" tls_workspace 35 "${out_dir:+$out_dir/openssl-3.5/install}"
+step "  setup: TLS driver on OpenSSL 4.0 (crates/tls-openssl40)" tls_workspace 40 "${out_dir:+$out_dir/openssl-4.0/install}"
 
 # The Python package, `pip install`ed from the repository into .venv (maturin comes from
 # PyPI in pip's build environment and compiles the PyO3 crate with the same target dir).
-say "installing the Python package into .venv (pip install ./crates/python)"
-[[ -x .venv/bin/python ]] || python3 -m venv .venv
-.venv/bin/pip install -q --disable-pip-version-check ./crates/python
+python_package() {
+  say "installing the Python package into .venv (pip install ./crates/python)"
+  .venv/bin/pip install -q --disable-pip-version-check ./crates/python
+}
+step "  setup: Python package (pip install ./crates/python)" python_package
 
 bin=target/release/cryptoscope
 [[ -n "${CARGO_TARGET_DIR:-}" ]] && bin="$CARGO_TARGET_DIR/release/cryptoscope"

@@ -1,125 +1,165 @@
 #!/usr/bin/env bash
-# The test command (README's second command; `.ci/run` calls exactly this).
-# Installs what is missing, builds once in release mode, runs every test.
+# The test command (README's second command; `.ci/run` calls exactly this). Installs what is
+# missing, builds everything once, runs every test and check, and ends with how long each
+# step took and one closing line: `tests: N passed, F failed, K skipped`.
 #
-# On CI (CI=true) the cargo target directory is shared between runs on the same machine
-# (~/.cache/cryptoscope/target), so liboqs and AWS-LC are not rebuilt each time; a run
-# from an empty directory also passes (34 minutes on 2 cores, 2026-11-28: 16 of them building
-# liboqs, AWS-LC, OpenSSL 3.5 and 4.0 and the rest; the AArch64 and s390x cross builds add
-# about 13 minutes since 2026-11-29).
+#   bash scripts/test.sh [--timings] [--jobs N]
+#
+#   --timings  cargo's own --timings report for every build (HTML, under TARGET/cargo-timings/)
+#   --jobs N   how many test binaries and checks run at once (default 3, or
+#              $CRYPTOSCOPE_TEST_JOBS); 1 runs them one after another, as `cargo test` does
+#
+# The steps, and what each is for, are in docs/testing.md ("The steps of the test command").
+#
+# On CI (CI=true) the cargo target directory is kept between runs (~/.cache/cryptoscope/target,
+# or $CRYPTOSCOPE_CI_TARGET; an empty directory gives a cold run), and the run moves to a
+# checkout kept inside it (TARGET/checkout), made to hold exactly this tree's files by
+# scripts/ci-checkout.py: a file whose content did not change keeps its old time there, so
+# a fresh clone of an unchanged tree compiles nothing again (a clone's files are all new to
+# cargo, which goes by modification times).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/steps.sh
 
-if [[ "${CI:-}" == "true" && -z "${CARGO_TARGET_DIR:-}" ]]; then
-  export CARGO_TARGET_DIR="${CRYPTOSCOPE_CI_TARGET:-$HOME/.cache/cryptoscope/target}"
+usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
+args=("$@")
+timings=()
+jobs=${CRYPTOSCOPE_TEST_JOBS:-3}
+while (($#)); do
+  case $1 in
+    --timings) timings=(--timings) ;;
+    --jobs) [[ $# -ge 2 ]] || { echo "error: --jobs needs a number" >&2; exit 2; }; jobs=$2; shift ;;
+    --jobs=*) jobs=${1#--jobs=} ;;
+    -h | --help) usage; exit 0 ;;
+    *) echo "error: unknown argument '$1' (bash scripts/test.sh --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "error: --jobs takes a whole number from 1, not '$jobs'" >&2; exit 2; }
+
+# Each step's time (scripts/steps.sh); made here, or by this script before it moved (CI).
+[[ -n "${CRYPTOSCOPE_STEP_TIMES:-}" ]] || { CRYPTOSCOPE_STEP_TIMES=$(mktemp -t cryptoscope-steps.XXXXXX); export CRYPTOSCOPE_STEP_TIMES; }
+if [[ "${CI:-}" == "true" && -z "${CRYPTOSCOPE_CI_SOURCE:-}" ]]; then
+  if [[ -z "${CARGO_TARGET_DIR:-}" ]]; then
+    export CARGO_TARGET_DIR="${CRYPTOSCOPE_CI_TARGET:-$HOME/.cache/cryptoscope/target}"
+  fi
   mkdir -p "$CARGO_TARGET_DIR"
+  CARGO_TARGET_DIR=$(cd "$CARGO_TARGET_DIR" && pwd)
+  printf '\033[1m==> %s\033[0m\n' "CI: running from $CARGO_TARGET_DIR/checkout, a copy of this tree that keeps the times of unchanged files" >&2
+  step "checkout (CI: this tree into TARGET/checkout)" python3 scripts/ci-checkout.py "$PWD" "$CARGO_TARGET_DIR/checkout"
+  export CRYPTOSCOPE_CI_SOURCE=$PWD
+  cd "$CARGO_TARGET_DIR/checkout"
+  exec bash scripts/test.sh "${args[@]}"
 fi
+target=${CARGO_TARGET_DIR:-$PWD/target}
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 # Tests find the known-answer data here, whatever the target directory.
 export CRYPTOSCOPE_VECTORS="$PWD/vectors"
 # A test that cannot run records itself here (crates/testkit): counted as skipped, not passed.
 skips=$(mktemp)
 export CRYPTOSCOPE_TEST_SKIPS="$skips"
+# The lock that tests holding `serial()` share across the test binaries running at once.
+lockfile=$(mktemp)
+export CRYPTOSCOPE_TEST_LOCK="$lockfile"
 # The fuzz replay's scratch (empty corpus, logs): nothing from an earlier run, gone after.
 fuzz_tmp=$(mktemp -d)
+log=$(mktemp)
+msgs=$(mktemp)
+steps_file=""
+[[ "$CRYPTOSCOPE_STEP_TIMES" == "${TMPDIR:-/tmp}"/cryptoscope-steps.* ]] && steps_file=$CRYPTOSCOPE_STEP_TIMES
+trap 'rm -rf "$log" "$msgs" "$skips" "$lockfile" "$fuzz_tmp" $steps_file; rm -f "${TMPDIR:-/tmp}"/cryptoscope-test-*.db*' EXIT
 
-bash scripts/setup.sh --no-run
+# 1. Builds, one after another (each is a cargo build that would only wait for another's lock).
+status=0
+if ! step "setup (scripts/setup.sh --no-run)" bash scripts/setup.sh --no-run "${timings[@]}"; then
+  echo "error: scripts/setup.sh failed (above): nothing to test" >&2
+  steps_table "$CRYPTOSCOPE_STEP_TIMES" >&2
+  exit 1
+fi
+# pyo3's build environment, as setup gave it to its builds (clippy and the tests compile the
+# Python crate too).
+source scripts/pyo3-env.sh
 # The tool off x86-64 (crates/cli/tests/cross.rs): the AArch64 `cryptoscope` and its workers,
 # and PQClean's worker for big-endian s390x, cross-compiled with Debian's toolchains and run
-# under qemu-user; the tests find them through these two variables. Cargo's cache keeps
-# them: about 13 minutes on 2 cores from nothing, seconds after.
+# under qemu-user; the tests find them through these two variables. Then our crates' own
+# tests for both (run in step 2).
 source scripts/cross.sh
+cross_test_aarch64=(cargo test --release --locked --target aarch64-unknown-linux-gnu
+                    -p cryptoscope-ciphers -p cryptoscope-sha3r2 -p cryptoscope-measure)
+cross_test_s390x=(cargo test --release --locked --target s390x-unknown-linux-gnu --lib
+                  -p cryptoscope-ciphers -p cryptoscope-sha3r2 -p cryptoscope-measure -p cryptoscope-model
+                  -p cryptoscope-catalogue -p cryptoscope-worker)
+cross_build() {
+  local arch=$1
+  shift
+  cargo build --release --locked --target "$arch-unknown-linux-gnu" "${timings[@]}" "$@" \
+    || { echo "error: the $arch cross build failed (above); crates/cli/tests/cross.rs will fail" >&2; return 1; }
+}
 if [[ "$(uname -m)" == x86_64 ]]; then
-  printf '\033[1m==> %s\033[0m\n' "cross-building cryptoscope and its workers for aarch64, and the PQClean worker for s390x" >&2
-  cargo build --release --locked --target aarch64-unknown-linux-gnu -p cryptoscope -p cryptoscope-provider-liboqs \
+  say "cross-building cryptoscope and its workers for aarch64, and the PQClean worker for s390x"
+  step "aarch64 build (the tool and its workers)" cross_build aarch64 -p cryptoscope -p cryptoscope-provider-liboqs \
     -p cryptoscope-provider-pqclean -p cryptoscope-provider-awslc -p cryptoscope-provider-rustcrypto \
-    -p cryptoscope-provider-openssl -p cryptoscope-provider-cryptoscope -p cryptoscope-provider-build \
-    || echo "error: the aarch64 cross build failed (above); crates/cli/tests/cross.rs will fail" >&2
-  cargo build --release --locked --target s390x-unknown-linux-gnu -p cryptoscope-provider-pqclean \
-    || echo "error: the s390x cross build failed (above); crates/cli/tests/cross.rs will fail" >&2
-  export CRYPTOSCOPE_AARCH64_DIR="${CARGO_TARGET_DIR:-$PWD/target}/aarch64-unknown-linux-gnu/release"
-  export CRYPTOSCOPE_S390X_DIR="${CARGO_TARGET_DIR:-$PWD/target}/s390x-unknown-linux-gnu/release"
+    -p cryptoscope-provider-openssl -p cryptoscope-provider-cryptoscope -p cryptoscope-provider-build || status=1
+  step "s390x build (PQClean's worker)" cross_build s390x -p cryptoscope-provider-pqclean || status=1
+  step "aarch64 test build" "${cross_test_aarch64[@]}" --no-run "${timings[@]}" || status=1
+  step "s390x test build" "${cross_test_s390x[@]}" --no-run "${timings[@]}" || status=1
+  export CRYPTOSCOPE_AARCH64_DIR="$target/aarch64-unknown-linux-gnu/release"
+  export CRYPTOSCOPE_S390X_DIR="$target/s390x-unknown-linux-gnu/release"
 fi
-log=$(mktemp)
-trap 'rm -rf "$log" "$skips" "$fuzz_tmp"; rm -f "${TMPDIR:-/tmp}"/cryptoscope-test-*.db*' EXIT
-set +e
-# In parallel within each test binary (libtest's default: one thread per CPU); the tests
-# that bind ports, start daemons or create namespaces hold a lock of their file
-# (`common::serial`), and cargo runs the binaries one after another. No test decides on
-# the machine's speed (docs/testing.md), so a busy machine makes the run slower, not red.
-cargo test --release --workspace --locked --no-fail-fast 2>&1 | tee "$log"
-status=${PIPESTATUS[0]}
-# Our block ciphers' portable and NEON code and our SHA-3 candidates' portable code (their
-# x86 vector paths are chosen at run time), cross-compiled for AArch64 with Debian's
-# toolchain and run under qemu-aarch64: correctness only (vectors, traces, KATs, cross-checks);
-# and the measurement core there: the generic timer as time base, HWCAP features, and
-# qemu-user detected (its results labelled emulated, the PMU's counters switched off).
-# Then big-endian s390x under qemu-s390x: our ciphers, SHA-3 candidates, measurement core,
-# results model, the catalogue's NIST DRBG and gates, and the worker's protocol and probes.
-cross=0
+say "building the tests (cargo test --release --workspace --no-run)"
+if ! step "test build (cargo test --no-run)" \
+  cargo test --release --workspace --locked --no-run --message-format=json-render-diagnostics "${timings[@]}" >"$msgs"; then
+  echo "error: the tests do not build (above)" >&2
+  steps_table "$CRYPTOSCOPE_STEP_TIMES" >&2
+  exit 1
+fi
+
+# 2. Every test binary and every check, $jobs at a time (scripts/test-binaries.py). No test
+# decides on the machine's speed (docs/testing.md), so running beside another makes a test
+# slower, never red; tests that bind ports, start daemons or create namespaces hold one lock
+# across all of them (`serial()`). The cargo commands run one after another in one slot.
+extras=("cargo:doc tests=cargo test --release --workspace --locked --doc")
 if [[ "$(uname -m)" == x86_64 ]]; then
-  printf '\033[1m==> %s\033[0m\n' "cipher, SHA-3 candidate and measurement-core tests on aarch64 under qemu-aarch64 (correctness, the generic timer, emulation detected)" >&2
-  cargo test --release --locked --target aarch64-unknown-linux-gnu -p cryptoscope-ciphers -p cryptoscope-sha3r2 -p cryptoscope-measure 2>&1 | tee -a "$log"
-  cross=${PIPESTATUS[0]}
-  printf '\033[1m==> %s\033[0m\n' "our own code on big-endian s390x under qemu-s390x" >&2
-  cargo test --release --locked --target s390x-unknown-linux-gnu --lib -p cryptoscope-ciphers -p cryptoscope-sha3r2 \
-    -p cryptoscope-measure -p cryptoscope-model -p cryptoscope-catalogue -p cryptoscope-worker 2>&1 | tee -a "$log"
-  be=${PIPESTATUS[0]}
-  [[ $cross -eq 0 ]] && cross=$be
+  # Our ciphers' portable and NEON code, our SHA-3 candidates and the measurement core
+  # (the generic timer, emulation detected) under qemu-aarch64; our own code on big-endian
+  # s390x under qemu-s390x. Correctness only.
+  extras+=("cargo:aarch64 tests (qemu-aarch64)=${cross_test_aarch64[*]}"
+           "cargo:s390x tests (qemu-s390x)=${cross_test_s390x[*]}")
 fi
-[[ $status -eq 0 ]] && status=$cross
-# The Python package against CPython's hashlib (unittest prints `Ran N tests` and OK/FAILED).
-.venv/bin/python -m unittest discover -s crates/python/tests -v 2>&1 | tee -a "$log"
-py=${PIPESTATUS[0]}
-awk 'function count(s, what,   t, k) { k = 0
-       while (match(s, what "=[0-9]+")) { t = substr(s, RSTART, RLENGTH); sub(/.*=/, "", t); k += t; s = substr(s, RSTART + RLENGTH) }
-       return k }
-     /^Ran [0-9]+ tests?/ { n = $2 }
-     /^OK/ { k = count($0, "skipped"); printf "test result: ok. %d passed; 0 failed; %d ignored\n", n - k, k }
-     /^FAILED/ { f = count($0, "failures") + count($0, "errors"); k = count($0, "skipped")
-                 printf "test result: FAILED. %d passed; %d failed; %d ignored\n", n - f - k, f, k }' "$log" >> "$log.py"
-cat "$log.py" >> "$log"; rm -f "$log.py"
-[[ $status -eq 0 ]] && status=$py
-# Fuzzing: each parser's libFuzzer target (docs/fuzzing.md) replays the inputs kept in the
-# repository (every crash ever found, and the seeds); prints its own `test result:` line.
-# Nothing here depends on a corpus an earlier run left behind. Open-ended fuzzing is
-# `make fuzz` (scripts/fuzz.sh), whose finds go into fuzz/regressions/.
-printf '\033[1m==> %s\033[0m\n' "fuzz targets: the repository's regression and seed inputs (scripts/fuzz.sh --replay)" >&2
-FUZZ_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/fuzz" FUZZ_CORPUS="$fuzz_tmp/corpus" FUZZ_OUT="$fuzz_tmp/out" \
-  bash scripts/fuzz.sh --replay 2>&1 | tee -a "$log"
-fz=${PIPESTATUS[0]}
-[[ $status -eq 0 ]] && status=$fz
-# Formatting (rustfmt.toml): a drift fails the run like a test.
-if ! cargo fmt --all --check >/dev/null 2>&1 || ! cargo fmt --check --manifest-path crates/tls-openssl35/Cargo.toml >/dev/null 2>&1 \
-  || ! cargo fmt --check --manifest-path crates/tls-openssl40/Cargo.toml >/dev/null 2>&1; then
-  echo "test result: FAILED. 0 passed; 1 failed (cargo fmt --all --check: run cargo fmt --all)" | tee -a "$log"
-  [[ $status -eq 0 ]] && status=1
-fi
-# Lints (STYLE.md: clippy clean with -D warnings): a lint fails the run like a test.
-printf '\033[1m==> %s\033[0m\n' "cargo clippy --workspace --all-targets -- -D warnings" >&2
-if ! cargo clippy --release --workspace --all-targets --locked -- -D warnings >"$log.clippy" 2>&1; then
-  grep -E '^(warning|error)' -A6 "$log.clippy" | head -40 >&2
-  echo "test result: FAILED. 0 passed; 1 failed (cargo clippy -- -D warnings: see above)" | tee -a "$log"
-  [[ $status -eq 0 ]] && status=1
-fi
-rm -f "$log.clippy"
-# The architecture's size limits (ARCHITECTURE.md): no file over 1,000 lines, no function over
-# 150, main.rs under 500, outside our own cryptographic code.
-if ! python3 scripts/sizes.py >"$log.sizes" 2>&1; then
-  cat "$log.sizes" >&2
-  echo "test result: FAILED. 0 passed; 1 failed (scripts/sizes.py: a file or function over the limits)" | tee -a "$log"
-  [[ $status -eq 0 ]] && status=1
-fi
-rm -f "$log.sizes"
+extras+=("cargo:clippy=bash scripts/checks.sh clippy ${timings[*]}"
+         # Each parser's libFuzzer target replays the inputs kept in the repository (every
+         # crash ever found, and the seeds); nothing depends on a corpus an earlier run left.
+         # Its own target directory: it builds beside the cargo commands above.
+         "fuzz:fuzz replay (scripts/fuzz.sh --replay)=FUZZ_TARGET_DIR='$target/fuzz' FUZZ_CORPUS='$fuzz_tmp/corpus' FUZZ_OUT='$fuzz_tmp/out' bash scripts/fuzz.sh --replay"
+         "python tests (CPython's hashlib tests and ours)=bash scripts/checks.sh python"
+         "script tests (scripts/tests: this command's own scripts)=bash scripts/checks.sh scripts"
+         "fmt=bash scripts/checks.sh fmt"
+         "sizes (ARCHITECTURE.md's limits)=bash scripts/checks.sh sizes")
+extra_args=()
+for e in "${extras[@]}"; do extra_args+=(--extra "$e"); done
+say "running the tests and checks, $jobs at a time"
+set +e
+step "tests and checks ($jobs at a time; their parts overlap)" \
+  python3 scripts/test-binaries.py "$msgs" --jobs "$jobs" --times "$target/test-times.tsv" "${extra_args[@]}" 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
 set -e
-# One closing line with the totals over every test binary (cargo prints one per binary,
-# the last often being an empty doc-test run). Skipped: Python's skipped tests (reported as
+[[ $rc -eq 0 ]] || status=1
+
+# 3. What each step took, then one closing line with the totals over every test binary
+# and check (cargo prints one per binary). Skipped: Python's skipped tests (reported as
 # `ignored` above) and the tests that recorded a skip (they returned early, so libtest
 # counted them as passed: they move from passed to skipped), each listed with why.
 # libtest's #[ignore] tests are opt-in long runs (1 GiB inputs), not skips: named apart.
 if [[ -s $skips ]]; then
-  printf '\033[1m==> %s\033[0m\n' "skipped tests, and why" >&2
+  say "skipped tests, and why"
   sed 's/^/skipped: /' "$skips" >&2
 fi
+if ((${#timings[@]})); then
+  say "cargo's timing reports: $(ls -d "$target"/cargo-timings 2>/dev/null || echo none)"
+fi
+say "steps (seconds of wall time)"
+steps_table "$CRYPTOSCOPE_STEP_TIMES"
 awk -v recorded="$(grep -c . "$skips")" \
     '/^Ran [0-9]+ tests?/ { py = 1 }
      /^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i

@@ -8,15 +8,11 @@
 
 use cryptoscope_drivers::netem::{Conditions, Emulation, Emulator, LossPattern, Mechanism};
 use cryptoscope_drivers::netns::{Netns, ADDR_A};
+// One namespace pair at a time, in this file and in every test binary running beside it.
+use cryptoscope_testkit::serial;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
-
-/// One namespace pair at a time within this file.
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 fn ready() -> bool {
     if !cryptoscope_testkit::needs_root("the emulator (namespaces, iptables, NFQUEUE)") {

@@ -7,6 +7,8 @@
 //!   `CI=true`, a prerequisite that `scripts/setup.sh` installs being absent is a failure.
 //! * [`Samples`]: seeded sample streams (noise, heavy tails, bimodality, drift, level
 //!   shifts) for testing a verdict on samples the test controls.
+//! * [`serial`]: the lock a test holds while it binds ports, starts daemons or creates
+//!   network namespaces, shared by every test process of the machine.
 
 use std::io::Write;
 
@@ -70,6 +72,43 @@ pub fn is_root() -> bool {
 
 extern "C" {
     fn geteuid() -> u32;
+}
+
+/// Environment variable naming the lock file of [`serial`] (default: `cryptoscope-tests.lock`
+/// in the temporary directory).
+pub const LOCK_ENV: &str = "CRYPTOSCOPE_TEST_LOCK";
+
+/// Held while a test binds ports, starts daemons or creates network namespaces (one
+/// `let _serial = serial();` at its top): such tests run one at a time, within a test binary
+/// (a mutex) and across test binaries running at once (an exclusive lock on one file, as
+/// `scripts/test.sh` runs them, `scripts/test-binaries.py`), while all other tests run in
+/// parallel. A test that panics releases it; the lock file is never removed.
+pub fn serial() -> Serial {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let path = std::env::var_os(LOCK_ENV)
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::env::temp_dir().join("cryptoscope-tests.lock"));
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .unwrap_or_else(|e| panic!("the tests' lock file {}: {e}", path.display()));
+    // Blocks until no other test process holds it; released when the file is closed.
+    file.lock()
+        .unwrap_or_else(|e| panic!("locking {}: {e}", path.display()));
+    Serial {
+        _file: file,
+        _guard: guard,
+    }
+}
+
+/// The lock of [`serial`]: held until dropped (the file first, then the mutex).
+#[must_use = "the lock is released when this is dropped"]
+pub struct Serial {
+    _file: std::fs::File,
+    _guard: std::sync::MutexGuard<'static, ()>,
 }
 
 /// A seeded stream of synthetic samples: xorshift64* for uniforms, Box–Muller for normals.

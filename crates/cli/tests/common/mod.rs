@@ -128,10 +128,10 @@ pub fn verify_with_vectors(dir: &std::path::Path, args: &[&str]) -> std::process
 }
 
 /// Held by a test that binds ports, starts daemons or creates network namespaces: such
-/// tests of one file run one at a time, while the file's other tests run in parallel.
-pub fn serial() -> std::sync::MutexGuard<'static, ()> {
-    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+/// tests run one at a time, in this file and in every other test binary running at the same
+/// time, while all other tests run in parallel (`cryptoscope_testkit::serial`).
+pub fn serial() -> cryptoscope_testkit::Serial {
+    cryptoscope_testkit::serial()
 }
 
 /// A stored run's rows, by (subject, operation): the raw nanosecond samples (empty for rows
