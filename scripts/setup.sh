@@ -140,6 +140,10 @@ step "  setup: the workspace (cargo build --release --workspace)" \
 # (the same openssl-src crates, static libssl and libcrypto): OPENSSL_NO_VENDOR turns off
 # openssl-sys's own build of those sources, OPENSSL_DIR names the providers' install. Where
 # that install is missing (a vendored build failed), openssl-sys builds its own as before.
+# The variables carry the target's prefix (X86_64_UNKNOWN_LINUX_GNU_OPENSSL_DIR), which
+# openssl-sys reads first: aws-lc-sys, shared with the main workspace's build, watches the
+# bare OPENSSL_DIR (a system AWS-LC there?), and a value that differs between the two builds
+# would make each compile AWS-LC's crates again after the other.
 openssl_installs() {
   # The out directory of the providers' build script, from cargo's record of it (no build).
   cargo build --release --workspace --locked --message-format=json 2>/dev/null | python3 -c '
@@ -150,9 +154,10 @@ for line in sys.stdin:
         print(m["out_dir"])'
 }
 tls_workspace() {
-  local v=$1 install=$2
+  local v=$1 install=$2 prefix
+  prefix=$(rustc -vV | sed -n 's/^host: //p' | tr 'a-z-' 'A-Z_')
   if [[ -n "$install" && -f "$install/lib/libssl.a" && -f "$install/lib/libcrypto.a" ]]; then
-    OPENSSL_NO_VENDOR=1 OPENSSL_STATIC=1 OPENSSL_DIR="$install" \
+    env "${prefix}_OPENSSL_NO_VENDOR=1" "${prefix}_OPENSSL_STATIC=1" "${prefix}_OPENSSL_DIR=$install" \
       cargo build --release --locked --manifest-path "crates/tls-openssl$v/Cargo.toml" --target-dir "$target_dir" "${timings[@]}"
   else
     say "OpenSSL ${v:0:1}.${v:1} of the providers' build is missing: crates/tls-openssl$v builds its own"

@@ -3,6 +3,7 @@
 
     cargo test --release --workspace --locked --no-run --message-format=json-render-diagnostics >MSGS
     python3 scripts/test-binaries.py MSGS [--jobs N] [--times FILE] [--extra [GROUP:]NAME=COMMAND]...
+                                          [--after JOB=JOB]...
 
 Why (scripts/test.sh): `cargo test` runs its test binaries one after another, and most of the
 long ones wait on daemons, handshakes and network namespaces rather than use the CPU. Here
@@ -16,16 +17,18 @@ cargo sets and the library path it sets. Its output is printed whole when it end
 The longest binaries (by FILE, the times of the last run) start first. `--extra` adds a
 command run as one more job (the doc tests, clippy, the Python tests); extras of one GROUP
 run one after another in one slot (the cargo commands, which would only wait for each
-other's lock on the build directory).
+other's lock on the build directory); GROUP is a word of letters, digits and dashes.
+`--after A=B` starts job A only once job B has ended (the cross-architecture test binary
+after the cross builds); until then A waits in the queue, not in a slot.
 
 Writes FILE (name and seconds, tab-separated, one binary a line), adds each binary's time
 to $CRYPTOSCOPE_STEP_TIMES (scripts/steps.sh) and exits non-zero if any binary failed. A binary that ends without libtest's `test result:` line (a crash, a signal)
 gets one saying so, so the closing count sees it.
 """
 import argparse
-import concurrent.futures
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -93,15 +96,21 @@ def library_path(tests, native):
     return ":".join(seen)
 
 
+def usage(message):
+    print(f"error: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("messages")
     ap.add_argument("--jobs", type=int, default=int(os.environ.get("CRYPTOSCOPE_TEST_JOBS", "2")))
     ap.add_argument("--times", help="read the last run's times from here, write this run's")
     ap.add_argument("--extra", action="append", default=[], metavar="[GROUP:]NAME=COMMAND")
+    ap.add_argument("--after", action="append", default=[], metavar="JOB=JOB")
     a = ap.parse_args()
     if a.jobs < 1:
-        sys.exit("error: --jobs must be at least 1")
+        usage("--jobs must be at least 1")
 
     tests, native = binaries(a.messages)
     ld = library_path(tests, native)
@@ -115,7 +124,8 @@ def main():
     named = {}
     for e in a.extra:
         name, _, cmd = e.partition("=")
-        group, _, name = name.rpartition(":")
+        m = re.match(r"([A-Za-z0-9-]+):(.*)", name)
+        group, name = (m.group(1), m.group(2)) if m else ("", name)
         j = {"name": name, "argv": ["bash", "-c", cmd], "cwd": os.getcwd(), "env": dict(os.environ),
              "header": f"     Running {name} ({cmd})"}
         jobs.append(j)
@@ -125,6 +135,15 @@ def main():
             groups.append([j])
             if group:
                 named[group] = groups[-1]
+
+    names = {j["name"] for j in jobs}
+    deps = {}
+    for e in a.after:
+        job, _, dep = e.partition("=")
+        for n in (job, dep):
+            if n not in names:
+                usage(f"--after {e}: no job named {n!r}")
+        deps.setdefault(job, set()).add(dep)
 
     last = {}
     if a.times and os.path.exists(a.times):
@@ -169,12 +188,62 @@ def main():
             sys.stdout.flush()
         return p.returncode
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
-        codes = [c for cs in pool.map(lambda g: [run(j) for j in g], groups) for c in cs]
+    # Each slot takes the first group in the queue whose jobs' dependencies have ended.
+    # A job of a group may also wait for a job before it in the group.
+    queue = list(groups)
+    ended = set()
+    codes = []
+    running = [0]
+    ready = threading.Condition()
+
+    def can_start(g):
+        before = set()
+        for j in g:
+            if not deps.get(j["name"], set()) <= ended | before:
+                return False
+            before.add(j["name"])
+        return True
+
+    def slot():
+        while True:
+            with ready:
+                while True:
+                    if not queue:
+                        return
+                    g = next((g for g in queue if can_start(g)), None)
+                    if g is not None:
+                        queue.remove(g)
+                        running[0] += 1
+                        break
+                    if running[0] == 0:
+                        # Nothing runs that could end a wait: the --after lines form a circle.
+                        codes.append(2)
+                        print("error: the jobs left wait for each other (--after): "
+                              + ", ".join(j["name"] for g in queue for j in g), file=sys.stderr, flush=True)
+                        queue.clear()
+                        ready.notify_all()
+                        return
+                    ready.wait()
+            for j in g:
+                code = run(j)
+                with ready:
+                    codes.append(code)
+                    ended.add(j["name"])
+                    ready.notify_all()
+            with ready:
+                running[0] -= 1
+                ready.notify_all()
+
+    slots = [threading.Thread(target=slot) for _ in range(a.jobs)]
+    for t in slots:
+        t.start()
+    for t in slots:
+        t.join()
     if a.times:
         with open(a.times, "w", encoding="utf-8") as f:
             for j in jobs:
-                f.write(f"{j['name']}\t{times[j['name']]:.1f}\n")
+                if j["name"] in times:
+                    f.write(f"{j['name']}\t{times[j['name']]:.1f}\n")
     sys.exit(0 if all(c == 0 for c in codes) else 1)
 
 

@@ -78,35 +78,10 @@ if ! step "setup (scripts/setup.sh --no-run)" bash scripts/setup.sh --no-run "${
   exit 1
 fi
 # pyo3's build environment, as setup gave it to its builds (clippy and the tests compile the
-# Python crate too).
+# Python crate too), and the cross toolchains' (scripts/cross.sh: linkers, runners, C
+# compilers for AArch64 and s390x), set before every cargo command below, as before.
 source scripts/pyo3-env.sh
-# The tool off x86-64 (crates/cli/tests/cross.rs): the AArch64 `cryptoscope` and its workers,
-# and PQClean's worker for big-endian s390x, cross-compiled with Debian's toolchains and run
-# under qemu-user; the tests find them through these two variables. Then our crates' own
-# tests for both (run in step 2).
-source scripts/cross.sh
-cross_test_aarch64=(cargo test --release --locked --target aarch64-unknown-linux-gnu
-                    -p cryptoscope-ciphers -p cryptoscope-sha3r2 -p cryptoscope-measure)
-cross_test_s390x=(cargo test --release --locked --target s390x-unknown-linux-gnu --lib
-                  -p cryptoscope-ciphers -p cryptoscope-sha3r2 -p cryptoscope-measure -p cryptoscope-model
-                  -p cryptoscope-catalogue -p cryptoscope-worker)
-cross_build() {
-  local arch=$1
-  shift
-  cargo build --release --locked --target "$arch-unknown-linux-gnu" "${timings[@]}" "$@" \
-    || { echo "error: the $arch cross build failed (above); crates/cli/tests/cross.rs will fail" >&2; return 1; }
-}
-if [[ "$(uname -m)" == x86_64 ]]; then
-  say "cross-building cryptoscope and its workers for aarch64, and the PQClean worker for s390x"
-  step "aarch64 build (the tool and its workers)" cross_build aarch64 -p cryptoscope -p cryptoscope-provider-liboqs \
-    -p cryptoscope-provider-pqclean -p cryptoscope-provider-awslc -p cryptoscope-provider-rustcrypto \
-    -p cryptoscope-provider-openssl -p cryptoscope-provider-cryptoscope -p cryptoscope-provider-build || status=1
-  step "s390x build (PQClean's worker)" cross_build s390x -p cryptoscope-provider-pqclean || status=1
-  step "aarch64 test build" "${cross_test_aarch64[@]}" --no-run "${timings[@]}" || status=1
-  step "s390x test build" "${cross_test_s390x[@]}" --no-run "${timings[@]}" || status=1
-  export CRYPTOSCOPE_AARCH64_DIR="$target/aarch64-unknown-linux-gnu/release"
-  export CRYPTOSCOPE_S390X_DIR="$target/s390x-unknown-linux-gnu/release"
-fi
+[[ "$(uname -m)" == x86_64 ]] && source scripts/cross.sh
 say "building the tests (cargo test --release --workspace --no-run)"
 if ! step "test build (cargo test --no-run)" \
   cargo test --release --workspace --locked --no-run --message-format=json-render-diagnostics "${timings[@]}" >"$msgs"; then
@@ -118,16 +93,31 @@ fi
 # 2. Every test binary and every check, $jobs at a time (scripts/test-binaries.py). No test
 # decides on the machine's speed (docs/testing.md), so running beside another makes a test
 # slower, never red; tests that bind ports, start daemons or create namespaces hold one lock
-# across all of them (`serial()`). The cargo commands run one after another in one slot.
-extras=("cargo:doc tests=cargo test --release --workspace --locked --doc")
+# across all of them (`serial()`). The cargo commands run one after another in one slot
+# (they would only wait for each other's lock on the build directory), beside the tests.
+extras=()
+after=()
 if [[ "$(uname -m)" == x86_64 ]]; then
-  # Our ciphers' portable and NEON code, our SHA-3 candidates and the measurement core
-  # (the generic timer, emulation detected) under qemu-aarch64; our own code on big-endian
-  # s390x under qemu-s390x. Correctness only.
-  extras+=("cargo:aarch64 tests (qemu-aarch64)=${cross_test_aarch64[*]}"
-           "cargo:s390x tests (qemu-s390x)=${cross_test_s390x[*]}")
+  # The tool off x86-64 (crates/cli/tests/cross.rs): the AArch64 `cryptoscope` and its
+  # workers, and PQClean's worker for big-endian s390x, cross-compiled with Debian's
+  # toolchains (scripts/cross.sh) and run under qemu-user; the test binary finds them
+  # through these two variables and starts once both are built. Then our own crates' tests
+  # on both: our ciphers' portable and NEON code, our SHA-3 candidates and the measurement
+  # core (the generic timer, emulation detected) under qemu-aarch64; our own code on
+  # big-endian s390x under qemu-s390x. Correctness only.
+  export CRYPTOSCOPE_AARCH64_DIR="$target/aarch64-unknown-linux-gnu/release"
+  export CRYPTOSCOPE_S390X_DIR="$target/s390x-unknown-linux-gnu/release"
+  cross_tests_aarch64="cargo test --release --locked --target aarch64-unknown-linux-gnu -p cryptoscope-ciphers -p cryptoscope-sha3r2 -p cryptoscope-measure"
+  cross_tests_s390x="cargo test --release --locked --target s390x-unknown-linux-gnu --lib -p cryptoscope-ciphers -p cryptoscope-sha3r2 -p cryptoscope-measure -p cryptoscope-model -p cryptoscope-catalogue -p cryptoscope-worker"
+  extras+=("cargo:aarch64 build (the tool and its workers)=cargo build --release --locked --target aarch64-unknown-linux-gnu ${timings[*]} -p cryptoscope -p cryptoscope-provider-liboqs -p cryptoscope-provider-pqclean -p cryptoscope-provider-awslc -p cryptoscope-provider-rustcrypto -p cryptoscope-provider-openssl -p cryptoscope-provider-cryptoscope -p cryptoscope-provider-build"
+           "cargo:s390x build (PQClean's worker)=cargo build --release --locked --target s390x-unknown-linux-gnu ${timings[*]} -p cryptoscope-provider-pqclean"
+           "cargo:aarch64 tests (qemu-aarch64)=$cross_tests_aarch64"
+           "cargo:s390x tests (qemu-s390x)=$cross_tests_s390x")
+  after=(--after "cryptoscope tests/cross.rs=aarch64 build (the tool and its workers)"
+         --after "cryptoscope tests/cross.rs=s390x build (PQClean's worker)")
 fi
-extras+=("cargo:clippy=bash scripts/checks.sh clippy ${timings[*]}"
+extras+=("cargo:doc tests=cargo test --release --workspace --locked --doc"
+         "cargo:clippy=bash scripts/checks.sh clippy ${timings[*]}"
          # Each parser's libFuzzer target replays the inputs kept in the repository (every
          # crash ever found, and the seeds); nothing depends on a corpus an earlier run left.
          # Its own target directory: it builds beside the cargo commands above.
@@ -141,7 +131,7 @@ for e in "${extras[@]}"; do extra_args+=(--extra "$e"); done
 say "running the tests and checks, $jobs at a time"
 set +e
 step "tests and checks ($jobs at a time; their parts overlap)" \
-  python3 scripts/test-binaries.py "$msgs" --jobs "$jobs" --times "$target/test-times.tsv" "${extra_args[@]}" 2>&1 | tee "$log"
+  python3 scripts/test-binaries.py "$msgs" --jobs "$jobs" --times "$target/test-times.tsv" "${extra_args[@]}" "${after[@]}" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 set -e
 [[ $rc -eq 0 ]] || status=1

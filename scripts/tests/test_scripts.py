@@ -153,8 +153,9 @@ class TestBinaries(unittest.TestCase):
             # Not test binaries: skipped.
             f.write(json.dumps({"reason": "compiler-artifact", "profile": {"test": False}, "executable": "/bin/false"}) + "\n")
             f.write("not JSON: a line cargo printed\n")
-        return run(sys.executable, os.path.join(SCRIPTS, "test-binaries.py"), self.msgs, *args,
-                   env=dict(os.environ, **(env or {})))
+        # Not the step file of a test command running this test.
+        base = {k: v for k, v in os.environ.items() if k not in ("CRYPTOSCOPE_STEP_TIMES", "CRYPTOSCOPE_TEST_JOBS")}
+        return run(sys.executable, os.path.join(SCRIPTS, "test-binaries.py"), self.msgs, *args, env=dict(base, **(env or {})))
 
     def order(self):
         with open(self.log) as f:
@@ -207,9 +208,44 @@ class TestBinaries(unittest.TestCase):
         o = self.order()
         self.assertLess(o.index("end first"), o.index("start second"), o)
 
+    def test_a_name_with_a_colon_is_not_a_group(self):
+        self.binary("t", "true")
+        mark = self.log
+        r = self.run_them("--jobs", "2",
+                          "--extra", f"a (b: c)=echo start ac >>{mark}; sleep 0.3; echo end ac >>{mark}",
+                          "--extra", f"a (b: d)=echo start ad >>{mark}; echo end ad >>{mark}")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Running a (b: c)", r.stdout)
+        # Not one group "a (b": the second starts while the first still runs.
+        o = self.order()
+        self.assertLess(o.index("start ad"), o.index("end ac"), o)
+
+    def test_a_job_after_another_waits_in_the_queue_not_in_a_slot(self):
+        self.binary("late", "true")
+        self.binary("free", "true")
+        mark = self.log
+        r = self.run_them("--jobs", "2",
+                          "--extra", f"build=echo start build >>{mark}; sleep 0.5; echo end build >>{mark}",
+                          "--after", "late tests/late.rs=build")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        o = self.order()
+        self.assertLess(o.index("end build"), o.index("start late"), o)
+        # The other slot ran the free binary meanwhile.
+        self.assertLess(o.index("end free"), o.index("end build"), o)
+
+    def test_an_unknown_or_circular_after_is_an_error(self):
+        self.binary("a", "true")
+        self.binary("b", "true")
+        r = self.run_them("--after", "a tests/a.rs=nothing")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("no job named 'nothing'", r.stderr)
+        r = self.run_them("--jobs", "2", "--after", "a tests/a.rs=b tests/b.rs", "--after", "b tests/b.rs=a tests/a.rs")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("wait for each other", r.stderr)
+
     def test_zero_jobs_is_refused(self):
         r = self.run_them("--jobs", "0")
-        self.assertNotEqual(r.returncode, 0)
+        self.assertEqual(r.returncode, 2)
 
 
 class Steps(unittest.TestCase):
