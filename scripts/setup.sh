@@ -126,10 +126,6 @@ if ! cargo clippy --version >/dev/null 2>&1 && command -v rustup >/dev/null; the
 fi
 
 target_dir=${CARGO_TARGET_DIR:-$PWD/target}
-# The Python package's virtual environment first: its interpreter is the one every build
-# here gives pyo3 (scripts/pyo3-env.sh), so that no build compiles pyo3 again for another.
-[[ -x .venv/bin/python ]] || python3 -m venv .venv
-source scripts/pyo3-env.sh
 say "building (release; liboqs, AWS-LC and OpenSSL 3.5/4.0 take several minutes the first time)"
 step "  setup: the workspace (cargo build --release --workspace)" \
   cargo build --release --workspace --locked "${timings[@]}"
@@ -168,11 +164,17 @@ out_dir=$(openssl_installs | tail -1)
 step "  setup: TLS driver on OpenSSL 3.5 (crates/tls-openssl35)" tls_workspace 35 "${out_dir:+$out_dir/openssl-3.5/install}"
 step "  setup: TLS driver on OpenSSL 4.0 (crates/tls-openssl40)" tls_workspace 40 "${out_dir:+$out_dir/openssl-4.0/install}"
 
-# The Python package, `pip install`ed from the repository into .venv (maturin comes from
-# PyPI in pip's build environment and compiles the PyO3 crate with the same target dir).
+# The Python package, `pip install`ed from the repository into .venv: maturin comes from PyPI
+# in pip's build environment and compiles the PyO3 crate in a target directory of its own
+# (TARGET/python-package). It builds that crate alone, so cargo resolves the crate's
+# dependencies otherwise than for the workspace, and gives pyo3's build script its own
+# interpreter variables: in the shared directory, this build and the workspace's would
+# compile pyo3 and the extension module again after each other, every time.
 python_package() {
   say "installing the Python package into .venv (pip install ./crates/python)"
-  .venv/bin/pip install -q --disable-pip-version-check ./crates/python
+  [[ -x .venv/bin/python ]] || python3 -m venv .venv
+  CARGO_TARGET_DIR="$target_dir/python-package" \
+    .venv/bin/python -m pip install -q --disable-pip-version-check ./crates/python
 }
 step "  setup: Python package (pip install ./crates/python)" python_package
 

@@ -77,10 +77,8 @@ if ! step "setup (scripts/setup.sh --no-run)" bash scripts/setup.sh --no-run "${
   steps_table "$CRYPTOSCOPE_STEP_TIMES" >&2
   exit 1
 fi
-# pyo3's build environment, as setup gave it to its builds (clippy and the tests compile the
-# Python crate too), and the cross toolchains' (scripts/cross.sh: linkers, runners, C
-# compilers for AArch64 and s390x), set before every cargo command below, as before.
-source scripts/pyo3-env.sh
+# The cross toolchains' settings (scripts/cross.sh: linkers, runners, C compilers for
+# AArch64 and s390x), set before every cargo command below, as they always were.
 [[ "$(uname -m)" == x86_64 ]] && source scripts/cross.sh
 say "building the tests (cargo test --release --workspace --no-run)"
 if ! step "test build (cargo test --no-run)" \
