@@ -55,12 +55,13 @@ packages=(build-essential cmake libclang-dev clang libssl-dev pkg-config valgrin
 if [[ "$(dpkg --print-architecture 2>/dev/null)" == amd64 ]]; then
   packages+=(libssl-dev:arm64)
 fi
+# scripts/apt-install.sh: no service is started while the packages install, and none that
+# they enable is left enabled (nginx, OpenSSH, PostgreSQL, Slurm, munge, OpenVPN, strongSwan:
+# the tests start their own, on loopback or in network namespaces, and stop them).
 apt_install() {
   if [[ $EUID -eq 0 ]]; then SUDO=(); elif command -v sudo >/dev/null; then SUDO=(sudo); else
     echo "error: need root (or sudo) to install: $*" >&2; exit 2; fi
-  export DEBIAN_FRONTEND=noninteractive
-  "${SUDO[@]}" apt-get update -qq
-  "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+  "${SUDO[@]}" bash scripts/apt-install.sh "$@"
 }
 # Installs what is missing of the packages above, and CPython's test suite.
 install_packages() {
