@@ -4,7 +4,8 @@
 //! (`rustc-link-arg-bin`), so the versions never meet in one process.
 //!
 //! A version already built with the same sources is reused (a stamp beside it), so a change
-//! to the shim recompiles the shim only. A version whose build fails does not stop the
+//! to the shim recompiles the shim only; so is one that another build of this package in
+//! the same build directory made (`cargo clippy` runs this script in an OUT_DIR of its own). A version whose build fails does not stop the
 //! others: its worker is linked to the system libcrypto instead, marked unbuilt, and answers
 //! every request with the reason (`cryptoscope` reports that provider as failed).
 use std::path::{Path, PathBuf};
@@ -92,9 +93,50 @@ fn cached_or_build(v: &Version, dir: &Path) -> Result<(PathBuf, PathBuf), String
     if std::fs::read_to_string(&stamp).is_ok_and(|s| s == v.source) && lib.join("libcrypto.a").is_file() {
         return Ok((include, lib));
     }
-    let built = (v.build)(dir)?;
+    let built = match built_beside(v, dir) {
+        Some(other) => {
+            copy_tree(&other.join("install"), &dir.join("install"))
+                .map_err(|e| format!("copying {}: {e}", other.display()))?;
+            (include, lib)
+        }
+        None => (v.build)(dir)?,
+    };
     std::fs::write(&stamp, v.source).map_err(|e| format!("{}: {e}", stamp.display()))?;
     Ok(built)
+}
+
+/// The same version built from the same sources by another build of this package in the
+/// same build directory (so for the same target and profile): `cargo clippy` and
+/// `cargo check` run this script in an OUT_DIR of their own, and need not compile OpenSSL
+/// again (minutes) when `cargo build` already did.
+fn built_beside(v: &Version, dir: &Path) -> Option<PathBuf> {
+    let builds = dir.parent()?.parent()?.parent()?;
+    let prefix = format!("{}-", std::env::var("CARGO_PKG_NAME").ok()?);
+    std::fs::read_dir(builds)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        .map(|e| e.path().join("out").join(v.provider))
+        .filter(|d| d != dir)
+        .find(|d| {
+            std::fs::read_to_string(d.join("built-from")).is_ok_and(|s| s == v.source)
+                && d.join("install/lib/libcrypto.a").is_file()
+        })
+}
+
+/// Copies a directory tree (files and directories; links as what they point to).
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for e in std::fs::read_dir(from)? {
+        let e = e?;
+        let target = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_tree(&e.path(), &target)?;
+        } else {
+            std::fs::copy(e.path(), &target)?;
+        }
+    }
+    Ok(())
 }
 
 /// Compiles the shim for one version into its own static library; its path.
