@@ -383,29 +383,13 @@ pub fn gate_kem(
         )),
         Err(e) => checks.push(Check::fail("round-trip", e)),
     }
-    out.report.input_check = first_pk.and_then(|ek| kem_input_check(kem, &ek));
-    out
-}
-
-/// Whether `encaps` refuses an ML-KEM encapsulation key that fails FIPS 203 §7.2's
-/// modulus check: a valid key whose first coefficient (its first 12 bits, little-endian)
-/// is set to q = 3329. The verdict is not part of the gate: FIPS 203 lets the check be
-/// done elsewhere, and a library that leaves it to its caller is still correct.
-fn kem_input_check(kem: &dyn Kem, ek: &[u8]) -> Option<String> {
-    let d = kem.descriptor();
-    if !d.algorithm.starts_with("ML-KEM") || ek.len() < 2 {
-        return None;
+    // ML-KEM: every Wycheproof file of the parameter set, whatever the depth; what the
+    // subject does with keys that fail FIPS 203's input checks is recorded beside the gate.
+    if let Some((checks, verdict)) = crate::wycheproof_gate::kem_checks(kem, vectors_dir) {
+        out.report.checks.extend(checks);
+        out.report.input_check = verdict;
     }
-    const Q: u16 = 3329;
-    let mut bad = ek.to_vec();
-    bad[0] = (Q & 0xff) as u8;
-    bad[1] = (bad[1] & 0xf0) | (Q >> 8) as u8;
-    let mut ct = vec![0u8; d.sizes.ciphertext];
-    let mut ss = vec![0u8; d.sizes.shared_secret];
-    Some(match kem.encaps(&mut ct, &mut ss, &bad) {
-        Err(_) => "ek checked".into(),
-        Ok(()) => "does not validate ek".into(),
-    })
+    out
 }
 
 /// Phase two of a cross-check: a verified implementation decapsulates what the subject
@@ -677,7 +661,7 @@ mod tests {
         Overflow,
         ConstantKeys,
         AcceptsModified,
-        /// Refuses encapsulation keys whose first coefficient is not below q.
+        /// Makes FIPS 203 §7.2's modulus check on keys of ML-KEM-768's length.
         ChecksEk,
     }
 
@@ -731,9 +715,6 @@ mod tests {
             } else {
                 crate::rng::fill(pk);
             }
-            if self.fault == Fault::ChecksEk {
-                pk[1] &= 0xf7; // a first coefficient below 2048 < q: a key its check accepts
-            }
             sk.copy_from_slice(pk);
             if self.fault == Fault::Overflow {
                 // Write one byte past the end of `sk`, as a buggy C implementation might.
@@ -744,9 +725,19 @@ mod tests {
             Ok(())
         }
         fn encaps(&self, ct: &mut [u8], ss: &mut [u8], pk: &[u8]) -> Result<(), OpError> {
-            // FIPS 203 ByteDecode12: the first coefficient is the low 12 bits, little-endian.
-            let c0 = u16::from(pk[0]) | u16::from(pk[1] & 0x0f) << 8;
-            if self.fault == Fault::ChecksEk && c0 >= 3329 {
+            if pk.len() < 32 {
+                return Err(OpError::failed("encaps", "key too short"));
+            }
+            // FIPS 203 §7.2 on a key of ML-KEM-768's length: ByteDecode12 of t̂ (its first
+            // 1,152 bytes, two 12-bit coefficients in every three, little-endian) must
+            // give values below q = 3329.
+            let unreduced = pk.len() == 1184
+                && pk[..1152].chunks(3).any(|b| {
+                    let lo = u16::from(b[0]) | u16::from(b[1] & 0x0f) << 8;
+                    let hi = u16::from(b[1] >> 4) | u16::from(b[2]) << 4;
+                    lo >= 3329 || hi >= 3329
+                });
+            if self.fault == Fault::ChecksEk && unreduced {
                 return Err(OpError::failed("encaps", "modulus check failed"));
             }
             crate::rng::fill(ss);
@@ -773,6 +764,9 @@ mod tests {
 
     impl Decapsulator for ToyDec {
         fn decaps(&mut self, ss: &mut [u8], ct: &[u8]) -> Result<(), OpError> {
+            if ct.len() < 32 || self.sk.len() < 32 {
+                return Err(OpError::failed("decaps", "too short"));
+            }
             for i in 0..32 {
                 ss[i] = ct[i] ^ self.sk[i];
             }
@@ -916,14 +910,28 @@ mod tests {
     }
 
     #[test]
-    fn the_ek_check_is_probed_beside_the_gate() {
+    fn the_input_checks_are_read_from_the_wycheproof_files_beside_the_gate() {
         let _serial = crate::rng::serial();
-        // The probe's key has 3329 = q as its first coefficient (FIPS 203 §7.2 must refuse).
-        let t = toy(Fault::ChecksEk);
-        let g = gate_kem(&t, &vectors(), KatDepth::Single, 0, None);
-        assert_eq!(g.report.input_check.as_deref(), Some("ek checked"));
+        // The encapsulation file's invalid keys of ML-KEM-768's length fail only FIPS 203
+        // §7.2's modulus check; its decapsulation file flags the keys that fail §7.3's hash
+        // check InvalidDecapsulationKey. A toy that makes the modulus check and no hash
+        // check is "does not validate dk"; one that makes neither, both.
+        let g = gate_kem(&toy(Fault::ChecksEk), &vectors(), KatDepth::Single, 0, None);
+        assert_eq!(g.report.input_check.as_deref(), Some("does not validate dk"));
         let g = gate_kem(&toy(Fault::None), &vectors(), KatDepth::Single, 0, None);
-        assert_eq!(g.report.input_check.as_deref(), Some("does not validate ek"));
+        assert_eq!(g.report.input_check.as_deref(), Some("does not validate ek or dk"));
+        // Every file ran, and the toy, no ML-KEM, fails each file it can be given.
+        let files: Vec<&Check> = g
+            .report
+            .checks
+            .iter()
+            .filter(|c| c.name.starts_with("wycheproof "))
+            .collect();
+        assert_eq!(files.len(), 4, "{:?}", g.report.checks);
+        assert!(
+            files.iter().all(|c| !c.ok && c.detail.contains(" tests failed (tcId ")),
+            "{files:?}"
+        );
         // Not part of the gate: the same checks pass or fail either way.
         let names = |g: &KemGate| {
             g.report

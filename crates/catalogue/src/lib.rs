@@ -9,7 +9,8 @@
 //! - [`rng`]: the process-global randomness every harness-randomised provider draws from,
 //!   switchable to a NIST KAT PRNG.
 //! - [`gate`]: the correctness gate. A subject is measured only after it passes; the
-//!   signatures' in [`sig_gate`].
+//!   signatures' in [`sig_gate`]; the Wycheproof files every gate of their algorithm
+//!   runs, in [`wycheproof_gate`].
 //! - [`external`]: vector files brought by the user (CAVP, NIST KEM KAT, Wycheproof),
 //!   recognised, parsed and run against one implementation.
 //!
@@ -25,6 +26,7 @@ pub mod rng;
 pub mod sig_gate;
 pub mod traits;
 pub mod vectors;
+pub mod wycheproof_gate;
 
 pub use cryptoscope_model::{descriptor, names};
 pub use descriptor::{

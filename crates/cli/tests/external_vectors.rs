@@ -333,6 +333,67 @@ fn wycheproof_mlkem_decaps_counts_refusals_at_either_step_and_finds_pqclean_with
     });
 }
 
+/// The tcIds a gate detail lists after `what` ("2 decapsulation keys with a wrong H(ek)
+/// accepted (tcId 4, 5: …"), or `None` when it lists none.
+fn accepted_ids(detail: &str, what: &str) -> Option<BTreeSet<u64>> {
+    let at = detail.find(&format!("{what} accepted (tcId "))?;
+    let rest = &detail[at..];
+    let list = &rest[rest.find("(tcId ")? + 6..rest.find(':')?];
+    Some(id_set(list).unwrap_or_else(|| panic!("not a list of tcIds: {list}")))
+}
+
+#[test]
+fn the_kem_gate_runs_every_ml_kem_file_at_every_level_and_records_input_checks_beside_it() {
+    // `verify --kat all` on ML-KEM-512, -768 and -1024: every implementation's gate runs
+    // the four Wycheproof files of its level and passes them. Tests that only probe checks
+    // FIPS 203 lets the caller make are a verdict beside the gate: from the files alone,
+    // the encapsulation file's invalid keys of the level's length (unreduced: a key of that
+    // length can be invalid for no other reason) and the decapsulation file's keys flagged
+    // InvalidDecapsulationKey (a wrong H(ek)). PQClean makes neither check and is named
+    // with exactly those tcIds; every other implementation makes both.
+    let (levels, algs) = (["512", "768", "1024"], ["ML-KEM-512", "ML-KEM-768", "ML-KEM-1024"]);
+    let mut args = vec!["verify", "--quiet", "--kat", "all"];
+    for a in algs {
+        args.extend(["--alg", a]);
+    }
+    let o = cryptoscope().args(&args).output().unwrap();
+    let out = stdout_of(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{}", stderr_of(&o));
+    for (level, alg) in levels.into_iter().zip(algs) {
+        let file = |schema: &str| format!("mlkem_{level}_{schema}.json");
+        let ek_len = hex_len(&wycheproof_tests(&wycheproof(&file("keygen_seed_test")))[0]["ek"]);
+        let unreduced = tc_ids(&wycheproof_tests(&wycheproof(&file("encaps_test"))), |t| {
+            t["result"] == "invalid" && hex_len(&t["ek"]) == ek_len
+        });
+        let wrong_hash = tc_ids(
+            &wycheproof_tests(&wycheproof(&file("semi_expanded_decaps_test"))),
+            |t| t["flags"].to_string().contains("\"InvalidDecapsulationKey\""),
+        );
+        assert!(!unreduced.is_empty() && !wrong_hash.is_empty(), "{level}");
+        let as_u64 = |s: &BTreeSet<String>| s.iter().map(|x| x.parse::<u64>().unwrap()).collect::<BTreeSet<u64>>();
+        let rows: Vec<&str> = out.lines().filter(|l| l.starts_with(&format!("{alg} "))).collect();
+        assert_eq!(rows.len(), offered(alg), "{out}");
+        for row in rows {
+            assert!(row.contains("PASS"), "{row}");
+            for schema in ["test", "encaps_test", "keygen_seed_test", "semi_expanded_decaps_test"] {
+                assert!(
+                    row.contains(&format!("{}: ", file(schema))),
+                    "{} did not run: {row}",
+                    file(schema)
+                );
+            }
+            let ek = accepted_ids(row, "unreduced encapsulation keys");
+            let dk = accepted_ids(row, "decapsulation keys with a wrong H(ek)");
+            if row.split_whitespace().nth(1) == Some("pqclean") {
+                assert_eq!(ek, Some(as_u64(&unreduced)), "{row}");
+                assert_eq!(dk, Some(as_u64(&wrong_hash)), "{row}");
+            } else {
+                assert_eq!((ek, dk), (None, None), "{row}");
+            }
+        }
+    }
+}
+
 #[test]
 fn malformed_mlkem_files_are_one_line_usage_errors() {
     let d = tempfile::tempdir().unwrap();

@@ -116,6 +116,15 @@ fn the_new_versions_pass_the_gate() {
             let l = lines.iter().find(|l| l.starts_with(alg)).unwrap();
             assert!(l.contains("KAT digest matches"), "{l}");
         }
+        // Every Wycheproof file of the level is part of each version's gate.
+        let l = lines.iter().find(|l| l.starts_with("ML-KEM-768")).unwrap();
+        for f in ["test", "encaps_test", "keygen_seed_test", "semi_expanded_decaps_test"] {
+            assert!(l.contains(&format!("mlkem_768_{f}.json: ")), "{l}");
+        }
+        let l = lines.iter().find(|l| l.starts_with("ML-DSA-44")).unwrap();
+        for f in ["sign_seed", "sign_noseed", "verify"] {
+            assert!(l.contains(&format!("mldsa_44_{f}_test.json: ")), "{l}");
+        }
     }
 }
 

@@ -266,3 +266,18 @@ pub fn leftovers(prefix: &str, pattern: &str) -> String {
         format!("namespaces {ns:?}, processes {ps}")
     }
 }
+
+/// The tcIds of a list as a gate detail writes them ("56, 57, 97–134"), ranges expanded;
+/// `None` if the text is no such list.
+pub fn id_set(list: &str) -> Option<std::collections::BTreeSet<u64>> {
+    let mut ids = std::collections::BTreeSet::new();
+    for part in list.split(", ") {
+        match part.split_once('–') {
+            Some((a, b)) => ids.extend(a.parse::<u64>().ok()?..=b.parse::<u64>().ok()?),
+            None => {
+                ids.insert(part.parse().ok()?);
+            }
+        }
+    }
+    Some(ids)
+}
