@@ -4,7 +4,7 @@
 
 use crate::table::render;
 use crate::{GateStatus, ResultRow};
-use cryptoscope_catalogue::Operation;
+use cryptoscope_model::descriptor::Operation;
 
 /// The rows: algorithm, provider, impl, op, then cycles per byte per length, then MiB/s at
 /// the longest length measured.

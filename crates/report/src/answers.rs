@@ -337,7 +337,7 @@ pub fn tradeoff_points(run: &RunFile) -> Vec<TradeoffPoint> {
             // One authentication: the signer signs, the verifier verifies; the public key
             // and the signature travel (a certificate and a CertificateVerify carry both).
             "sig" => {
-                let n = cryptoscope_catalogue::descriptor::SIG_MESSAGE_BYTES;
+                let n = cryptoscope_model::descriptor::SIG_MESSAGE_BYTES;
                 match (of(&format!("sign:{n}")), of(&format!("verify:{n}"))) {
                     (Some(g), Some(v)) => (g + v, s.public_key as u64 + s.ciphertext as u64),
                     _ => continue,

@@ -4,7 +4,7 @@
 
 use crate::table::{group, render};
 use crate::{GateStatus, ResultRow};
-use cryptoscope_catalogue::Operation;
+use cryptoscope_model::descriptor::Operation;
 
 /// What the terminal and the report say about where the AArch64 code was checked.
 pub const AARCH64_NOTE: &str = "AArch64 builds of the portable and NEON strategies are checked for correctness only, \

@@ -383,7 +383,7 @@ unless the count varies by design under real randomness and the difference lies 
 pub(crate) mod tests {
     use super::*;
     use crate::ResultRow;
-    use cryptoscope_catalogue::descriptor::{Descriptor, Randomness, Sizes};
+    use cryptoscope_model::descriptor::{Descriptor, Randomness, Sizes};
 
     /// A run of X25519/openssl/default with the given samples (ns) per operation.
     pub(crate) fn run(id: &str, rows: Vec<(&str, Vec<f64>)>) -> RunFile {

@@ -181,7 +181,7 @@ pub fn github_benchmark(run: &RunFile) -> String {
 mod tests {
     use super::*;
     use crate::RunConfig;
-    use cryptoscope_catalogue::descriptor::{Descriptor, Randomness, Sizes};
+    use cryptoscope_model::descriptor::{Descriptor, Randomness, Sizes};
 
     fn sample_run() -> RunFile {
         let d = Descriptor::catalogued(

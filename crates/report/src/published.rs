@@ -181,7 +181,7 @@ pub fn matches(published: &[Published], rows: &[ResultRow]) -> Vec<Match> {
             {
                 continue;
             }
-            let bytes = cryptoscope_catalogue::Operation::parse(&r.operation)
+            let bytes = cryptoscope_model::descriptor::Operation::parse(&r.operation)
                 .and_then(|o| o.message_bytes())
                 .filter(|&n| n > 0)
                 .map(|n| n as f64);

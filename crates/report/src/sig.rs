@@ -5,7 +5,7 @@
 
 use crate::table::{group, render};
 use crate::{GateStatus, ResultRow};
-use cryptoscope_catalogue::descriptor::SIG_MESSAGE_BYTES;
+use cryptoscope_model::descriptor::SIG_MESSAGE_BYTES;
 
 /// The header and rows; `None` when the results hold no signature rows.
 pub fn rows(results: &[ResultRow]) -> Option<(Vec<String>, Vec<Vec<String>>)> {
@@ -102,19 +102,19 @@ mod tests {
     use super::*;
 
     fn row(op: &str, cycles: f64, stack: Option<u64>) -> ResultRow {
-        let d = cryptoscope_catalogue::Descriptor::catalogued(
+        let d = cryptoscope_model::descriptor::Descriptor::catalogued(
             "ML-DSA-65",
             "p",
             "i",
             "1".into(),
             "-".into(),
-            cryptoscope_catalogue::Sizes {
+            cryptoscope_model::descriptor::Sizes {
                 public_key: 1952,
                 secret_key: 4032,
                 ciphertext: 3309,
                 shared_secret: 0,
             },
-            cryptoscope_catalogue::Randomness::Harness,
+            cryptoscope_model::descriptor::Randomness::Harness,
         );
         let mut r = ResultRow::without_numbers(&d, op, GateStatus::Pass, "");
         r.median_cycles = Some(cycles);

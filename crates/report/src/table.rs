@@ -223,7 +223,7 @@ pub fn throughput(rows: &[ResultRow]) -> Option<String> {
         .iter()
         .filter(|r| r.family == "hash")
         .filter_map(|r| {
-            cryptoscope_catalogue::Operation::parse(&r.operation)
+            cryptoscope_model::descriptor::Operation::parse(&r.operation)
                 .and_then(|o| o.message_bytes())
                 .map(|n| (r, n))
         })
@@ -433,19 +433,19 @@ mod tests {
     #[test]
     fn speedups_against_a_baseline_implementation() {
         let d = |imp: &str| {
-            cryptoscope_catalogue::descriptor::Descriptor::catalogued(
+            cryptoscope_model::descriptor::Descriptor::catalogued(
                 "ML-KEM-768",
                 "pqclean",
                 imp,
                 "v".into(),
                 "b".into(),
-                cryptoscope_catalogue::descriptor::Sizes {
+                cryptoscope_model::descriptor::Sizes {
                     public_key: 1184,
                     secret_key: 2400,
                     ciphertext: 1088,
                     shared_secret: 32,
                 },
-                cryptoscope_catalogue::descriptor::Randomness::Harness,
+                cryptoscope_model::descriptor::Randomness::Harness,
             )
         };
         let row = |imp: &str, ns: f64| {

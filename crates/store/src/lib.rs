@@ -867,7 +867,7 @@ impl Store {
         }
         // Unknown names sort last (None < Some, hence the flag first).
         let op_rank = |op: &str| {
-            let o = cryptoscope_catalogue::Operation::parse(op);
+            let o = cryptoscope_model::descriptor::Operation::parse(op);
             (o.is_none(), o)
         };
         results.sort_by_key(|r| (first_seen.iter().position(|s| s == &r.subject), op_rank(&r.operation)));

@@ -1,5 +1,5 @@
 use super::*;
-use cryptoscope_catalogue::descriptor::{Descriptor, Randomness, Sizes};
+use cryptoscope_model::descriptor::{Descriptor, Randomness, Sizes};
 use cryptoscope_model::{GateStatus, RunConfig};
 use rusqlite::Connection;
 

@@ -1,7 +1,7 @@
 //! The answers on rows the tests make: figures and intervals set by hand, never timed.
 
 use super::*;
-use cryptoscope_catalogue::descriptor::{Descriptor, Randomness, Sizes};
+use cryptoscope_model::descriptor::{Descriptor, Randomness, Sizes};
 
 fn descriptor(alg: &str, provider: &str, imp: &str) -> Descriptor {
     let sizes = if alg.starts_with("ML-KEM") {

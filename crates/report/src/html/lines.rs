@@ -7,7 +7,7 @@
 use super::marks::{log_axes, ns_label, stack_labels, tick_label, Frame, LogScale, Of};
 use super::{esc, provider_colour, table, PALETTE};
 use crate::{GateStatus, ResultRow, RunFile};
-use cryptoscope_catalogue::Operation;
+use cryptoscope_model::descriptor::Operation;
 use std::fmt::Write as _;
 
 /// One line: its label, colour, dash, owner and points (x, y), in any order.

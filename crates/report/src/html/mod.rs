@@ -472,7 +472,7 @@ fn cipher_section(ri: usize, run: &RunFile) -> String {
             .iter()
             .filter(|r| r.family == "cipher" && r.algorithm == *c && r.gate == GateStatus::Pass)
             .filter_map(|r| {
-                let n = cryptoscope_catalogue::Operation::parse(&r.operation)?.message_bytes()? as f64;
+                let n = cryptoscope_model::descriptor::Operation::parse(&r.operation)?.message_bytes()? as f64;
                 let kind = r.operation.split(':').next().unwrap_or_default();
                 let colour = PALETTE[kinds.iter().position(|k| *k == kind).unwrap_or(0) % PALETTE.len()];
                 let label = format!("{}/{} {}", r.provider, r.implementation, r.operation);

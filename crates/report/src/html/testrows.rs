@@ -1,7 +1,7 @@
 //! Hand-made rows and runs for the report's unit tests (charts, answers, comparisons).
 
 use crate::{GateStatus, ResultRow, RunConfig, RunFile};
-use cryptoscope_catalogue::descriptor::{Descriptor, Randomness, Sizes};
+use cryptoscope_model::descriptor::{Descriptor, Randomness, Sizes};
 
 /// A passing row of `algorithm` by `provider` (implementation "default"), `operation`
 /// taking `cycles` (and as many nanoseconds).
