@@ -4,20 +4,25 @@
 //!
 //! Exit codes: 0 success; 1 some subject failed its gate, crashed or timed out;
 //! 2 usage or input error.
+// Every name a module uses is written out (issue 54): no glob imports outside tests.
+#![deny(clippy::wildcard_imports)]
 
 use clap::{Parser, Subcommand};
-use cryptoscope_drivers::apps::*;
+use cryptoscope_drivers::apps::cmd_driver;
 use cryptoscope_drivers::{openvpn_server, tahoe, tls, tunnel};
-use cryptoscope_engine::args::*;
-use cryptoscope_engine::builds::*;
-use cryptoscope_engine::ct_cmd::*;
-use cryptoscope_engine::listing::*;
+use cryptoscope_engine::args::{
+    AddArgs, BuildArgs, CtArgs, DbArg, FilterArgs, GateArgs, MemoryArgs, MicroArgs, ProfileArgs, RunArgs, ScaleArgs,
+    SelectArgs,
+};
+use cryptoscope_engine::builds::{cmd_add, cmd_build};
+use cryptoscope_engine::ct_cmd::cmd_ct;
+use cryptoscope_engine::listing::{cmd_list, cmd_verify};
 use cryptoscope_engine::memory::cmd_memory;
 use cryptoscope_engine::micro::cmd_micro;
 use cryptoscope_engine::profile::cmd_profile;
-use cryptoscope_engine::run::*;
+use cryptoscope_engine::run::{cmd_run, set_run_parser};
 use cryptoscope_engine::scale::cmd_scale;
-use cryptoscope_engine::stored::*;
+use cryptoscope_engine::stored::{cmd_compare, cmd_export, cmd_report, cmd_runs, cmd_show, CompareArgs};
 use cryptoscope_engine::{external, workers};
 use std::path::PathBuf;
 

@@ -1,7 +1,7 @@
 //! The application drivers (`tahoe`, `tls`, `tunnel`) behind one interface ([`Driver`]):
 //! each runs its study and hands back items, which one ending stores, prints and writes.
 
-use crate::*;
+use crate::{open_app_store, openvpn_server, tahoe, tls, tunnel, usage, util, Clock, ClockChoice};
 use anyhow::Result;
 use cryptoscope_model::{RunFile, SCHEMA};
 use std::path::PathBuf;

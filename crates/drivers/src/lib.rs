@@ -1,6 +1,8 @@
 //! The application drivers of cryptoscope (`tahoe`, `tls`, `tunnel`, `openvpn-server`): studies of
 //! cryptography inside a protocol, behind one interface ([`apps::Driver`]), with what only
 //! they use (network namespaces, hostile traffic). Built on `cryptoscope-engine`.
+// Every name a module uses is written out (issue 54): no glob imports outside tests.
+#![deny(clippy::wildcard_imports)]
 
 pub mod apps;
 pub mod flights;
@@ -16,8 +18,8 @@ mod tls_peers;
 pub mod tunnel;
 
 // The engine's modules and items under the paths the drivers knew when they shared its crate.
-use cryptoscope_engine::args::*;
-use cryptoscope_engine::stored::*;
-use cryptoscope_engine::ui::*;
+use cryptoscope_engine::args::{DB_HELP, DB_LONG_HELP};
+use cryptoscope_engine::stored::open_app_store;
+use cryptoscope_engine::ui::{usage, UsageError};
 use cryptoscope_engine::{catalog, gating, util, workers};
 use cryptoscope_measure::clock::{Clock, ClockChoice};

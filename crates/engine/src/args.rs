@@ -1,7 +1,7 @@
 //! The arguments shared by several commands, and the values derived from them.
 
 use crate::catalog::Selection;
-use crate::*;
+use crate::{scale, usage};
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;

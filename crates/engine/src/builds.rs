@@ -1,10 +1,10 @@
 //! `cryptoscope build` and `cryptoscope add`: subjects compiled from source trees (ours with
 //! several compilers and flags, or a directory the user brings).
 
-use crate::args::*;
+use crate::args::{gate_settings_depth, AddArgs, BuildArgs};
 use crate::catalog::Catalogue;
-use crate::ui::*;
-use crate::*;
+use crate::ui::{usage, Progress};
+use crate::{gating, matrix, util};
 use anyhow::Result;
 use cryptoscope_model::GateStatus;
 use cryptoscope_report::table;

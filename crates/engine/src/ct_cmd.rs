@@ -1,10 +1,10 @@
 //! `cryptoscope ct`: the constant-time audit over the catalogue, and its figures beside the
 //! speed tables.
 
-use crate::args::*;
+use crate::args::{gate_settings_depth, CtArgs};
 use crate::catalog::Catalogue;
-use crate::ui::*;
-use crate::*;
+use crate::ui::{usage, warn_missing, Progress};
+use crate::{ct, gating, open_app_store, util, Clock, ClockChoice};
 use anyhow::Result;
 use cryptoscope_model::apps::ct::{Audited, Dudect, Memcheck, Setup, Speed};
 use cryptoscope_model::apps::Item;

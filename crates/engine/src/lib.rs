@@ -3,6 +3,8 @@
 //! correctness gate, the run engine ([`run`]), the stored-run commands and the other passes
 //! (scale, memory, counters, profile, micro, builds, constant-time audit). Measuring
 //! happens in provider worker processes, never here.
+// Every name a module uses is written out (issue 54): no glob imports outside tests.
+#![deny(clippy::wildcard_imports)]
 
 pub mod ab;
 pub mod args;
@@ -29,10 +31,10 @@ pub mod util;
 mod versions;
 pub mod workers;
 
-use args::*;
+use args::{GateArgs, SelectArgs};
 use cryptoscope_catalogue::descriptor::Availability;
 use cryptoscope_measure::clock::{Clock, ClockChoice};
 use cryptoscope_model::GateStatus;
-use run::*;
-use stored::*;
-use ui::*;
+use run::cmd_run;
+use stored::open_app_store;
+use ui::{usage, warn_missing, Progress, UsageError};

@@ -1,10 +1,10 @@
 //! `cryptoscope list` and `cryptoscope verify`: what can be measured here, and the gate run
 //! on its own.
 
-use crate::args::*;
+use crate::args::{gate_settings_depth, GateArgs, SelectArgs};
 use crate::catalog::{Catalogue, Selection};
-use crate::ui::*;
-use crate::*;
+use crate::ui::{warn_missing, Progress};
+use crate::{catalog, gating, util, Availability};
 use anyhow::Result;
 use cryptoscope_model::GateStatus;
 use cryptoscope_report::table;

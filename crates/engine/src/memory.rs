@@ -3,9 +3,9 @@
 //! stack, apart from timing; and the code size of an implementation where its functions
 //! can be told apart in the worker binary.
 
-use crate::args::*;
-use crate::ui::*;
-use crate::*;
+use crate::args::{MemoryArgs, RunArgs};
+use crate::cmd_run;
+use crate::ui::usage;
 
 use anyhow::{Context, Result};
 use cryptoscope_catalogue::descriptor::Descriptor;

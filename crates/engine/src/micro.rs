@@ -4,10 +4,10 @@
 //! from the timing probes compiled into our own builds (`crate::probes`), read around real
 //! operations.
 
-use crate::args::*;
+use crate::args::{gate_settings_depth, MicroArgs};
 use crate::catalog::Catalogue;
-use crate::ui::*;
-use crate::*;
+use crate::ui::{usage, warn_missing, Progress};
+use crate::{gating, micro, util, GateStatus};
 
 use anyhow::{Context, Result};
 use cryptoscope_catalogue::descriptor::Descriptor;

@@ -6,10 +6,10 @@
 //! call tree, a function table, the functions the PQC-KEM profiling thesis monitored, and
 //! the hottest function's source lines.
 
-use crate::args::*;
+use crate::args::{gate_settings_depth, ProfileArgs};
 use crate::catalog::Catalogue;
-use crate::ui::*;
-use crate::*;
+use crate::ui::{usage, warn_missing, Progress};
+use crate::{gating, profile, util, GateStatus};
 
 use anyhow::{Context, Result};
 use cryptoscope_catalogue::descriptor::Descriptor;

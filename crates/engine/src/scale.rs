@@ -1,9 +1,9 @@
 //! `cryptoscope scale`: throughput of each operation on 1, 2, 4, … threads, every thread
 //! with its own keys and buffers, in the subject's worker process.
 
-use crate::args::*;
-use crate::ui::*;
-use crate::*;
+use crate::args::{RunArgs, ScaleArgs};
+use crate::ui::usage;
+use crate::{cmd_run, scale};
 
 use anyhow::{Context, Result};
 use cryptoscope_catalogue::descriptor::Descriptor;

@@ -1,9 +1,9 @@
 //! Commands over stored runs: `runs`, `show`, `export`, `report`, `compare` (with runs or
 //! published figures), and opening the results database.
 
-use crate::args::*;
-use crate::ui::*;
-use crate::*;
+use crate::args::{store_location, DbArg, FilterArgs};
+use crate::ui::usage;
+use crate::util;
 use anyhow::Result;
 use cryptoscope_model::RunFile;
 use cryptoscope_report::table;

@@ -398,7 +398,10 @@ fn spawn(
 /// crashes, fails a request (it exits as a one-shot worker would) or passes its deadline
 /// (killed) is reported as before and replaced at the next call.
 mod served {
-    use super::*;
+    use super::{
+        command, ended, kill_group, mpsc, read_events, wait_until, Duration, Event, Instant, Outcome, Path, PathBuf,
+        Read, Request, Result, Stdio,
+    };
     use std::collections::HashMap;
     use std::io::Write;
     use std::process::{Child, ChildStdin};

@@ -2,7 +2,12 @@
 //! of every cell.
 
 use super::clients::{self, Connection, Outcome, Shared};
-use super::*;
+use super::{
+    accel, check, check_alive, children_cpu, client_args, load, mpsc, nap, pin, run_cmd, server_args, spawn_logged,
+    times, version_of, wait_for, wrong_channels, Arc, AtomicBool, AtomicU64, Command, Duration, Instant, Netns,
+    OnceLock, OpenvpnServerArgs, Ordering, Pace, Path, Procs, Result, Row, Setup, Status, Study, DATA_CHANNEL,
+    MASK_AES, SERVER_LIMITS, TLS_CIPHER,
+};
 
 /// The window's bounds and what was read at them.
 struct Window {

@@ -2,7 +2,10 @@
 //! WireGuard, strongSwan and OpenSSH between the two namespaces, each returned as a
 //! [`Running`] whose drop stops everything it started.
 
-use super::*;
+use super::{
+    bail, run_cmd, Child, Command, Context, Duration, Instant, Netns, Path, PathBuf, Result, Stdio, ADDR_A, ADDR_B,
+    INNER_A, INNER_B, MASK_AES,
+};
 
 /// Started processes, stopped (SIGTERM, then SIGKILL after 3 s) and reaped when dropped:
 /// whatever way a set-up ends (ready, interrupted, timed out, a daemon died), nothing it

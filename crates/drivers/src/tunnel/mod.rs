@@ -23,7 +23,7 @@ mod rounds;
 use crate::hostile;
 use crate::netns::{run_cmd, Netns, ADDR_A, ADDR_B};
 use crate::tls::MASK_AES;
-use daemons::*;
+use daemons::{ipsec, openvpn, ssh, ssh_client, wait_for, wireguard, Renew, Running};
 
 pub const TUNNELS: &[&str] = &["openvpn-static", "openvpn-tls", "ipsec", "wireguard", "ssh"];
 pub const COUPLES: &[&str] = &[
@@ -810,7 +810,7 @@ pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Setup, Vec<Row>, i32)> {
 mod secret_tests {
     #[test]
     fn pre_shared_keys_are_48_hex_digits_and_fresh() {
-        let (a, b) = (super::hex_secret(), super::hex_secret());
+        let (a, b) = (super::daemons::hex_secret(), super::daemons::hex_secret());
         assert_eq!(a.len(), 48);
         assert!(a.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
         assert_ne!(a.as_str(), b.as_str());

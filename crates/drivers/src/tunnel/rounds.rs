@@ -2,7 +2,10 @@
 //! rounds, then one row per configuration with its figures over the repeats.
 
 use super::repeats::{self, One};
-use super::*;
+use super::{
+    datapath, ping, record, transfer, Bench, Measured, Netns, Path, Pings, Planned, Result, Row, Status, Study,
+    Transfer, TunnelArgs, ADDR_B, MASK_AES,
+};
 
 /// What the rounds measured of one configuration, in the order measured, or why it failed.
 #[derive(Default)]
