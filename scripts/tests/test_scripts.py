@@ -198,22 +198,29 @@ class TestBinaries(unittest.TestCase):
         self.assertIn("  new tests/new.rs\t-\t-", lines)
         self.assertTrue(any(l.startswith("  short tests/short.rs\t") and l.endswith("\t0") for l in lines), lines)
 
+    def wait_for(self, flag, tries):
+        """Shell that polls for `flag` up to `tries` times 10 ms: a job that ends once
+        another job has started, or after that bound when none starts beside it."""
+        return f"for i in $(seq {tries}); do [ -e {flag} ] && break; sleep 0.01; done"
+
     def test_extras_of_one_group_run_one_after_another(self):
-        self.binary("t", "sleep 0.3")
-        mark = self.log
+        self.binary("t", "true")
+        mark, flag = self.log, os.path.join(self.tmp, "second-started")
+        # Were the group's jobs run side by side, the second would start before the first
+        # ends (the first waits for it); run one after another, the first ends at its bound.
         r = self.run_them("--jobs", "3",
-                          "--extra", f"g:first=echo start first >>{mark}; sleep 0.3; echo end first >>{mark}",
-                          "--extra", f"g:second=echo start second >>{mark}; echo end second >>{mark}")
+                          "--extra", f"g:first=echo start first >>{mark}; {self.wait_for(flag, 100)}; echo end first >>{mark}",
+                          "--extra", f"g:second=touch {flag}; echo start second >>{mark}; echo end second >>{mark}")
         self.assertEqual(r.returncode, 0, r.stderr)
         o = self.order()
         self.assertLess(o.index("end first"), o.index("start second"), o)
 
     def test_a_name_with_a_colon_is_not_a_group(self):
         self.binary("t", "true")
-        mark = self.log
+        mark, flag = self.log, os.path.join(self.tmp, "ad-started")
         r = self.run_them("--jobs", "2",
-                          "--extra", f"a (b: c)=echo start ac >>{mark}; sleep 0.3; echo end ac >>{mark}",
-                          "--extra", f"a (b: d)=echo start ad >>{mark}; echo end ad >>{mark}")
+                          "--extra", f"a (b: c)=echo start ac >>{mark}; {self.wait_for(flag, 3000)}; echo end ac >>{mark}",
+                          "--extra", f"a (b: d)=echo start ad >>{mark}; touch {flag}; echo end ad >>{mark}")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("Running a (b: c)", r.stdout)
         # Not one group "a (b": the second starts while the first still runs.
