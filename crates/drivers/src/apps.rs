@@ -3,6 +3,7 @@
 
 use crate::{open_app_store, openvpn_server, tahoe, tls, tunnel, usage, util, Clock, ClockChoice};
 use anyhow::Result;
+use cryptoscope_engine::context::Ctx;
 use cryptoscope_model::{RunFile, SCHEMA};
 use std::path::PathBuf;
 
@@ -22,6 +23,7 @@ pub(crate) struct AppRun {
 /// driver's summary of its items (`cryptoscope_report::apps`), writes `json` if asked, and
 /// says where the run went. Returns `code`, or 2 when the results could not be stored.
 pub(crate) fn finish_app_run(
+    ctx: &Ctx,
     store: &mut cryptoscope_store::Store,
     run_id: &str,
     started_at: String,
@@ -39,7 +41,7 @@ pub(crate) fn finish_app_run(
         started_at,
         finished_at: util::now_utc().0,
         tool_version: env!("CARGO_PKG_VERSION").into(),
-        command: cryptoscope_model::RecordedCommand::of_this_process(),
+        command: cryptoscope_model::RecordedCommand::new(ctx.args.iter()),
         config: cryptoscope_model::RunConfig {
             suites: vec![app.suite.into()],
             algorithms: app.algorithms,
@@ -61,20 +63,21 @@ pub(crate) fn finish_app_run(
         })
         .and_then(|_| store.finish_run(run_id, &run_file.finished_at));
     if let Some(r) = cryptoscope_report::apps::rendering(driver) {
-        print!("{}", (r.summary)(&run_file.applications));
+        out!(ctx, "{}", (r.summary)(&run_file.applications));
     }
     if let Some((p, v)) = json {
         std::fs::write(&p, serde_json::to_string_pretty(&v)?)
             .map_err(|e| usage(format!("cannot write {}: {e}", p.display())))?;
-        println!("JSON:    {}", p.display());
+        outln!(ctx, "JSON:    {}", p.display());
     }
     match stored {
-        Ok(()) => println!(
+        Ok(()) => outln!(
+            ctx,
             "Store:   {} (run {run_id}; `cryptoscope report {run_id}`)",
             store.location()
         ),
         Err(e) => {
-            eprintln!("error: results not stored: {e}");
+            errln!(ctx, "error: results not stored: {e}");
             return Ok(2);
         }
     }
@@ -100,21 +103,22 @@ pub trait Driver {
     /// The results database (`--db`) and the JSON file (`--json`) asked for.
     fn outputs(&self) -> (Option<&str>, Option<&PathBuf>);
     /// Runs the study. `None`: it stopped before anything worth storing (it said why): exit 2.
-    fn run(&self, quiet: bool) -> Result<Option<DriverRun>>;
+    fn run(&self, ctx: &Ctx) -> Result<Option<DriverRun>>;
 }
 
 /// A driver's command: the store opened first (a bad `--db` fails before any work), the
 /// study, then one ending for every driver ([`finish_app_run`]).
-pub fn cmd_driver<D: Driver>(d: &D, quiet: bool) -> Result<i32> {
+pub fn cmd_driver<D: Driver>(d: &D, ctx: &Ctx) -> Result<i32> {
     let (db, json) = d.outputs();
-    let (mut store, json_out) = open_app_store(db, json)?;
+    let (mut store, json_out) = open_app_store(ctx, db, json)?;
     let (started_at, _) = util::now_utc();
     let run_id = util::run_id();
-    let Some(mut r) = d.run(quiet)? else {
+    let Some(mut r) = d.run(ctx)? else {
         return Ok(2);
     };
     r.app.suite = D::NAME;
     let code = finish_app_run(
+        ctx,
         &mut store,
         &run_id,
         started_at,
@@ -123,7 +127,7 @@ pub fn cmd_driver<D: Driver>(d: &D, quiet: bool) -> Result<i32> {
         r.code,
     )?;
     if let (1, Some(why)) = (code, r.incomplete) {
-        eprintln!("error: {why}");
+        errln!(ctx, "error: {why}");
     }
     Ok(code)
 }
@@ -135,8 +139,8 @@ impl Driver for tahoe::TahoeArgs {
         (self.db.as_deref(), self.json.as_ref())
     }
 
-    fn run(&self, quiet: bool) -> Result<Option<DriverRun>> {
-        let (output, code) = tahoe::run_driver(self, quiet)?;
+    fn run(&self, ctx: &Ctx) -> Result<Option<DriverRun>> {
+        let (output, code) = tahoe::run_driver(self, ctx)?;
         if code == 2 {
             return Ok(None);
         }
@@ -174,8 +178,8 @@ impl Driver for tls::TlsArgs {
         (self.db.as_deref(), self.json.as_ref())
     }
 
-    fn run(&self, quiet: bool) -> Result<Option<DriverRun>> {
-        let (setup, rows, code) = tls::run(self, quiet)?;
+    fn run(&self, ctx: &Ctx) -> Result<Option<DriverRun>> {
+        let (setup, rows, code) = tls::run(self, ctx)?;
         let app = AppRun {
             suite: Self::NAME,
             algorithms: rows.iter().map(|r| r.group.clone()).collect(),
@@ -201,8 +205,8 @@ impl Driver for tunnel::TunnelArgs {
         (self.db.as_deref(), self.json.as_ref())
     }
 
-    fn run(&self, quiet: bool) -> Result<Option<DriverRun>> {
-        let (setup, rows, code) = tunnel::run(self, quiet)?;
+    fn run(&self, ctx: &Ctx) -> Result<Option<DriverRun>> {
+        let (setup, rows, code) = tunnel::run(self, ctx)?;
         let app = AppRun {
             suite: Self::NAME,
             algorithms: self.tunnel.split(',').map(|s| s.trim().to_string()).collect(),
@@ -228,8 +232,8 @@ impl Driver for openvpn_server::OpenvpnServerArgs {
         (self.db.as_deref(), self.json.as_ref())
     }
 
-    fn run(&self, quiet: bool) -> Result<Option<DriverRun>> {
-        let (setup, rows, code) = openvpn_server::run(self, quiet)?;
+    fn run(&self, ctx: &Ctx) -> Result<Option<DriverRun>> {
+        let (setup, rows, code) = openvpn_server::run(self, ctx)?;
         let app = AppRun {
             suite: Self::NAME,
             algorithms: self

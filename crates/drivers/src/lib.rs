@@ -3,6 +3,12 @@
 //! they use (network namespaces, hostile traffic). Built on `cryptoscope-engine`.
 // Every name a module uses is written out (issue 54): no glob imports outside tests.
 #![deny(clippy::wildcard_imports)]
+// Output goes through the command's context (`context::Out`), never straight to the
+// process's standard streams (issue 54); tests may print.
+#![cfg_attr(not(test), deny(clippy::print_stdout, clippy::print_stderr))]
+
+#[macro_use]
+extern crate cryptoscope_engine;
 
 pub mod apps;
 pub mod flights;
@@ -21,5 +27,5 @@ pub mod tunnel;
 use cryptoscope_engine::args::{DB_HELP, DB_LONG_HELP};
 use cryptoscope_engine::stored::open_app_store;
 use cryptoscope_engine::ui::{usage, UsageError};
-use cryptoscope_engine::{catalog, gating, util, workers};
+use cryptoscope_engine::{catalog, gating, util};
 use cryptoscope_measure::clock::{Clock, ClockChoice};

@@ -5,6 +5,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use cryptoscope_engine::context::{Ctx, Env};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -65,23 +66,24 @@ pub struct TahoeArgs {
     pub db: Option<String>,
 }
 
-fn default_venv() -> PathBuf {
-    if let Some(p) = std::env::var_os("CRYPTOSCOPE_TAHOE_VENV") {
-        return PathBuf::from(p);
+/// The environment's directory: `$CRYPTOSCOPE_TAHOE_VENV`, else in the user's cache.
+fn default_venv(env: &Env) -> PathBuf {
+    if let Some(p) = env.path("CRYPTOSCOPE_TAHOE_VENV") {
+        return p;
     }
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
+    let cache = env
+        .path("XDG_CACHE_HOME")
         .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .or_else(|| env.path("HOME").map(|h| h.join(".cache")))
         .unwrap_or_else(std::env::temp_dir);
     cache.join("cryptoscope/tahoe-venv")
 }
 
 /// Our Python package's source: `$CRYPTOSCOPE_PYTHON_SRC`, or the tree this binary was
 /// built from.
-fn package_source() -> Result<PathBuf> {
-    let p = std::env::var_os("CRYPTOSCOPE_PYTHON_SRC")
-        .map(PathBuf::from)
+fn package_source(env: &Env) -> Result<PathBuf> {
+    let p = env
+        .path("CRYPTOSCOPE_PYTHON_SRC")
         .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../python")));
     if !p.join("pyproject.toml").is_file() {
         bail!(crate::UsageError(format!(
@@ -138,8 +140,9 @@ fn run_step(what: &str, cmd: &mut Command) -> Result<()> {
 }
 
 /// The environment's Python, built or refreshed when needed.
-fn ensure_venv(dir: &Path, reinstall: bool, quiet: bool) -> Result<PathBuf> {
-    let src = package_source()?;
+fn ensure_venv(dir: &Path, reinstall: bool, ctx: &Ctx) -> Result<PathBuf> {
+    let quiet = ctx.quiet;
+    let src = package_source(&ctx.env)?;
     let python = dir.join("bin/python");
     let stamp_file = dir.join(".cryptoscope-stamp");
     let want = stamp(&src);
@@ -149,7 +152,7 @@ fn ensure_venv(dir: &Path, reinstall: bool, quiet: bool) -> Result<PathBuf> {
     }
     let say = |m: &str| {
         if !quiet {
-            eprintln!("tahoe: {m}");
+            errln!(ctx, "tahoe: {m}");
         }
     };
     if !python.exists() {
@@ -196,15 +199,16 @@ impl Drop for TempFile {
 /// Runs the study and returns the driver's output and exit status (0 done, 1 a check
 /// failed or interrupted: what was measured is still returned; 2 the driver rejected its
 /// arguments and has said why).
-pub fn run_driver(a: &TahoeArgs, quiet: bool) -> Result<(serde_json::Value, i32)> {
+pub fn run_driver(a: &TahoeArgs, ctx: &Ctx) -> Result<(serde_json::Value, i32)> {
+    let quiet = ctx.quiet;
     if a.repeat == 0 {
         bail!(crate::UsageError("--repeat must be at least 1".into()));
     }
     if a.storage_nodes == 0 {
         bail!(crate::UsageError("--storage-nodes must be at least 1".into()));
     }
-    let venv = a.venv.clone().unwrap_or_else(default_venv);
-    let python = ensure_venv(&venv, a.reinstall, quiet)?;
+    let venv = a.venv.clone().unwrap_or_else(|| default_venv(&ctx.env));
+    let python = ensure_venv(&venv, a.reinstall, ctx)?;
     let out = TempFile(std::env::temp_dir().join(format!("cryptoscope-tahoe-{}.json", std::process::id())));
     let mut cmd = Command::new(&python);
     cmd.args(["-m", "cryptoscope.tahoe", "--hash", &a.hash, "--profile", &a.profile])

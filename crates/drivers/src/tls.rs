@@ -10,6 +10,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use cryptoscope_engine::context::Ctx as Cx;
 use cryptoscope_model::apps::tls::{Configuration, GroupInfo, LinkConditions, Measurement, Setup};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
@@ -24,7 +25,6 @@ use crate::netns::{children_of, Netns, ADDR_A};
 use crate::tls_peers;
 
 mod rounds;
-use crate::workers;
 use rounds::template;
 
 /// What masks only AES-NI and PCLMULQDQ in OpenSSL and AWS-LC (the second word left alone,
@@ -541,7 +541,8 @@ fn expected_scheme(cert: &str) -> Option<&'static str> {
 }
 
 /// Resolves the requested groups with the driver binaries; experimental ones are gated.
-fn plan(a: &TlsArgs, dir: &Path, quiet: bool) -> Result<(Vec<Config>, Vec<Configuration>, Vec<String>)> {
+fn plan(a: &TlsArgs, dir: &Path, cx: &Cx) -> Result<(Vec<Config>, Vec<Configuration>, Vec<String>)> {
+    let quiet = cx.quiet;
     let liboqs = dir.join("cryptoscope-tls");
     let pqclean = dir.join("cryptoscope-tls-pqclean");
     if !liboqs.is_file() {
@@ -635,9 +636,9 @@ fn plan(a: &TlsArgs, dir: &Path, quiet: bool) -> Result<(Vec<Config>, Vec<Config
         // Correct before fast: a catalogue KEM is gated before it carries a handshake.
         let ids: Vec<String> = resolved.iter().filter_map(|(_, _, i)| i.subject.clone()).collect();
         if !ids.is_empty() {
-            let cat = Catalogue::discover()?;
+            let cat = Catalogue::discover(cx)?;
             let picked: Vec<_> = cat.subjects.iter().filter(|d| ids.contains(&d.id)).cloned().collect();
-            let vectors = crate::util::vectors_dir(None)?;
+            let vectors = crate::util::vectors_dir(&cx.env, None)?;
             let settings = gating::GateSettings {
                 vectors: &vectors,
                 depth: "single",
@@ -645,7 +646,7 @@ fn plan(a: &TlsArgs, dir: &Path, quiet: bool) -> Result<(Vec<Config>, Vec<Config
             };
             let verdicts = gating::gate_all(&cat, &picked, &settings, &mut |d, v| {
                 if !quiet {
-                    eprintln!("gate {}: {}", d.id, v.status.as_str());
+                    errln!(cx, "gate {}: {}", d.id, v.status.as_str());
                 }
             });
             resolved.retain(|(name, _, info)| match info.subject.as_deref() {
@@ -726,10 +727,11 @@ fn versioned_configs(
 }
 
 /// Runs the study; returns (setup, rows, exit code).
-pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)> {
+pub fn run(a: &TlsArgs, cx: &Cx) -> Result<(Setup, Vec<Configuration>, i32)> {
+    let quiet = cx.quiet;
     let (cells, mechanism) = crate::tls_checks::check(a)?;
-    let dir = workers::worker_dir()?;
-    let (configs, skipped, gate_failed) = plan(a, &dir, quiet)?;
+    let dir = cx.workers.dir().to_path_buf();
+    let (configs, skipped, gate_failed) = plan(a, &dir, cx)?;
     let (warmup, duration) = (
         a.warmup.unwrap_or(if a.quick { 0.3 } else { 2.0 }),
         a.duration.unwrap_or(if a.quick { 1.0 } else { 10.0 }),
@@ -771,7 +773,7 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)>
     let mut rows = Vec::new();
     let mut code = if gate_failed.is_empty() { 0 } else { 1 };
     for m in &gate_failed {
-        eprintln!("error: {m}: not measured");
+        errln!(cx, "error: {m}: not measured");
     }
     // Without delay or loss, one pass with no conditions.
     let passes: Vec<Option<netem::Conditions>> = if cells.is_empty() {
@@ -807,8 +809,8 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)>
                     String::new()
                 };
                 match ctx.count {
-                    Some(n) => eprintln!("{r}[{}/{total}] {lbl} ({n} handshakes)", i + 1),
-                    None => eprintln!("{r}[{}/{total}] {lbl} ({duration} s)", i + 1),
+                    Some(n) => errln!(cx, "{r}[{}/{total}] {lbl} ({n} handshakes)", i + 1),
+                    None => errln!(cx, "{r}[{}/{total}] {lbl} ({duration} s)", i + 1),
                 }
             }
             gathered[i].tried = true;
@@ -817,7 +819,8 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)>
                 Ok((m, link)) if m.handshakes > 0 => gathered[i].ok.push((m, link)),
                 Ok((m, link)) => {
                     code = 1;
-                    eprintln!(
+                    errln!(
+                        cx,
                         "error: {lbl}: no handshake completed: {}",
                         m.first_error.as_deref().unwrap_or("?")
                     );
@@ -833,7 +836,7 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)>
                     if crate::stop::requested() {
                         break 'rounds;
                     }
-                    eprintln!("error: {lbl}: {e:#}");
+                    errln!(cx, "error: {lbl}: {e:#}");
                     row.status = "failed".into();
                     row.error = Some(format!("{e:#}"));
                 }
@@ -848,7 +851,10 @@ pub fn run(a: &TlsArgs, quiet: bool) -> Result<(Setup, Vec<Configuration>, i32)>
     }
     drop(catching);
     if crate::stop::requested() {
-        eprintln!("interrupted: servers and namespaces removed; what was measured is kept");
+        errln!(
+            cx,
+            "interrupted: servers and namespaces removed; what was measured is kept"
+        );
     }
     rows.extend(skipped);
     let setup = setup(a, &ctx, network, gate_failed);

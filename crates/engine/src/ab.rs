@@ -9,6 +9,7 @@
 //! rows of A and B (each block one visit) and the comparison are stored as a run, every few
 //! seconds while it runs, so an interruption keeps what was measured.
 
+use crate::context::Ctx;
 use anyhow::Result;
 use clap::Args;
 use cryptoscope_catalogue::descriptor::Descriptor;
@@ -31,7 +32,7 @@ use crate::gating::{self, Verdict};
 use crate::run::measure::{merge_visits, row_from};
 use crate::stored::open_db;
 use crate::ui::{usage, warn_missing};
-use crate::workers::{self, Outcome};
+use crate::workers::Outcome;
 
 /// `ab --help`'s examples and how to read the result.
 pub const AFTER_HELP: &str = "Examples:
@@ -192,11 +193,14 @@ impl Blocks<'_> {
         };
         let mut row = None;
         let mut failed = None;
-        let outcome = workers::call(bin, &request, self.timeout, &mut |ev| match ev {
-            Event::Measured(m) => row = Some(row_from(d, v, m, self.run_start_unix_ms)),
-            Event::OpFailed { error, .. } => failed = Some(error),
-            _ => {}
-        });
+        let outcome = self
+            .cat
+            .transport
+            .call(bin, &request, self.timeout, &mut |ev| match ev {
+                Event::Measured(m) => row = Some(row_from(d, v, m, self.run_start_unix_ms)),
+                Event::OpFailed { error, .. } => failed = Some(error),
+                _ => {}
+            });
         match (outcome, row, failed) {
             (_, _, Some(e)) => Err(format!("{} {} failed while measuring: {e}", d.id, op.as_str())),
             (Outcome::Completed, Some(r), None) if !r.raw_ns.is_empty() => Ok(r),
@@ -318,17 +322,18 @@ fn check(a: &AbArgs) -> Result<()> {
 
 /// `cryptoscope ab`: 0, 1 when a subject failed its gate or while measured (or B is slower
 /// with --fail-on-slower), 2 for bad input.
-pub fn cmd_ab(a: &AbArgs, quiet: bool) -> Result<i32> {
+pub fn cmd_ab(a: &AbArgs, ctx: &Ctx) -> Result<i32> {
+    let quiet = ctx.quiet;
     check(a)?;
-    let vectors = crate::util::vectors_dir(a.gate.vectors.as_deref())?;
-    let mut store = open_db(&store_location(a.db.as_deref()))?;
+    let vectors = crate::util::vectors_dir(&ctx.env, a.gate.vectors.as_deref())?;
+    let mut store = open_db(ctx, &store_location(a.db.as_deref()))?;
     if let Some(p) = &a.json {
         if p.as_os_str() != "-" {
             crate::util::check_writable(p).map_err(usage)?;
         }
     }
-    let cat = Catalogue::discover()?;
-    warn_missing(&cat);
+    let cat = Catalogue::discover(ctx)?;
+    warn_missing(ctx, &cat);
     let da = resolve(&cat, &a.a, a.alg.as_deref())?;
     let db = resolve(&cat, &a.b, a.alg.as_deref().or(Some(&da.algorithm)))?;
     if da.algorithm != db.algorithm {
@@ -338,7 +343,8 @@ pub fn cmd_ab(a: &AbArgs, quiet: bool) -> Result<i32> {
         )));
     }
     if da.id == db.id {
-        eprintln!(
+        errln!(
+            ctx,
             "note: A and B are the same subject ({}): an A/A run, which shows the test's own noise",
             da.id
         );
@@ -354,14 +360,20 @@ pub fn cmd_ab(a: &AbArgs, quiet: bool) -> Result<i32> {
     let pair = [da.clone(), db.clone()];
     let verdicts = gating::gate_all(&cat, &pair, &gs, &mut |d, v| {
         if !quiet {
-            eprintln!("gate {}: {}", d.id, v.status.as_str());
+            errln!(ctx, "gate {}: {}", d.id, v.status.as_str());
         }
     });
     let mut failed = false;
     for d in &pair {
         let v = &verdicts[&d.id];
         if v.status != GateStatus::Pass {
-            eprintln!("ab: {} {}: {} (nothing measured)", d.id, v.status.as_str(), v.detail);
+            errln!(
+                ctx,
+                "ab: {} {}: {} (nothing measured)",
+                d.id,
+                v.status.as_str(),
+                v.detail
+            );
             failed = true;
         }
     }
@@ -369,7 +381,7 @@ pub fn cmd_ab(a: &AbArgs, quiet: bool) -> Result<i32> {
         return Ok(1);
     }
 
-    crate::workers::set_long_lived(true);
+    cat.transport.set_long_lived(true);
     let clock = Clock::new(ClockChoice::Auto);
     let cpu = a
         .cpu
@@ -385,13 +397,13 @@ pub fn cmd_ab(a: &AbArgs, quiet: bool) -> Result<i32> {
         started_at,
         finished_at: String::new(),
         tool_version: env!("CARGO_PKG_VERSION").into(),
-        command: cryptoscope_model::RecordedCommand::of_this_process(),
+        command: cryptoscope_model::RecordedCommand::new(ctx.args.iter()),
         config: Default::default(),
         environment: crate::run::environment(&clock, &cat),
         results: Vec::new(),
         applications: Vec::new(),
     };
-    crate::run::preflight(&mut run.environment, cpu, &clock, quiet);
+    crate::run::preflight(&mut run.environment, cpu, &clock, ctx);
     run.config.algorithms = vec![da.algorithm.clone()];
     run.config.providers = vec![da.provider.clone(), db.provider.clone()];
     run.config.cpu = cpu;
@@ -419,17 +431,9 @@ pub fn cmd_ab(a: &AbArgs, quiet: bool) -> Result<i32> {
         run_start_unix_ms: start_ms,
         budget: Duration::from_secs_f64(a.block / 1e3 * 50.0).max(Duration::from_secs(10)),
     };
-    let timed = interleave(&blocks, &pair, &verdicts, &ops, a, quiet, &mut |tracks, elapsed| {
+    let timed = interleave(&blocks, &pair, &verdicts, &ops, a, ctx, &mut |tracks, elapsed| {
         setup.elapsed_s = Some(elapsed);
-        save(
-            &mut store,
-            &run_id,
-            &mut setup,
-            tracks,
-            a.threshold,
-            &Counts::new(),
-            false,
-        );
+        save(ctx, &mut store, &run_id, &mut setup, tracks, &Counts::new(), false);
     });
     let (tracks, failure) = timed;
     let counts = if failure.is_some() {
@@ -438,21 +442,21 @@ pub fn cmd_ab(a: &AbArgs, quiet: bool) -> Result<i32> {
         setup.instructions_note = Some("not counted (--no-instructions)".into());
         Counts::new()
     } else {
-        instructions(&cat, &pair, &ops, timeout, quiet, &mut setup)
+        instructions(&cat, &pair, &ops, timeout, ctx, &mut setup)
     };
-    let compared = save(&mut store, &run_id, &mut setup, &tracks, a.threshold, &counts, true);
+    let compared = save(ctx, &mut store, &run_id, &mut setup, &tracks, &counts, true);
     let _ = store.finish_run(&run_id, &crate::util::now_utc().0);
     run.applications = std::iter::once(setup.to_app("setup"))
         .chain(compared.iter().map(|c| c.to_app(c.operation.clone())))
         .collect();
-    print!("{}", cryptoscope_report::ab::summary(&run.applications));
-    println!("Stored as run {run_id} (`cryptoscope show {run_id}`).");
+    out!(ctx, "{}", cryptoscope_report::ab::summary(&run.applications));
+    outln!(ctx, "Stored as run {run_id} (`cryptoscope show {run_id}`).");
     if let Some(p) = &a.json {
         let doc = serde_json::json!({"run_id": run_id, "setup": setup, "operations": compared});
-        crate::stored::write_output(p, &serde_json::to_string_pretty(&doc)?)?;
+        crate::stored::write_output(ctx, p, &serde_json::to_string_pretty(&doc)?)?;
     }
     if let Some(e) = failure {
-        eprintln!("ab: {e}");
+        errln!(ctx, "ab: {e}");
         return Ok(1);
     }
     let slower = compared
@@ -460,7 +464,10 @@ pub fn cmd_ab(a: &AbArgs, quiet: bool) -> Result<i32> {
         .filter(|c| c.verdict == Some(paired::Change::Slower))
         .count();
     if a.fail_on_slower && slower > 0 {
-        eprintln!("ab: B is slower than A in {slower} operation(s) (--fail-on-slower)");
+        errln!(
+            ctx,
+            "ab: B is slower than A in {slower} operation(s) (--fail-on-slower)"
+        );
         return Ok(1);
     }
     Ok(0)
@@ -480,9 +487,10 @@ fn interleave(
     verdicts: &BTreeMap<String, Verdict>,
     ops: &[Operation],
     a: &AbArgs,
-    quiet: bool,
+    ctx: &Ctx,
     save: &mut dyn FnMut(&Tracks, f64),
 ) -> (Tracks, Option<String>) {
+    let quiet = ctx.quiet;
     let block = Duration::from_secs_f64(a.block / 1e3);
     let v = |i: usize| &verdicts[&pair[i].id];
     let mut tracks: Tracks = Vec::new();
@@ -514,7 +522,7 @@ fn interleave(
     let epoch_len = (time / EPOCHS).max(Duration::from_secs(1));
     let mut epoch = 0u32;
     let mut epoch_start = Instant::now();
-    let pb = crate::ui::progress_bar(a.time.ceil() as u64, quiet);
+    let pb = crate::ui::progress_bar(a.time.ceil() as u64, ctx);
     let lines = !quiet && !std::io::IsTerminal::is_terminal(&std::io::stderr());
     let (mut saved, mut said) = (Instant::now(), 0);
     loop {
@@ -523,7 +531,7 @@ fn interleave(
             break;
         }
         if epoch_start.elapsed() >= epoch_len {
-            workers::retire_long_lived();
+            blocks.cat.transport.retire_long_lived();
             epoch += 1;
             epoch_start = Instant::now();
         }
@@ -550,7 +558,7 @@ fn interleave(
         pb.set_message(msg.clone());
         if lines && el as usize / 10 > said {
             said = el as usize / 10;
-            eprintln!("[{el:.0} s of {:.0} s] {msg}", a.time);
+            errln!(ctx, "[{el:.0} s of {:.0} s] {msg}", a.time);
         }
         if saved.elapsed() > Duration::from_secs(5) {
             save(&tracks, el);
@@ -576,11 +584,14 @@ fn pilot_call(blocks: &Blocks, d: &Descriptor, v: &Verdict, op: Operation, plan:
     };
     let mut t = None;
     let mut failed = None;
-    let outcome = workers::call(bin, &request, blocks.timeout, &mut |ev| match ev {
-        Event::Measured(m) => t = row_from(d, v, m, 0.0).median_ns,
-        Event::OpFailed { error, .. } => failed = Some(error),
-        _ => {}
-    });
+    let outcome = blocks
+        .cat
+        .transport
+        .call(bin, &request, blocks.timeout, &mut |ev| match ev {
+            Event::Measured(m) => t = row_from(d, v, m, 0.0).median_ns,
+            Event::OpFailed { error, .. } => failed = Some(error),
+            _ => {}
+        });
     match (outcome, t, failed) {
         (_, _, Some(e)) => Err(format!("{} {} failed while measuring: {e}", d.id, op.as_str())),
         (Outcome::Completed, Some(t), None) => Ok(t),
@@ -595,9 +606,10 @@ fn instructions(
     pair: &[Descriptor; 2],
     ops: &[Operation],
     timeout: Duration,
-    quiet: bool,
+    ctx: &Ctx,
     setup: &mut Setup,
 ) -> Counts {
+    let quiet = ctx.quiet;
     let mut out = Counts::new();
     let found = std::process::Command::new("valgrind")
         .arg("--version")
@@ -609,9 +621,9 @@ fn instructions(
     }
     for (i, d) in pair.iter().enumerate() {
         if !quiet {
-            eprintln!("instructions {} (callgrind)", d.id);
+            errln!(ctx, "instructions {} (callgrind)", d.id);
         }
-        match crate::counters::instructions(cat, d, timeout) {
+        match crate::counters::instructions(ctx, cat, d, timeout) {
             Ok(m) => {
                 for (op, r) in m {
                     match r {
@@ -632,14 +644,15 @@ fn instructions(
 /// Stores the comparison so far (with its blocks' medians) and, with `rows`, A's and B's
 /// rows with every sample; returns the comparison.
 fn save(
+    ctx: &Ctx,
     store: &mut cryptoscope_store::Store,
     run_id: &str,
     setup: &mut Setup,
     tracks: &Tracks,
-    threshold: f64,
     counts: &Counts,
     rows: bool,
 ) -> Vec<Compared> {
+    let threshold = setup.threshold;
     let epochs = tracks
         .iter()
         .filter_map(|t| t.quads.last())
@@ -667,7 +680,7 @@ fn save(
         compared.push(c);
     }
     if let Some(e) = error {
-        eprintln!("warning: could not store the comparison: {e}");
+        errln!(ctx, "warning: could not store the comparison: {e}");
     }
     compared
 }

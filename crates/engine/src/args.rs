@@ -1,6 +1,7 @@
 //! The arguments shared by several commands, and the values derived from them.
 
 use crate::catalog::Selection;
+use crate::context::Env;
 use crate::{scale, usage};
 use anyhow::Result;
 use clap::Args;
@@ -364,12 +365,15 @@ pub(crate) fn parse_shard(s: &str) -> Result<(usize, usize)> {
 }
 
 /// The run group: flag, environment, Slurm array job, or the run itself.
-pub(crate) fn run_group(flag: Option<&str>, run_id: &str) -> String {
+pub(crate) fn run_group(env: &Env, flag: Option<&str>, run_id: &str) -> String {
     flag.map(str::to_string)
-        .or_else(|| std::env::var("CRYPTOSCOPE_RUN_GROUP").ok().filter(|g| !g.is_empty()))
         .or_else(|| {
-            std::env::var("SLURM_ARRAY_JOB_ID")
-                .ok()
+            env.var("CRYPTOSCOPE_RUN_GROUP")
+                .filter(|g| !g.is_empty())
+                .map(str::to_string)
+        })
+        .or_else(|| {
+            env.var("SLURM_ARRAY_JOB_ID")
                 .filter(|g| !g.is_empty())
                 .map(|j| format!("slurm-{j}"))
         })

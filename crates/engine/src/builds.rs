@@ -3,6 +3,7 @@
 
 use crate::args::{gate_settings_depth, AddArgs, BuildArgs};
 use crate::catalog::Catalogue;
+use crate::context::Ctx;
 use crate::ui::{usage, Progress};
 use crate::{gating, matrix, util};
 use anyhow::Result;
@@ -10,10 +11,10 @@ use cryptoscope_model::GateStatus;
 use cryptoscope_report::table;
 use std::time::Duration;
 
-pub(crate) fn print_builds() {
+pub(crate) fn print_builds(ctx: &Ctx) {
     let list = cryptoscope_worker::builds::list();
     if list.is_empty() {
-        println!("No builds in {}.", cryptoscope_worker::builds::dir().display());
+        outln!(ctx, "No builds in {}.", cryptoscope_worker::builds::dir().display());
         return;
     }
     let rows: Vec<Vec<String>> = list
@@ -28,7 +29,8 @@ pub(crate) fn print_builds() {
             ]
         })
         .collect();
-    print!(
+    out!(
+        ctx,
         "{}",
         table::render(
             &["algorithm", "subject", "origin", "compiler and flags", "source"],
@@ -57,9 +59,9 @@ pub(crate) fn canonical_kem(name: &str) -> Result<String> {
     Ok(info.name.to_string())
 }
 
-pub fn cmd_build(a: &BuildArgs, quiet: bool) -> Result<i32> {
+pub fn cmd_build(a: &BuildArgs, ctx: &Ctx) -> Result<i32> {
     if a.list {
-        print_builds();
+        print_builds(ctx);
         return Ok(0);
     }
     let algs: Vec<String> = a
@@ -78,7 +80,7 @@ pub fn cmd_build(a: &BuildArgs, quiet: bool) -> Result<i32> {
                 n += 1;
             }
         }
-        println!("Removed {n} build(s).");
+        outln!(ctx, "Removed {n} build(s).");
         return Ok(0);
     }
     if algs.is_empty() {
@@ -107,9 +109,9 @@ pub fn cmd_build(a: &BuildArgs, quiet: bool) -> Result<i32> {
                     for f in &flags {
                         let fl: Vec<String> = if f.trim().is_empty() { vec![] } else { vec![f.clone()] };
                         let job = if *src == "liboqs" {
-                            matrix::liboqs_job(alg, v, cc, &fl)
+                            matrix::liboqs_job(&ctx.env, alg, v, cc, &fl)
                         } else {
-                            matrix::pqclean_job(alg, v, cc, &fl)
+                            matrix::pqclean_job(&ctx.env, alg, v, cc, &fl)
                         };
                         if let Some(j) = job {
                             jobs.push(j);
@@ -130,7 +132,7 @@ pub fn cmd_build(a: &BuildArgs, quiet: bool) -> Result<i32> {
             }
         }
     }
-    let mut pb = Progress::new(jobs.len() as u64, quiet);
+    let mut pb = Progress::new(jobs.len() as u64, ctx);
     let mut failed = Vec::new();
     let mut built = Vec::new();
     for j in &jobs {
@@ -151,23 +153,25 @@ pub fn cmd_build(a: &BuildArgs, quiet: bool) -> Result<i32> {
         .iter()
         .map(|m| vec![m.algorithm.clone(), format!("build/{}", m.label), m.build_line()])
         .collect();
-    print!(
+    out!(
+        ctx,
         "{}",
         table::render(&["algorithm", "subject", "compiler and flags"], &rows, &[false; 3])
     );
-    println!(
+    outln!(
+        ctx,
         "{} build(s) in {}. Measure them: cryptoscope run --provider build --alg {} --baseline build/<label>",
         built.len(),
         cryptoscope_worker::builds::dir().display(),
         algs[0]
     );
     for f in &failed {
-        eprintln!("error: {f}");
+        errln!(ctx, "error: {f}");
     }
     Ok(if failed.is_empty() { 0 } else { 1 })
 }
 
-pub fn cmd_add(a: &AddArgs, quiet: bool) -> Result<i32> {
+pub fn cmd_add(a: &AddArgs, ctx: &Ctx) -> Result<i32> {
     let alg = canonical_kem(&a.alg)?;
     if !a.path.is_dir() {
         return Err(usage(format!("{}: not a directory", a.path.display())));
@@ -206,7 +210,7 @@ pub fn cmd_add(a: &AddArgs, quiet: bool) -> Result<i32> {
             match matrix::compile(&job) {
                 Ok((_, m)) => labels.push(m.label),
                 Err(e) => {
-                    eprintln!("error: {e}");
+                    errln!(ctx, "error: {e}");
                     failed += 1;
                 }
             }
@@ -216,8 +220,8 @@ pub fn cmd_add(a: &AddArgs, quiet: bool) -> Result<i32> {
         return Ok(1);
     }
     // The same gate as every other subject.
-    let vectors = util::vectors_dir(a.gate.vectors.as_deref())?;
-    let cat = Catalogue::discover()?;
+    let vectors = util::vectors_dir(&ctx.env, a.gate.vectors.as_deref())?;
+    let cat = Catalogue::discover(ctx)?;
     let picked: Vec<_> = cat
         .subjects
         .iter()
@@ -230,7 +234,7 @@ pub fn cmd_add(a: &AddArgs, quiet: bool) -> Result<i32> {
         depth: &depth,
         timeout: Duration::from_secs_f64(a.gate.timeout),
     };
-    let mut pb = Progress::new(picked.len() as u64, quiet);
+    let mut pb = Progress::new(picked.len() as u64, ctx);
     let verdicts = gating::gate_all(&cat, &picked, &gs, &mut |d, v| {
         pb.step(&format!("gate {}", d.id), v.status.as_str())
     });
@@ -245,12 +249,22 @@ pub fn cmd_add(a: &AddArgs, quiet: bool) -> Result<i32> {
             vec![d.id.clone(), v.status.as_str().to_uppercase(), v.detail.clone()]
         })
         .collect();
-    print!("{}", table::render(&["subject", "gate", "detail"], &rows, &[false; 3]));
+    out!(
+        ctx,
+        "{}",
+        table::render(&["subject", "gate", "detail"], &rows, &[false; 3])
+    );
     if failed == 0 {
-        println!("Added. Measure it beside the catalogue: cryptoscope run --alg {alg}");
+        outln!(
+            ctx,
+            "Added. Measure it beside the catalogue: cryptoscope run --alg {alg}"
+        );
         Ok(0)
     } else {
-        println!("Failed builds stay listed (cryptoscope build --list) but are never measured or ranked.");
+        outln!(
+            ctx,
+            "Failed builds stay listed (cryptoscope build --list) but are never measured or ranked."
+        );
         Ok(1)
     }
 }

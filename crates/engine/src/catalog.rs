@@ -8,27 +8,35 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::workers::{self, Outcome};
+use crate::context::Ctx;
+use crate::workers::{Outcome, Workers};
 use crate::UsageError;
+use std::sync::Arc;
 
-/// Every subject of every provider whose worker could be found.
+/// Every subject of every provider whose worker could be found, and the transport that
+/// reaches them.
 pub struct Catalogue {
     pub subjects: Vec<Descriptor>,
     pub workers: BTreeMap<String, PathBuf>,
     /// Providers whose worker is missing or failed, with the reason.
     pub missing: Vec<(String, String)>,
+    /// How calls reach the workers (the context's).
+    pub transport: Arc<Workers>,
 }
 
 impl Catalogue {
-    pub fn discover() -> Result<Catalogue> {
-        let dir = workers::worker_dir()?;
+    /// Asks every provider's worker for its subjects.
+    pub fn discover(ctx: &Ctx) -> Result<Catalogue> {
+        let transport = Arc::clone(&ctx.workers);
+        let dir = transport.dir().to_path_buf();
         let mut cat = Catalogue {
             subjects: Vec::new(),
             workers: BTreeMap::new(),
             missing: Vec::new(),
+            transport,
         };
         for provider in names::PROVIDERS.iter().chain(names::TEST_PROVIDERS) {
-            let Some(bin) = workers::worker_path(&dir, provider) else {
+            let Some(bin) = cat.transport.worker_path(provider) else {
                 if names::TEST_PROVIDERS.contains(provider) {
                     continue;
                 }
@@ -43,7 +51,7 @@ impl Catalogue {
                 continue;
             };
             let mut subjects = Vec::new();
-            let outcome = workers::call(
+            let outcome = cat.transport.call(
                 &bin,
                 &cryptoscope_model::protocol::Request::Describe,
                 Duration::from_secs(60),

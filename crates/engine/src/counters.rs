@@ -4,6 +4,7 @@
 //! compare), and how much it varies from call to call under real randomness (the spread that
 //! tells a changed code path from rejection sampling drawing again).
 
+use crate::context::Ctx;
 use anyhow::{Context, Result};
 use cryptoscope_catalogue::descriptor::Descriptor;
 use cryptoscope_measure::perf::EVENTS;
@@ -13,7 +14,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::catalog::Catalogue;
-use crate::workers::{self, Outcome};
+use crate::workers::Outcome;
 
 /// Counters of one operation, or why there are none.
 pub type OpOutcome = std::result::Result<Vec<CounterFigure>, (GateStatus, String)>;
@@ -91,7 +92,7 @@ pub fn measure(
         ops: None,
     };
     let mut out: BTreeMap<String, OpOutcome> = BTreeMap::new();
-    let outcome = workers::call(bin, &request, timeout, &mut |ev| match ev {
+    let outcome = cat.transport.call(bin, &request, timeout, &mut |ev| match ev {
         Event::Counters(c) => {
             let figures = c
                 .readings
@@ -126,7 +127,12 @@ pub fn measure(
 /// Exact instructions per call of every operation of one gated subject (callgrind, three
 /// profiled calls after one warm-up with fixed-seed randomness), and their spread over
 /// [`SPREAD_CALLS`] calls with real randomness (a second callgrind run, one dump per call).
-pub fn instructions(cat: &Catalogue, d: &Descriptor, timeout: Duration) -> Result<BTreeMap<String, InstrOutcome>> {
+pub fn instructions(
+    ctx: &Ctx,
+    cat: &Catalogue,
+    d: &Descriptor,
+    timeout: Duration,
+) -> Result<BTreeMap<String, InstrOutcome>> {
     let bin = cat.worker(&d.provider).context("worker vanished")?;
     let s = crate::profile::Settings {
         calls: 3,
@@ -155,7 +161,7 @@ pub fn instructions(cat: &Catalogue, d: &Descriptor, timeout: Duration) -> Resul
             // A limit of valgrind here (AVX-512 from -march=native), not a fault of the
             // subject: its timings stand, it just gets no instruction count.
             Err(e) if e.to_string().contains(crate::profile::UNDECODABLE) => {
-                eprintln!("note: no instruction count: {e}");
+                errln!(ctx, "note: no instruction count: {e}");
                 continue;
             }
             Err(e) if e.is::<crate::profile::SubjectFailed>() => Err((GateStatus::Crashed, e.to_string())),

@@ -22,7 +22,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::catalog::Catalogue;
-use crate::workers::{self, Outcome};
+use crate::workers::Outcome;
 
 /// One entry of `reference/ct-declassified.json`: values the specification makes public
 /// although memcheck sees them computed from a secret (see the file's `_about`).
@@ -268,7 +268,7 @@ pub fn memcheck(
             subject: d.id.clone(),
             out: material.clone(),
         };
-        let outcome = workers::call(bin, &request, timeout, &mut |_| {});
+        let outcome = cat.transport.call(bin, &request, timeout, &mut |_| {});
         if outcome != Outcome::Completed {
             return Err(format!("preparing keys: {}", outcome.describe()));
         }
@@ -298,11 +298,13 @@ pub fn memcheck(
             };
             args.extend(request.to_args());
             let mut audited = Vec::new();
-            let outcome = workers::call_program(Path::new("valgrind"), &args, timeout, &mut |ev| {
-                if let Event::CtAudited(a) = ev {
-                    audited.push(a)
-                }
-            });
+            let outcome = cat
+                .transport
+                .call_program(Path::new("valgrind"), &args, timeout, &mut |ev| {
+                    if let Event::CtAudited(a) = ev {
+                        audited.push(a)
+                    }
+                });
             if outcome != Outcome::Completed {
                 // The cause first: the caller counts crashes and timeouts by it.
                 return Err(format!("{} (operation {op})", outcome.describe()));
@@ -360,7 +362,7 @@ fn dudect_once(cat: &Catalogue, d: &Descriptor, op: &str, cold: bool, s: &Dudect
         record: None,
     };
     let mut stat = None;
-    let outcome = workers::call(bin, &request, s.timeout, &mut |ev| {
+    let outcome = cat.transport.call(bin, &request, s.timeout, &mut |ev| {
         if let Event::CtStat(r) = ev {
             stat = Some(r)
         }

@@ -3,6 +3,7 @@
 
 use crate::args::{gate_settings_depth, CtArgs};
 use crate::catalog::Catalogue;
+use crate::context::Ctx;
 use crate::ui::{usage, warn_missing, Progress};
 use crate::{ct, gating, open_app_store, util, Clock, ClockChoice};
 use anyhow::Result;
@@ -114,6 +115,7 @@ fn ct_settings(a: &CtArgs) -> Result<(u64, f64)> {
 
 /// The run record of an audit: its settings echo and the machine.
 fn ct_run_file(
+    ctx: &Ctx,
     a: &CtArgs,
     run_id: &str,
     started_at: &str,
@@ -126,7 +128,7 @@ fn ct_run_file(
         started_at: started_at.to_string(),
         finished_at: String::new(),
         tool_version: env!("CARGO_PKG_VERSION").into(),
-        command: cryptoscope_model::RecordedCommand::of_this_process(),
+        command: cryptoscope_model::RecordedCommand::new(ctx.args.iter()),
         config: cryptoscope_model::RunConfig {
             suites: vec!["ct".into()],
             algorithms: picked
@@ -145,7 +147,7 @@ fn ct_run_file(
     }
 }
 
-pub fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
+pub fn cmd_ct(a: &CtArgs, ctx: &Ctx) -> Result<i32> {
     let no_selection = a.sel.suite.is_empty() && a.sel.alg.is_empty() && a.sel.provider.is_empty();
     let mut selection = a.sel.selection()?;
     if no_selection {
@@ -171,10 +173,10 @@ pub fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
             "valgrind is not installed (the memcheck method needs it): run scripts/setup.sh, or use --method dudect",
         ));
     }
-    let (mut store, json_out) = open_app_store(a.db.as_deref(), a.json.as_ref())?;
-    let vectors = util::vectors_dir(a.gate.vectors.as_deref())?;
-    let cat = Catalogue::discover()?;
-    warn_missing(&cat);
+    let (mut store, json_out) = open_app_store(ctx, a.db.as_deref(), a.json.as_ref())?;
+    let vectors = util::vectors_dir(&ctx.env, a.gate.vectors.as_deref())?;
+    let cat = Catalogue::discover(ctx)?;
+    warn_missing(ctx, &cat);
     let picked = selection.pick(&cat)?;
     let (started_at, _) = util::now_utc();
     let run_id = util::run_id();
@@ -185,7 +187,7 @@ pub fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
         depth: &depth,
         timeout,
     };
-    let mut pb = Progress::new(picked.len() as u64 * 2, quiet);
+    let mut pb = Progress::new(picked.len() as u64 * 2, ctx);
     let verdicts = gating::gate_all(&cat, &picked, &settings, &mut |d, v| {
         pb.step(&format!("gate {}", d.id), v.status.as_str())
     });
@@ -203,7 +205,7 @@ pub fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
     if let Some(v) = &valgrind {
         env.libraries.insert("valgrind".into(), v.clone());
     }
-    let mut run_file = ct_run_file(a, &run_id, &started_at, &picked, env);
+    let mut run_file = ct_run_file(ctx, a, &run_id, &started_at, &picked, env);
     let mut store_error: Option<String> = store.begin_run(&run_file).err().map(|e| e.to_string());
     let setup = Setup {
         valgrind: valgrind.clone(),
@@ -263,19 +265,20 @@ pub fn cmd_ct(a: &CtArgs, quiet: bool) -> Result<i32> {
     if let Err(e) = store.finish_run(&run_id, &run_file.finished_at) {
         store_error.get_or_insert(e.to_string());
     }
-    print!("{}", cryptoscope_report::ct::table(&items));
+    out!(ctx, "{}", cryptoscope_report::ct::table(&items));
     if let Some(p) = json_out {
         std::fs::write(&p, serde_json::to_string_pretty(&items)?)
             .map_err(|e| usage(format!("cannot write {}: {e}", p.display())))?;
-        println!("JSON:    {}", p.display());
+        outln!(ctx, "JSON:    {}", p.display());
     }
     match store_error {
-        None => println!(
+        None => outln!(
+            ctx,
             "Store:   {} (run {run_id}; `cryptoscope report {run_id}`)",
             store.location()
         ),
         Some(e) => {
-            eprintln!("error: results not stored: {e}");
+            errln!(ctx, "error: results not stored: {e}");
             return Ok(2);
         }
     }
@@ -334,13 +337,17 @@ pub(crate) fn ct_audits(store: &mut cryptoscope_store::Store, rows: &[ResultRow]
 
 impl CtAudits {
     /// The lines under a speed table: how many subjects were audited and every finding.
-    pub(crate) fn print(&self) {
+    pub(crate) fn print(&self, ctx: &Ctx) {
         if self.audited.is_empty() {
-            println!("\nConstant-time: none of these subjects has been audited yet (`cryptoscope ct`).");
+            outln!(
+                ctx,
+                "\nConstant-time: none of these subjects has been audited yet (`cryptoscope ct`)."
+            );
             return;
         }
         let subjects: std::collections::BTreeSet<&str> = self.flags.iter().map(|f| f.0.as_str()).collect();
-        println!(
+        outln!(
+            ctx,
             "\nConstant-time (latest `cryptoscope ct` audit of {} of the {} measured subjects): {} with findings{}",
             self.audited.len(),
             self.measured,
@@ -348,7 +355,7 @@ impl CtAudits {
             if self.flags.is_empty() { "." } else { ":" }
         );
         for (s, op, v, id) in &self.flags {
-            println!("  {s} {op}: {v} (ct run {id})");
+            outln!(ctx, "  {s} {op}: {v} (ct run {id})");
         }
     }
 

@@ -10,6 +10,7 @@
 //! encapsulation, key generation and decapsulation schemas carry their keys in each test,
 //! so every subject runs them on its own.
 
+use crate::context::Ctx;
 use anyhow::Result;
 use cryptoscope_catalogue::descriptor::{Descriptor, Randomness};
 use cryptoscope_catalogue::external::{self, External, ExternalError, FileOutcome, Format};
@@ -21,12 +22,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::catalog::{Catalogue, Selection};
-use crate::workers::{self, Outcome};
+use crate::workers::Outcome;
 use crate::{usage, GateArgs, Progress, SelectArgs};
 
 /// Runs `verify` on a vector file when `--vectors` names one; `None` for a directory (the
 /// gate as before).
-pub fn verify_file_mode(sel: &SelectArgs, g: &GateArgs, json: Option<&Path>, quiet: bool) -> Result<Option<i32>> {
+pub fn verify_file_mode(sel: &SelectArgs, g: &GateArgs, json: Option<&Path>, ctx: &Ctx) -> Result<Option<i32>> {
     match g.vectors.as_deref() {
         Some(p) if p.is_file() => {
             if g.kat.is_some() {
@@ -34,7 +35,7 @@ pub fn verify_file_mode(sel: &SelectArgs, g: &GateArgs, json: Option<&Path>, qui
                     "--kat sets how much of the repository's KATs the gate reproduces; a vector file is always run whole: drop --kat",
                 ));
             }
-            verify_file(sel, g, p, json, quiet).map(Some)
+            verify_file(sel, g, p, json, ctx).map(Some)
         }
         _ if json.is_some() => Err(usage(
             "--json writes the results of a vector file: use it with --vectors FILE",
@@ -235,7 +236,7 @@ impl Runner<'_> {
             keys_out: keys_out.then(|| self.keys_file(d)),
         };
         let mut got = None;
-        let outcome = workers::call(bin, &request, self.timeout, &mut |ev| {
+        let outcome = self.cat.transport.call(bin, &request, self.timeout, &mut |ev| {
             if let Event::FileVerified { outcome, .. } = ev {
                 got = Some(outcome);
             }
@@ -264,14 +265,14 @@ impl Runner<'_> {
     }
 }
 
-fn verify_file(sel: &SelectArgs, g: &GateArgs, path: &Path, json: Option<&Path>, quiet: bool) -> Result<i32> {
+fn verify_file(sel: &SelectArgs, g: &GateArgs, path: &Path, json: Option<&Path>, ctx: &Ctx) -> Result<i32> {
     let parsed = external::load(path).map_err(file_error)?;
     let format = parsed.format();
     let selection = sel.selection()?;
     let algs = algorithms(path, &parsed, &selection.algorithms)?;
     let alg = algs.join(", ");
-    let cat = Catalogue::discover()?;
-    crate::warn_missing(&cat);
+    let cat = Catalogue::discover(ctx)?;
+    crate::warn_missing(ctx, &cat);
     let picked = Selection {
         suites: Vec::new(),
         algorithms: algs,
@@ -295,7 +296,7 @@ fn verify_file(sel: &SelectArgs, g: &GateArgs, path: &Path, json: Option<&Path>,
     // Subjects that derive ML-KEM keys themselves go first; the others take theirs.
     let mut order: Vec<&Descriptor> = picked.iter().collect();
     order.sort_by_key(|d| mlkem && !injectable(d));
-    let mut pb = Progress::new(picked.len() as u64, quiet);
+    let mut pb = Progress::new(picked.len() as u64, ctx);
     let mut rows: Vec<Row> = Vec::new();
     let mut reference: Option<(String, PathBuf)> = None;
     let mut looked_for_reference = false;
@@ -353,7 +354,7 @@ fn verify_file(sel: &SelectArgs, g: &GateArgs, path: &Path, json: Option<&Path>,
     }
     pb.finish();
     let _ = std::fs::remove_dir_all(&tmp);
-    print_rows(&rows, format, path, &alg, parsed.tests());
+    print_rows(ctx, &rows, format, path, &alg, parsed.tests());
     if let Some(out) = json {
         let report = Report {
             file: path.display().to_string(),
@@ -364,7 +365,7 @@ fn verify_file(sel: &SelectArgs, g: &GateArgs, path: &Path, json: Option<&Path>,
             subjects: &rows,
         };
         let text = serde_json::to_string_pretty(&report)?;
-        crate::stored::write_output(out, &(text + "\n"))?;
+        crate::stored::write_output(ctx, out, &(text + "\n"))?;
     }
     Ok(if rows.iter().any(Row::is_failure) { 1 } else { 0 })
 }
@@ -379,7 +380,7 @@ fn derived_keys(row: &Row) -> bool {
 /// At most this many failing ids in the table's column.
 const IDS_SHOWN: usize = 8;
 
-fn print_rows(rows: &[Row], format: Format, path: &Path, alg: &str, tests: usize) {
+fn print_rows(ctx: &Ctx, rows: &[Row], format: Format, path: &Path, alg: &str, tests: usize) {
     let kind = format.id_kind();
     let wycheproof = !matches!(format, Format::CavpHash | Format::KemKat);
     let mut header = vec!["algorithm", "provider", "impl", "result", "passed"];
@@ -424,7 +425,7 @@ fn print_rows(rows: &[Row], format: Format, path: &Path, alg: &str, tests: usize
         right.push(true);
     }
     right.extend([true, true, false]);
-    print!("{}", table::render(&header, &table_rows, &right));
+    out!(ctx, "{}", table::render(&header, &table_rows, &right));
     for r in rows {
         let mut lines: Vec<String> = Vec::new();
         if r.status == "skipped" && !r.detail.is_empty() {
@@ -439,11 +440,12 @@ fn print_rows(rows: &[Row], format: Format, path: &Path, alg: &str, tests: usize
         );
         lines.extend(r.outcome.notes.iter().cloned());
         for l in lines {
-            println!("  {}: {l}", r.subject);
+            outln!(ctx, "  {}: {l}", r.subject);
         }
     }
     let count = |s: &[&str]| rows.iter().filter(|r| s.contains(&r.status.as_str())).count();
-    println!(
+    outln!(
+        ctx,
         "{} passed, {} failed, {} skipped, {} unavailable ({}: {}, {alg}, {tests} tests)",
         count(&["pass"]),
         count(&["fail", "crashed", "timeout", "error"]),

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::catalog::Catalogue;
-use crate::workers::{self, Outcome};
+use crate::workers::Outcome;
 
 /// The gate's verdict on one subject.
 #[derive(Debug, Clone)]
@@ -84,7 +84,7 @@ fn run_gate(cat: &Catalogue, d: &Descriptor, s: &GateSettings, extra: GateFiles)
         encaps_out: extra.encaps_out,
     };
     let mut report: Option<GateReport> = None;
-    let outcome = workers::call(bin, &request, s.timeout, &mut |ev| {
+    let outcome = cat.transport.call(bin, &request, s.timeout, &mut |ev| {
         if let Event::Gate { report: r, .. } = ev {
             report = Some(r);
         }
@@ -230,7 +230,7 @@ fn crosscheck(cat: &Catalogue, d: &Descriptor, r: &Descriptor, s: &GateSettings,
         encaps,
     };
     let mut check = None;
-    let outcome = workers::call(bin, &request, s.timeout, &mut |ev| {
+    let outcome = cat.transport.call(bin, &request, s.timeout, &mut |ev| {
         if let Event::Verify { check: c, .. } = ev {
             check = Some(c);
         }

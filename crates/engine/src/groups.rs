@@ -3,6 +3,7 @@
 //! after the report, so that the array says what it lacks.
 
 use crate::args::DbArg;
+use crate::context::Ctx;
 use crate::run::shards::identity;
 use crate::stored::open_store;
 use crate::ui::usage;
@@ -74,12 +75,12 @@ pub(crate) fn tally(members: &[Member], expected: Option<usize>) -> Result<Tally
 
 /// `cryptoscope group NAME [--shards N]`: exit 0 when every shard is complete and passed
 /// its gates, 1 when one is missing, unfinished or failed, 2 for bad input.
-pub fn cmd_group(name: &str, expected: Option<usize>, db: &DbArg) -> Result<i32> {
+pub fn cmd_group(ctx: &Ctx, name: &str, expected: Option<usize>, db: &DbArg) -> Result<i32> {
     if expected == Some(0) {
         return Err(usage("--shards must be at least 1"));
     }
     let name = name.strip_prefix("group:").unwrap_or(name);
-    let mut store = open_store(db)?;
+    let mut store = open_store(ctx, db)?;
     let members = store.group_members(name).map_err(|e| usage(e.to_string()))?;
     if members.is_empty() {
         return Err(usage(format!(
@@ -105,7 +106,8 @@ pub fn cmd_group(name: &str, expected: Option<usize>, db: &DbArg) -> Result<i32>
             ]
         })
         .collect();
-    println!(
+    outln!(
+        ctx,
         "group {name}: {} of `{}` in {}",
         match t.count {
             1 => "one run".to_string(),
@@ -117,7 +119,8 @@ pub fn cmd_group(name: &str, expected: Option<usize>, db: &DbArg) -> Result<i32>
             .join(" "),
         store.location()
     );
-    print!(
+    out!(
+        ctx,
         "{}",
         table::render(
             &["shard", "run", "status", "machine", "results", "failed"],
@@ -127,7 +130,8 @@ pub fn cmd_group(name: &str, expected: Option<usize>, db: &DbArg) -> Result<i32>
     );
     let types = machine_types(&members);
     if types.len() > 1 {
-        println!(
+        outln!(
+            ctx,
             "{} machine types, reported apart (`cryptoscope report group:{name}`: a part per type): {}",
             types.len(),
             types.iter().map(|(t, _)| t.as_str()).collect::<Vec<_>>().join("; ")
@@ -145,7 +149,8 @@ pub fn cmd_group(name: &str, expected: Option<usize>, db: &DbArg) -> Result<i32>
     if !t.failed.is_empty() {
         lacking.push(format!("failed a gate: {}", list(&t.failed)));
     }
-    println!(
+    outln!(
+        ctx,
         "{} of {} complete{}",
         t.complete,
         t.count,
@@ -156,7 +161,8 @@ pub fn cmd_group(name: &str, expected: Option<usize>, db: &DbArg) -> Result<i32>
         }
     );
     if !t.missing.is_empty() || !t.unfinished.is_empty() {
-        println!(
+        outln!(
+            ctx,
             "Run the same command with --shard K/{} --group {name} for each of them: what an unfinished \
              shard stored is kept.",
             t.count

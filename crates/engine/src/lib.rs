@@ -5,7 +5,12 @@
 //! happens in provider worker processes, never here.
 // Every name a module uses is written out (issue 54): no glob imports outside tests.
 #![deny(clippy::wildcard_imports)]
+// Output goes through the command's context (`context::Out`), never straight to the
+// process's standard streams (issue 54); tests may print.
+#![cfg_attr(not(test), deny(clippy::print_stdout, clippy::print_stderr))]
 
+#[macro_use]
+pub mod context;
 pub mod ab;
 pub mod args;
 pub mod builds;

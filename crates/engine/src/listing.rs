@@ -3,6 +3,7 @@
 
 use crate::args::{gate_settings_depth, GateArgs, SelectArgs};
 use crate::catalog::{Catalogue, Selection};
+use crate::context::Ctx;
 use crate::ui::{warn_missing, Progress};
 use crate::{catalog, gating, util, Availability};
 use anyhow::Result;
@@ -10,10 +11,10 @@ use cryptoscope_model::GateStatus;
 use cryptoscope_report::table;
 use std::time::Duration;
 
-pub fn cmd_list(sel: &SelectArgs, json: Option<&std::path::Path>) -> Result<i32> {
+pub fn cmd_list(ctx: &Ctx, sel: &SelectArgs, json: Option<&std::path::Path>) -> Result<i32> {
     let selection = sel.selection()?;
-    let cat = Catalogue::discover()?;
-    warn_missing(&cat);
+    let cat = Catalogue::discover(ctx)?;
+    warn_missing(ctx, &cat);
     // The same selection as `run`: a bare `list` shows what a bare `run` measures.
     let mut picked = selection.pick(&cat)?;
     let everything = Selection {
@@ -25,8 +26,8 @@ pub fn cmd_list(sel: &SelectArgs, json: Option<&std::path::Path>) -> Result<i32>
     picked.sort_by_key(catalog::sort_key);
     if let Some(out) = json {
         let text = serde_json::to_string_pretty(&picked)? + "\n";
-        if crate::stored::write_output(out, &text)? {
-            eprintln!("wrote {}", out.display());
+        if crate::stored::write_output(ctx, out, &text)? {
+            errln!(ctx, "wrote {}", out.display());
         }
         return Ok(0);
     }
@@ -75,7 +76,8 @@ pub fn cmd_list(sel: &SelectArgs, json: Option<&std::path::Path>) -> Result<i32>
             ]
         })
         .collect();
-    print!(
+    out!(
+        ctx,
         "{}",
         table::render(
             &[
@@ -94,12 +96,13 @@ pub fn cmd_list(sel: &SelectArgs, json: Option<&std::path::Path>) -> Result<i32>
             &[false, false, false, false, true, true, true, true, false, false]
         )
     );
-    println!(
+    outln!(ctx,
         "{} subjects; sizes in bytes (for hashes, `ss` is the digest; for block ciphers `sk` is the key and `ct` the block; for AEADs `sk` is the key and `ct` the tag; for signatures `ct` is the signature, ≤ the largest where its length varies, and `ss` says how signing draws randomness and whether it takes a context).",
         picked.len()
     );
     if sel.is_default() {
-        println!(
+        outln!(
+            ctx,
             "These are what `cryptoscope run` measures by default; the catalogue holds {everything} \
              (`list --all`, or name a suite: --suite sig, hash, cipher, aead)."
         );
@@ -107,11 +110,11 @@ pub fn cmd_list(sel: &SelectArgs, json: Option<&std::path::Path>) -> Result<i32>
     Ok(0)
 }
 
-pub fn cmd_verify(sel: &SelectArgs, g: &GateArgs, quiet: bool) -> Result<i32> {
+pub fn cmd_verify(sel: &SelectArgs, g: &GateArgs, ctx: &Ctx) -> Result<i32> {
     let selection = sel.selection()?;
-    let vectors = util::vectors_dir(g.vectors.as_deref())?;
-    let cat = Catalogue::discover()?;
-    warn_missing(&cat);
+    let vectors = util::vectors_dir(&ctx.env, g.vectors.as_deref())?;
+    let cat = Catalogue::discover(ctx)?;
+    warn_missing(ctx, &cat);
     let picked = selection.pick(&cat)?;
     let depth = gate_settings_depth(g, false);
     let settings = gating::GateSettings {
@@ -119,7 +122,7 @@ pub fn cmd_verify(sel: &SelectArgs, g: &GateArgs, quiet: bool) -> Result<i32> {
         depth: &depth,
         timeout: Duration::from_secs_f64(g.timeout),
     };
-    let mut pb = Progress::new(picked.len() as u64, quiet);
+    let mut pb = Progress::new(picked.len() as u64, ctx);
     let verdicts = gating::gate_all(&cat, &picked, &settings, &mut |d, v| {
         pb.step(&format!("gate {}", d.id), v.status.as_str())
     });
@@ -146,7 +149,8 @@ pub fn cmd_verify(sel: &SelectArgs, g: &GateArgs, quiet: bool) -> Result<i32> {
             ]
         })
         .collect();
-    print!(
+    out!(
+        ctx,
         "{}",
         table::render(&["algorithm", "provider", "impl", "gate", "detail"], &rows, &[])
     );
@@ -154,7 +158,8 @@ pub fn cmd_verify(sel: &SelectArgs, g: &GateArgs, quiet: bool) -> Result<i32> {
         .iter()
         .filter(|d| verdicts[&d.id].status == GateStatus::Pass)
         .count();
-    println!(
+    outln!(
+        ctx,
         "{passed} passed, {failed} failed, {} unavailable (KAT depth: {depth}, vectors: {})",
         picked.len() - passed - failed,
         vectors.display()

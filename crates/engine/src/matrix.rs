@@ -2,6 +2,7 @@
 //! NIST/SUPERCOP KEM API through a matrix of compilers, flags and variants into isolated
 //! shared libraries that the `build` provider measures (see `cryptoscope_worker::builds`).
 
+use crate::context::Env;
 use crate::probes;
 use anyhow::{bail, Result};
 use cryptoscope_worker::builds::{self, Manifest};
@@ -200,8 +201,8 @@ fn liboqs_method(alg: &str) -> String {
 
 /// liboqs's sources as the `oqs-sys` crate vendors them (the library the `liboqs`
 /// provider links), if they implement `alg`.
-pub fn liboqs_job(alg: &str, variant: &str, cc: &str, flags: &[String]) -> Option<Job> {
-    let (root, version) = crate_dir("oqs-sys")?;
+pub fn liboqs_job(env: &Env, alg: &str, variant: &str, cc: &str, flags: &[String]) -> Option<Job> {
+    let (root, version) = crate_dir(env, "oqs-sys")?;
     let source = root.join("liboqs");
     let method = liboqs_method(alg);
     let algs = std::fs::read_to_string(source.join(".CMake/alg_support.cmake")).ok()?;
@@ -355,12 +356,12 @@ fn liboqs_sizes(include: &Path, method: &str) -> std::result::Result<[usize; 4],
 }
 
 /// Where cargo unpacked the pqcrypto crate that the `pqclean` provider links.
-fn crate_dir(name: &str) -> Option<(PathBuf, String)> {
+fn crate_dir(env: &Env, name: &str) -> Option<(PathBuf, String)> {
     let full = cryptoscope_worker::build_info::crate_version(name);
     let version = full.strip_prefix(&format!("{name} "))?.to_string();
-    let home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))?;
+    let home = env
+        .path("CARGO_HOME")
+        .or_else(|| env.path("HOME").map(|h| h.join(".cargo")))?;
     for e in std::fs::read_dir(home.join("registry/src")).ok()?.flatten() {
         let d = e.path().join(format!("{name}-{version}"));
         if d.is_dir() {
@@ -385,9 +386,9 @@ pub struct Job {
 }
 
 /// The PQClean sources of `alg` in `variant` (clean, avx2), if the crates ship them.
-pub fn pqclean_job(alg: &str, variant: &str, cc: &str, flags: &[String]) -> Option<Job> {
+pub fn pqclean_job(env: &Env, alg: &str, variant: &str, cc: &str, flags: &[String]) -> Option<Job> {
     let (dir, krate) = pqclean_name(alg);
-    let (root, version) = crate_dir(krate)?;
+    let (root, version) = crate_dir(env, krate)?;
     let source = root.join("pqclean/crypto_kem").join(&dir).join(variant);
     source.join("api.h").is_file().then(|| Job {
         algorithm: alg.to_string(),

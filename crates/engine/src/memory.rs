@@ -5,6 +5,7 @@
 
 use crate::args::{MemoryArgs, RunArgs};
 use crate::cmd_run;
+use crate::context::Ctx;
 use crate::ui::usage;
 
 use anyhow::{Context, Result};
@@ -16,19 +17,16 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::catalog::Catalogue;
-use crate::workers::{self, Outcome};
+use crate::context::Env;
+use crate::workers::Outcome;
 
 /// The memory figures of one operation, or why there are none.
 pub type OpOutcome = std::result::Result<OpMemory, (GateStatus, String)>;
 
 /// Writes the embedded preload library where workers can load it (a per-user cache
 /// directory, rewritten when its content differs).
-pub fn preload_library() -> Result<PathBuf> {
-    let dir = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir)
-        .join("cryptoscope");
+pub fn preload_library(env: &Env) -> Result<PathBuf> {
+    let dir = env.cache_home().unwrap_or_else(std::env::temp_dir).join("cryptoscope");
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let bytes = cryptoscope_worker::memory::HEAP_PRELOAD;
     let path = dir.join(format!("libcryptoscope-heap-{:016x}.so", fnv1a(bytes)));
@@ -61,7 +59,7 @@ pub fn measure(
         ops: None,
     };
     let mut out: BTreeMap<String, OpOutcome> = BTreeMap::new();
-    let outcome = workers::call_env(
+    let outcome = cat.transport.call_env(
         bin,
         &request,
         &[("LD_PRELOAD", preload.as_os_str())],
@@ -212,7 +210,7 @@ pub fn code_prefix(d: &Descriptor) -> Option<String> {
 }
 
 /// `memory` is `run` with only the memory pass.
-pub fn cmd_memory(m: &MemoryArgs, quiet: bool) -> Result<i32> {
+pub fn cmd_memory(m: &MemoryArgs, ctx: &Ctx) -> Result<i32> {
     if m.calls == 0 {
         return Err(usage("--calls must be at least 1"));
     }
@@ -222,7 +220,7 @@ pub fn cmd_memory(m: &MemoryArgs, quiet: bool) -> Result<i32> {
         memory_calls: m.calls,
         ..RunArgs::for_pass(&m.sel, &m.gate, m.quick, m.json.clone(), &m.db)
     };
-    cmd_run(&a, quiet)
+    cmd_run(&a, ctx)
 }
 
 #[cfg(test)]

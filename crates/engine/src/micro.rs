@@ -6,6 +6,7 @@
 
 use crate::args::{gate_settings_depth, MicroArgs};
 use crate::catalog::Catalogue;
+use crate::context::Ctx;
 use crate::ui::{usage, warn_missing, Progress};
 use crate::{gating, micro, util, GateStatus};
 
@@ -19,7 +20,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::profile::{self, OpProfile};
-use crate::workers::{self, Outcome};
+use crate::workers::{Outcome, Workers};
 
 /// One monitored function in one operation of one subject.
 #[derive(Debug, Clone, Serialize)]
@@ -91,6 +92,7 @@ pub fn add_probes(rows: &mut Vec<MicroRow>, p: &OpProbes) {
 
 /// Reads the probes of one build subject around `calls` calls of each of `ops`.
 pub fn probe(
+    workers: &Workers,
     worker: &Path,
     d: &Descriptor,
     ops: &[Operation],
@@ -104,7 +106,7 @@ pub fn probe(
     };
     let mut got = Vec::new();
     let mut failed = Vec::new();
-    let outcome = workers::call_env(
+    let outcome = workers.call_env(
         worker,
         &request,
         &[(builds::PROBES_ENV, std::ffi::OsStr::new("1"))],
@@ -258,7 +260,7 @@ fn counted(
 }
 
 /// The table of monitored functions, with what its columns are, and the notes.
-fn print_found(a: &MicroArgs, found: &mut Found, tool: &str) {
+fn print_found(ctx: &Ctx, a: &MicroArgs, found: &mut Found, tool: &str) {
     let Found {
         rows,
         notes,
@@ -270,15 +272,16 @@ fn print_found(a: &MicroArgs, found: &mut Found, tool: &str) {
     micro::sort(rows);
     let alg = a.sel.alg.join(", ");
     if rows.is_empty() {
-        println!(
+        outln!(
+            ctx,
             "No monitored function ({}) was seen in {alg}.",
             cryptoscope_catalogue::names::MONITORED_FUNCTIONS.join(", ")
         );
     } else {
         let (t, partial) = micro::render(rows);
-        print!("{t}");
+        out!(ctx, "{t}");
         if !a.no_instructions {
-            println!(
+            outln!(ctx,
                 "calls/op, instr/call (inclusive) and instr share: {tool} callgrind, exact, {} counted call(s) per operation after {} warm-up, fixed-seed randomness.",
                 a.profiled_calls, a.warmup
             );
@@ -294,27 +297,74 @@ fn print_found(a: &MicroArgs, found: &mut Found, tool: &str) {
             } else {
                 "nanoseconds".into()
             };
-            println!(
+            outln!(ctx,
                 "cycles/call and cycle share: timing probes in our builds, {what}, median of {} operations, the probe's own {cost:.0} subtracted per call.",
                 a.calls
             );
         }
         if partial {
-            println!("* the wrapper saw fewer calls than callgrind: calls made from inside the function's own source file do not go through it.");
+            outln!(ctx, "* the wrapper saw fewer calls than callgrind: calls made from inside the function's own source file do not go through it.");
         }
     }
     if !unprobed.is_empty() {
-        println!(
+        outln!(
+            ctx,
             "No cycles for {}: only our own builds carry probes (cryptoscope build --alg {alg}, or add).",
             unprobed.join(", ")
         );
     }
     for n in notes.iter() {
-        println!("note: {n}");
+        outln!(ctx, "note: {n}");
     }
 }
 
-pub fn cmd_micro(a: &MicroArgs, quiet: bool) -> Result<i32> {
+/// The probes of one gated subject (builds made with them), into `found`; a subject without
+/// probes is listed as such.
+fn probe_subject(
+    found: &mut Found,
+    cat: &Catalogue,
+    d: &Descriptor,
+    d_ops: &[Operation],
+    calls: usize,
+    timeout: Duration,
+    pb: &mut Progress,
+) {
+    let Some(worker) = cat.worker(&d.provider) else {
+        found.failures.push(format!("{}: worker vanished", d.id));
+        return;
+    };
+    match micro::manifest(d) {
+        Some(m) if !d_ops.is_empty() => {
+            for n in &m.probe_notes {
+                found.notes.push(format!("{}: {n}", d.id));
+            }
+            if m.probes.is_empty() {
+                pb.step(&format!("probes {}", d.id), "none");
+                return;
+            }
+            let label = format!("probes {}", d.id);
+            pb.message(&label);
+            match micro::probe(&cat.transport, worker, d, d_ops, calls, timeout) {
+                Ok(list) => {
+                    pb.step(&label, &format!("{} operations", list.len()));
+                    for p in &list {
+                        found.unit = p.unit.clone();
+                        found.probe_cost = Some(p.overhead);
+                        micro::add_probes(&mut found.rows, p);
+                    }
+                }
+                Err(e) => {
+                    pb.step(&label, "failed");
+                    found.failures.push(e);
+                }
+            }
+        }
+        Some(_) => {}
+        None => found.unprobed.push(d.id.clone()),
+    }
+}
+
+pub fn cmd_micro(a: &MicroArgs, ctx: &Ctx) -> Result<i32> {
     if a.sel.alg.is_empty() {
         return Err(usage("micro needs --alg NAME (e.g. --alg NTRU-HRSS-701)"));
     }
@@ -338,10 +388,11 @@ pub fn cmd_micro(a: &MicroArgs, quiet: bool) -> Result<i32> {
     };
     // Build subjects load their probed libraries in every worker this command starts
     // (so the gate checks the code that is timed); callgrind counts the plain library.
-    std::env::set_var(cryptoscope_worker::builds::PROBES_ENV, "1");
-    let vectors = util::vectors_dir(a.gate.vectors.as_deref())?;
-    let cat = Catalogue::discover()?;
-    warn_missing(&cat);
+    ctx.workers
+        .set_worker_env(cryptoscope_worker::builds::PROBES_ENV, std::ffi::OsStr::new("1"));
+    let vectors = util::vectors_dir(&ctx.env, a.gate.vectors.as_deref())?;
+    let cat = Catalogue::discover(ctx)?;
+    warn_missing(ctx, &cat);
     let picked = selection.pick(&cat)?;
     let wanted = |d: &cryptoscope_catalogue::Descriptor| -> Vec<cryptoscope_catalogue::Operation> {
         d.operations()
@@ -372,7 +423,7 @@ pub fn cmd_micro(a: &MicroArgs, quiet: bool) -> Result<i32> {
         .iter()
         .map(|d| 1 + if a.no_instructions { 0 } else { wanted(d).len() } + usize::from(d.provider == "build"))
         .sum();
-    let mut pb = Progress::new(steps as u64, quiet);
+    let mut pb = Progress::new(steps as u64, ctx);
     let verdicts = gating::gate_all(&cat, &picked, &gsettings, &mut |d, v| {
         pb.step(&format!("gate {}", d.id), v.status.as_str())
     });
@@ -380,26 +431,24 @@ pub fn cmd_micro(a: &MicroArgs, quiet: bool) -> Result<i32> {
         unit: "TSC".into(),
         ..Found::default()
     };
-    let Found {
-        rows,
-        notes,
-        failures,
-        unit,
-        probe_cost,
-        unprobed,
-    } = &mut found;
     for d in &picked {
         let v = &verdicts[&d.id];
         if v.status != GateStatus::Pass {
             if v.status.is_failure() {
-                failures.push(format!(
+                found.failures.push(format!(
                     "{}: not measured, gate {}: {}",
                     d.id,
                     v.status.as_str(),
                     v.detail
                 ));
             } else {
-                eprintln!("note: {}: not measured ({}: {})", d.id, v.status.as_str(), v.detail);
+                errln!(
+                    ctx,
+                    "note: {}: not measured ({}: {})",
+                    d.id,
+                    v.status.as_str(),
+                    v.detail
+                );
             }
             continue;
         }
@@ -407,41 +456,23 @@ pub fn cmd_micro(a: &MicroArgs, quiet: bool) -> Result<i32> {
         let d_ops = wanted(d);
         if !a.no_instructions {
             for op in &d_ops {
-                counted(worker, d, *op, &settings, &tool, &mut pb, rows, notes, failures)?;
+                counted(
+                    worker,
+                    d,
+                    *op,
+                    &settings,
+                    &tool,
+                    &mut pb,
+                    &mut found.rows,
+                    &mut found.notes,
+                    &mut found.failures,
+                )?;
             }
         }
-        match micro::manifest(d) {
-            Some(m) if !d_ops.is_empty() => {
-                for n in &m.probe_notes {
-                    notes.push(format!("{}: {n}", d.id));
-                }
-                if m.probes.is_empty() {
-                    pb.step(&format!("probes {}", d.id), "none");
-                    continue;
-                }
-                let label = format!("probes {}", d.id);
-                pb.message(&label);
-                match micro::probe(worker, d, &d_ops, a.calls, timeout) {
-                    Ok(list) => {
-                        pb.step(&label, &format!("{} operations", list.len()));
-                        for p in &list {
-                            *unit = p.unit.clone();
-                            *probe_cost = Some(p.overhead);
-                            micro::add_probes(rows, p);
-                        }
-                    }
-                    Err(e) => {
-                        pb.step(&label, "failed");
-                        failures.push(e);
-                    }
-                }
-            }
-            Some(_) => {}
-            None => unprobed.push(d.id.clone()),
-        }
+        probe_subject(&mut found, &cat, d, &d_ops, a.calls, timeout, &mut pb);
     }
     pb.finish();
-    print_found(a, &mut found, &tool);
+    print_found(ctx, a, &mut found, &tool);
     let Found {
         rows,
         notes,
@@ -451,10 +482,10 @@ pub fn cmd_micro(a: &MicroArgs, quiet: bool) -> Result<i32> {
     } = &found;
     if let Some(path) = json {
         micro::write_json(&path, rows, notes, unit).map_err(|e| usage(e.to_string()))?;
-        eprintln!("Wrote {}", path.display());
+        errln!(ctx, "Wrote {}", path.display());
     }
     for f in failures.iter() {
-        eprintln!("error: {f}");
+        errln!(ctx, "error: {f}");
     }
     Ok(if failures.is_empty() { 0 } else { 1 })
 }

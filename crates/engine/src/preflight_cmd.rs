@@ -1,6 +1,7 @@
 //! `cryptoscope preflight`: the machine's state as a run would record it, with what in it
 //! makes numbers worse and the command that would change it. Nothing is changed.
 
+use crate::context::Ctx;
 use crate::ui::usage;
 use anyhow::Result;
 use cryptoscope_measure::clock::{Clock, ClockChoice};
@@ -10,7 +11,7 @@ use std::path::Path;
 /// Reads the machine (a one-second look at its load), prints one line per finding and one per
 /// warning, and with `json` writes the findings (`-`: standard output). Exit 0, or 2 for a
 /// CPU the machine does not have.
-pub fn cmd_preflight(cpu: Option<usize>, json: Option<&Path>) -> Result<i32> {
+pub fn cmd_preflight(ctx: &Ctx, cpu: Option<usize>, json: Option<&Path>) -> Result<i32> {
     let logical = std::thread::available_parallelism().map_or(1, |n| n.get());
     if let Some(c) = cpu.filter(|c| *c >= logical) {
         return Err(usage(format!(
@@ -23,14 +24,14 @@ pub fn cmd_preflight(cpu: Option<usize>, json: Option<&Path>) -> Result<i32> {
     let p = preflight::run(cpu, std::time::Duration::from_secs(1), clock.perf_status());
     let text = serde_json::to_string_pretty(&p)?;
     if json == Some(Path::new("-")) {
-        println!("{text}");
+        outln!(ctx, "{text}");
         return Ok(0);
     }
     for l in preflight::lines(&p) {
-        println!("{l}");
+        outln!(ctx, "{l}");
     }
     if p.warnings.is_empty() {
-        println!("nothing here makes numbers worse that a setting could change");
+        outln!(ctx, "nothing here makes numbers worse that a setting could change");
     }
     if let Some(f) = json {
         std::fs::write(f, text + "\n").map_err(|e| usage(format!("--json {}: {e}", f.display())))?;

@@ -8,6 +8,7 @@
 
 use crate::args::{gate_settings_depth, ProfileArgs};
 use crate::catalog::Catalogue;
+use crate::context::Ctx;
 use crate::ui::{usage, warn_missing, Progress};
 use crate::{gating, profile, util, GateStatus};
 
@@ -197,16 +198,19 @@ fn read_parts(out: &Path, calls: u64) -> Result<Vec<Profile>> {
     Ok(parts)
 }
 
+/// A new directory of this process's own under the temporary directory (created, not
+/// reused: the first free number).
 fn tempdir() -> Result<PathBuf> {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "cryptoscope-profile-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    Ok(dir)
+    let base = std::env::temp_dir();
+    for k in 0u32.. {
+        let dir = base.join(format!("cryptoscope-profile-{}-{k}", std::process::id()));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e).with_context(|| format!("cannot create {}", dir.display())),
+        }
+    }
+    unreachable!("a free name among 2^32")
 }
 
 /// A function as reported.
@@ -535,7 +539,7 @@ pub(crate) fn parse_ops(ops: &[String]) -> Result<Option<Vec<cryptoscope_catalog
         .map(Some)
 }
 
-pub fn cmd_profile(a: &ProfileArgs, quiet: bool) -> Result<i32> {
+pub fn cmd_profile(a: &ProfileArgs, ctx: &Ctx) -> Result<i32> {
     let selection = a.sel.selection()?;
     let ops = parse_ops(&a.op)?;
     if a.calls == 0 {
@@ -553,9 +557,9 @@ pub fn cmd_profile(a: &ProfileArgs, quiet: bool) -> Result<i32> {
         .map(|p| util::check_writable(p).map_err(usage))
         .transpose()?;
     let tool = profile::valgrind_version()?;
-    let vectors = util::vectors_dir(a.gate.vectors.as_deref())?;
-    let cat = Catalogue::discover()?;
-    warn_missing(&cat);
+    let vectors = util::vectors_dir(&ctx.env, a.gate.vectors.as_deref())?;
+    let cat = Catalogue::discover(ctx)?;
+    warn_missing(ctx, &cat);
     let picked = selection.pick(&cat)?;
     if let Some(ops) = &ops {
         if !picked.iter().any(|d| ops.iter().any(|o| d.operations().contains(o))) {
@@ -585,7 +589,7 @@ pub fn cmd_profile(a: &ProfileArgs, quiet: bool) -> Result<i32> {
                 .count()
         })
         .sum();
-    let mut pb = Progress::new((picked.len() + todo) as u64, quiet);
+    let mut pb = Progress::new((picked.len() + todo) as u64, ctx);
     let verdicts = gating::gate_all(&cat, &picked, &gsettings, &mut |d, v| {
         pb.step(&format!("gate {}", d.id), v.status.as_str())
     });
@@ -602,7 +606,13 @@ pub fn cmd_profile(a: &ProfileArgs, quiet: bool) -> Result<i32> {
                     v.detail
                 ));
             } else {
-                eprintln!("note: {}: not profiled ({}: {})", d.id, v.status.as_str(), v.detail);
+                errln!(
+                    ctx,
+                    "note: {}: not profiled ({}: {})",
+                    d.id,
+                    v.status.as_str(),
+                    v.detail
+                );
             }
             continue;
         }
@@ -620,7 +630,7 @@ pub fn cmd_profile(a: &ProfileArgs, quiet: bool) -> Result<i32> {
                         &format!("profile {} {}", d.id, op.as_str()),
                         &format!("{} instructions", table::group(prof.instructions_per_op.round())),
                     );
-                    pb.bar.suspend(|| println!("{}", profile::render(&prof)));
+                    pb.bar.suspend(|| outln!(ctx, "{}", profile::render(&prof)));
                     profiles.push(prof);
                 }
                 Err(e) if e.is::<profile::SubjectFailed>() => {
@@ -636,10 +646,10 @@ pub fn cmd_profile(a: &ProfileArgs, quiet: bool) -> Result<i32> {
         let doc = serde_json::json!({ "schema": "cryptoscope.profile/1", "profiles": profiles });
         std::fs::write(&path, serde_json::to_string_pretty(&doc)? + "\n")
             .map_err(|e| usage(format!("cannot write {}: {e}", path.display())))?;
-        eprintln!("Wrote {}", path.display());
+        errln!(ctx, "Wrote {}", path.display());
     }
     for f in &failures {
-        eprintln!("error: {f}");
+        errln!(ctx, "error: {f}");
     }
     Ok(if failures.is_empty() { 0 } else { 1 })
 }

@@ -2,6 +2,7 @@
 //! with its own keys and buffers, in the subject's worker process.
 
 use crate::args::{RunArgs, ScaleArgs};
+use crate::context::Ctx;
 use crate::ui::usage;
 use crate::{cmd_run, scale};
 
@@ -14,7 +15,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::catalog::Catalogue;
-use crate::workers::{self, Outcome};
+use crate::workers::Outcome;
 
 /// What `scale` runs.
 #[derive(Debug, Clone)]
@@ -76,7 +77,7 @@ pub fn measure(
                 duration: s.duration.as_secs_f64(),
             };
             let mut got = None;
-            let outcome = workers::call(bin, &request, timeout, &mut |ev| match ev {
+            let outcome = cat.transport.call(bin, &request, timeout, &mut |ev| match ev {
                 Event::Scaled(r) => got = Some(Ok(ScalePoint::new(r.threads, r.per_thread, &r.seconds))),
                 Event::OpFailed { error, .. } => got = Some(Err(error)),
                 _ => {}
@@ -196,7 +197,7 @@ eff.: throughput / (threads x one-thread throughput). min/max thr: the least eve
 }
 
 /// `scale` is `run` with only the throughput pass.
-pub fn cmd_scale(sa: &ScaleArgs, quiet: bool) -> Result<i32> {
+pub fn cmd_scale(sa: &ScaleArgs, ctx: &Ctx) -> Result<i32> {
     let logical = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let threads = match &sa.threads {
         Some(t) => scale::parse_threads(t).map_err(usage)?,
@@ -227,7 +228,7 @@ pub fn cmd_scale(sa: &ScaleArgs, quiet: bool) -> Result<i32> {
         }),
         ..RunArgs::for_pass(&sa.sel, &sa.gate, sa.quick, sa.json.clone(), &sa.db)
     };
-    cmd_run(&a, quiet)
+    cmd_run(&a, ctx)
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! published figures), and opening the results database.
 
 use crate::args::{store_location, DbArg, FilterArgs};
+use crate::context::{Ctx, Env};
 use crate::ui::usage;
 use crate::util;
 use anyhow::Result;
@@ -11,10 +12,10 @@ use std::path::{Path, PathBuf};
 
 /// Opens (creating if needed) the results database at `location`, a path or a PostgreSQL
 /// server, and tells the user on stderr what opening it changed or warned about.
-pub fn open_db(location: &str) -> Result<cryptoscope_store::Store> {
+pub fn open_db(ctx: &Ctx, location: &str) -> Result<cryptoscope_store::Store> {
     let store = cryptoscope_store::Store::open_any(location).map_err(|e| usage(e.to_string()))?;
     for w in store.warnings() {
-        eprintln!("warning: {w}");
+        errln!(ctx, "warning: {w}");
     }
     if let Some(m) = store.migrated() {
         let scrubbed = match m.scrubbed_commands {
@@ -22,7 +23,8 @@ pub fn open_db(location: &str) -> Result<cryptoscope_store::Store> {
             1 => "the password in 1 stored command line is now ***".to_string(),
             n => format!("the passwords in {n} stored command lines are now ***"),
         };
-        eprintln!(
+        errln!(
+            ctx,
             "note: results database {} upgraded from schema version {} to {}; {scrubbed}",
             store.location(),
             m.from,
@@ -34,28 +36,32 @@ pub fn open_db(location: &str) -> Result<cryptoscope_store::Store> {
 
 /// Opens the results database of a command that stores items (`ct` and the application
 /// drivers) and checks its `--json` file can be written, before any work.
-pub fn open_app_store(db: Option<&str>, json: Option<&PathBuf>) -> Result<(cryptoscope_store::Store, Option<PathBuf>)> {
+pub fn open_app_store(
+    ctx: &Ctx,
+    db: Option<&str>,
+    json: Option<&PathBuf>,
+) -> Result<(cryptoscope_store::Store, Option<PathBuf>)> {
     let json_out = json.map(|p| util::check_writable(p).map_err(usage)).transpose()?;
-    let store = open_db(&store_location(db))?;
+    let store = open_db(ctx, &store_location(db))?;
     Ok((store, json_out))
 }
 
 /// Opens an existing results database for reading (a missing file is an input error).
-pub(crate) fn open_store(db: &DbArg) -> Result<cryptoscope_store::Store> {
+pub(crate) fn open_store(ctx: &Ctx, db: &DbArg) -> Result<cryptoscope_store::Store> {
     let location = store_location(db.as_deref());
     if !cryptoscope_store::is_server(&location) && !Path::new(&location).exists() {
         return Err(usage(format!(
             "no results database at {location} (run `cryptoscope run` first, or pass --db)"
         )));
     }
-    open_db(&location)
+    open_db(ctx, &location)
 }
 
 /// Where a command's output goes: `-` is standard output; a file's directory must exist
 /// (nothing is created silently where a typo would put it).
-pub(crate) fn write_output(out: &std::path::Path, text: &str) -> Result<bool> {
+pub(crate) fn write_output(ctx: &Ctx, out: &std::path::Path, text: &str) -> Result<bool> {
     if out.as_os_str() == "-" {
-        print!("{text}");
+        out!(ctx, "{text}");
         return Ok(false);
     }
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -86,8 +92,8 @@ pub(crate) fn write_report(
 /// The published figures `compare --published` reads (`reference/published.json`, or
 /// `$CRYPTOSCOPE_PUBLISHED`); none when the file cannot be found or read (a report or a
 /// summary is never refused for want of them).
-pub(crate) fn published_figures() -> Vec<cryptoscope_report::published::Published> {
-    published_path(None)
+pub(crate) fn published_figures(env: &Env) -> Vec<cryptoscope_report::published::Published> {
+    published_path(env, None)
         .ok()
         .and_then(|p| std::fs::read_to_string(p).ok())
         .and_then(|t| cryptoscope_report::published::parse(&t).ok())
@@ -96,15 +102,15 @@ pub(crate) fn published_figures() -> Vec<cryptoscope_report::published::Publishe
 
 /// What a report shows beyond its runs: the published figures, and the stored
 /// constant-time verdicts (`ct`: subject, summary) of the runs' subjects.
-pub(crate) fn report_extras(ct: Vec<(String, String)>) -> cryptoscope_report::html::Extras {
+pub(crate) fn report_extras(ctx: &Ctx, ct: Vec<(String, String)>) -> cryptoscope_report::html::Extras {
     cryptoscope_report::html::Extras {
-        published: published_figures(),
+        published: published_figures(&ctx.env),
         ct,
     }
 }
 
-pub fn cmd_report(runs: &[String], out: Option<&std::path::Path>, db: &DbArg) -> Result<i32> {
-    let mut store = open_store(db)?;
+pub fn cmd_report(ctx: &Ctx, runs: &[String], out: Option<&std::path::Path>, db: &DbArg) -> Result<i32> {
+    let mut store = open_store(ctx, db)?;
     let refs: Vec<String> = if runs.is_empty() {
         vec!["latest".into()]
     } else {
@@ -119,25 +125,25 @@ pub fn cmd_report(runs: &[String], out: Option<&std::path::Path>, db: &DbArg) ->
     let ct = crate::ct_cmd::ct_audits(&mut store, &rows)
         .map(|c| c.summaries())
         .unwrap_or_default();
-    let extras = report_extras(ct);
+    let extras = report_extras(ctx, ct);
     match out {
         // Given: written exactly there (`-`: standard output).
         Some(p) => {
-            if write_output(p, &cryptoscope_report::html::render_with(&loaded, &extras))? {
-                println!("Report: {}", p.display());
+            if write_output(ctx, p, &cryptoscope_report::html::render_with(&loaded, &extras))? {
+                outln!(ctx, "Report: {}", p.display());
             }
         }
         None => {
             let p = PathBuf::from(format!("results/report-{}.html", loaded[0].run_id));
             write_report(&loaded, &extras, &p)?;
-            println!("Report: {}", p.display());
+            outln!(ctx, "Report: {}", p.display());
         }
     }
     Ok(0)
 }
 
-pub fn cmd_runs(prune: Option<usize>, db: &DbArg) -> Result<i32> {
-    let mut store = open_store(db)?;
+pub fn cmd_runs(ctx: &Ctx, prune: Option<usize>, db: &DbArg) -> Result<i32> {
+    let mut store = open_store(ctx, db)?;
     if let Some(keep) = prune {
         // The newest `keep` runs stay; older ones go with everything stored under them.
         let runs = store.runs().map_err(|e| usage(e.to_string()))?;
@@ -145,7 +151,8 @@ pub fn cmd_runs(prune: Option<usize>, db: &DbArg) -> Result<i32> {
         for id in &old {
             store.delete_run(id).map_err(|e| usage(e.to_string()))?;
         }
-        println!(
+        outln!(
+            ctx,
             "Pruned {} run{} from {}; kept the newest {}.",
             old.len(),
             if old.len() == 1 { "" } else { "s" },
@@ -176,7 +183,8 @@ pub fn cmd_runs(prune: Option<usize>, db: &DbArg) -> Result<i32> {
             ]
         })
         .collect();
-    print!(
+    out!(
+        ctx,
         "{}",
         table::render(
             &["run", "name", "group", "started", "machine", "suites", "measured", "failed", "results", "status"],
@@ -184,18 +192,19 @@ pub fn cmd_runs(prune: Option<usize>, db: &DbArg) -> Result<i32> {
             &[false, false, false, false, false, false, true, true, true, false]
         )
     );
-    println!("{} runs in {}", runs.len(), store.location());
+    outln!(ctx, "{} runs in {}", runs.len(), store.location());
     Ok(0)
 }
 
 pub fn cmd_show(
+    ctx: &Ctx,
     run: &str,
     baseline: Option<&str>,
     against: Option<&str>,
     filter: &FilterArgs,
     db: &DbArg,
 ) -> Result<i32> {
-    let mut store = open_store(db)?;
+    let mut store = open_store(ctx, db)?;
     // A group on several machine types is shown a part per type, each with its machine.
     let parts = store.load_all(run).map_err(|e| usage(e.to_string()))?;
     let previous = match against {
@@ -208,18 +217,25 @@ pub fn cmd_show(
     };
     for (i, mut r) in parts.into_iter().enumerate() {
         if i > 0 {
-            println!("\n");
+            outln!(ctx, "\n");
         }
         filter.apply(&mut r)?;
-        show_one(&mut store, &r, baseline, previous.as_ref());
+        show_one(ctx, &mut store, &r, baseline, previous.as_ref());
     }
     Ok(0)
 }
 
 /// One run (or one machine type's part of a group) as `show` prints it.
-fn show_one(store: &mut cryptoscope_store::Store, r: &RunFile, baseline: Option<&str>, previous: Option<&RunFile>) {
+fn show_one(
+    ctx: &Ctx,
+    store: &mut cryptoscope_store::Store,
+    r: &RunFile,
+    baseline: Option<&str>,
+    previous: Option<&RunFile>,
+) {
     let e = &r.environment;
-    println!(
+    outln!(
+        ctx,
         "run {}  started {}  finished {}",
         r.run_id,
         r.started_at,
@@ -229,7 +245,8 @@ fn show_one(store: &mut cryptoscope_store::Store, r: &RunFile, baseline: Option<
             &r.finished_at
         }
     );
-    println!(
+    outln!(
+        ctx,
         "machine {} — {}, {} logical CPUs, {}; TSC {}; PMU: {}",
         e.hostname.as_deref().unwrap_or("?"),
         e.cpu_model.as_deref().unwrap_or("unknown CPU"),
@@ -241,48 +258,49 @@ fn show_one(store: &mut cryptoscope_store::Store, r: &RunFile, baseline: Option<
         e.perf_core_cycles
     );
     if let Some(x) = &e.emulated {
-        println!("EMULATED: {x}");
+        outln!(ctx, "EMULATED: {x}");
     }
     if let Some(p) = &e.preflight {
         for w in &p.warnings {
-            println!("preflight warning: {} (fix: {})", w.what, w.fix);
+            outln!(ctx, "preflight warning: {} (fix: {})", w.what, w.fix);
         }
     }
-    println!("command: {}", r.command.display());
+    outln!(ctx, "command: {}", r.command.display());
     // Runs of application drivers (ct, tls, tunnel, tahoe) have no primitive results: no
     // empty speed table for them.
     if !r.results.is_empty() || r.applications.is_empty() {
-        print!("\n{}", table::results(&r.results));
+        out!(ctx, "\n{}", table::results(&r.results));
     }
     // The families' own tables, as `run` prints them.
     for t in crate::run::summary::family_tables(&r.results, r.environment.core_per_tsc) {
-        print!("\n{t}");
+        out!(ctx, "\n{t}");
     }
     // Application drivers' tables.
     for t in cryptoscope_report::apps::tables(&r.applications) {
-        print!("\n{t}");
+        out!(ctx, "\n{t}");
     }
-    crate::run::summary::stored_extras(r);
+    crate::run::summary::stored_extras(ctx, r);
     if let Some(b) = baseline.or(r.config.baseline.as_deref()) {
         match table::speedups(&r.results, b) {
-            Some(t) => print!("\nSpeed-up against {b}:\n{t}"),
-            None => println!("\nNo measured subject of this run is the baseline `{b}`."),
+            Some(t) => out!(ctx, "\nSpeed-up against {b}:\n{t}"),
+            None => outln!(ctx, "\nNo measured subject of this run is the baseline `{b}`."),
         }
     }
     let ct = crate::ct_cmd::ct_audits(store, &r.results)
         .map(|c| c.summaries())
         .unwrap_or_default();
-    crate::run::summary::print_answers(r, &ct, previous);
+    crate::run::summary::print_answers(ctx, r, &ct, previous);
 }
 
 pub fn cmd_export(
+    ctx: &Ctx,
     run: &str,
     format: &str,
     out: Option<&std::path::Path>,
     filter: &FilterArgs,
     db: &DbArg,
 ) -> Result<i32> {
-    let mut store = open_store(db)?;
+    let mut store = open_store(ctx, db)?;
     let mut r = store.load(run).map_err(|e| usage(e.to_string()))?;
     filter.apply(&mut r)?;
     let text = match format {
@@ -294,28 +312,29 @@ pub fn cmd_export(
     };
     match out {
         Some(p) => {
-            if write_output(p, &text)? {
-                eprintln!("wrote {}", p.display());
+            if write_output(ctx, p, &text)? {
+                errln!(ctx, "wrote {}", p.display());
             }
         }
-        None => print!("{text}"),
+        None => out!(ctx, "{text}"),
     }
     Ok(0)
 }
 
 /// The repository's published-figures file.
-pub(crate) fn published_path(flag: Option<&std::path::Path>) -> Result<PathBuf> {
+pub(crate) fn published_path(env: &Env, flag: Option<&std::path::Path>) -> Result<PathBuf> {
     if let Some(p) = flag {
         return Ok(p.to_path_buf());
     }
-    if let Some(p) = std::env::var_os("CRYPTOSCOPE_PUBLISHED") {
-        return Ok(PathBuf::from(p));
+    if let Some(p) = env.path("CRYPTOSCOPE_PUBLISHED") {
+        return Ok(p);
     }
-    let vectors = util::vectors_dir(None)?;
+    let vectors = util::vectors_dir(env, None)?;
     Ok(vectors.join("../reference/published.json"))
 }
 
 pub fn cmd_published(
+    ctx: &Ctx,
     runs: &[String],
     file: Option<&std::path::Path>,
     json: Option<&std::path::Path>,
@@ -324,18 +343,19 @@ pub fn cmd_published(
     if runs.len() != 1 {
         return Err(usage("compare --published takes one run"));
     }
-    let path = published_path(file)?;
+    let path = published_path(&ctx.env, file)?;
     let text = std::fs::read_to_string(&path).map_err(|e| usage(format!("cannot read {}: {e}", path.display())))?;
     let entries = cryptoscope_report::published::parse(&text).map_err(|e| usage(format!("{}: {e}", path.display())))?;
-    let mut store = open_store(db)?;
+    let mut store = open_store(ctx, db)?;
     let run = store.load(&runs[0]).map_err(|e| usage(e.to_string()))?;
     if let Some(why) = cryptoscope_report::published::withheld(&run) {
-        println!("Run {}: {why}.", run.run_id);
+        outln!(ctx, "Run {}: {why}.", run.run_id);
         return Ok(0);
     }
     let m = cryptoscope_report::published::matches(&entries, &run.results);
     if m.is_empty() {
-        println!(
+        outln!(
+            ctx,
             "No published figure in {} matches an operation measured in run {} (published: {}).",
             path.display(),
             run.run_id,
@@ -355,7 +375,8 @@ pub fn cmd_published(
         .find_map(|r| r.cycle_source)
         .map(|c| c.label().to_string())
         .unwrap_or_else(|| "cycles".into());
-    print!(
+    out!(
+        ctx,
         "{}",
         cryptoscope_report::published::table(
             &m,
@@ -420,7 +441,7 @@ pub struct CompareArgs {
     pub(crate) db: DbArg,
 }
 
-pub fn cmd_compare(a: &CompareArgs) -> Result<i32> {
+pub fn cmd_compare(ctx: &Ctx, a: &CompareArgs) -> Result<i32> {
     if a.published {
         if a.history.is_some() {
             return Err(usage(
@@ -428,7 +449,7 @@ pub fn cmd_compare(a: &CompareArgs) -> Result<i32> {
                  figures, --history with its own earlier runs",
             ));
         }
-        return cmd_published(&a.runs, a.published_file.as_deref(), a.json.as_deref(), &a.db);
+        return cmd_published(ctx, &a.runs, a.published_file.as_deref(), a.json.as_deref(), &a.db);
     }
     let threshold = a.threshold;
     if !(0.0..1.0).contains(&threshold) {
@@ -437,20 +458,20 @@ pub fn cmd_compare(a: &CompareArgs) -> Result<i32> {
     let statistic = cryptoscope_report::compare::Statistic::parse(&a.statistic)
         .ok_or_else(|| usage(format!("unknown statistic `{}`", a.statistic)))?;
     if let Some(k) = a.history {
-        return cmd_history(a, k, statistic);
+        return cmd_history(ctx, a, k, statistic);
     }
     if a.runs.len() < 2 {
         return Err(usage(
             "compare needs two or more runs (or one with --published or --history K)",
         ));
     }
-    let mut store = open_store(&a.db)?;
+    let mut store = open_store(ctx, &a.db)?;
     let mut sets = Vec::new();
     for r in &a.runs {
         sets.push(store.load_all(r).map_err(|e| usage(e.to_string()))?);
     }
     if sets.iter().any(|s| s.len() > 1) {
-        return compare_per_machine(a, sets, statistic);
+        return compare_per_machine(ctx, a, sets, statistic);
     }
     let mut loaded: Vec<cryptoscope_model::RunFile> = Vec::new();
     for (r, mut set) in a.runs.iter().zip(sets) {
@@ -458,7 +479,8 @@ pub fn cmd_compare(a: &CompareArgs) -> Result<i32> {
         a.filter.apply(&mut run)?;
         if loaded.iter().any(|l| l.run_id == run.run_id) {
             // `compare latest latest`: nothing can differ but the noise of the bootstrap.
-            eprintln!(
+            errln!(
+                ctx,
                 "warning: run {} is given more than once (as `{r}`): it is compared with itself",
                 run.run_id
             );
@@ -480,13 +502,16 @@ pub fn cmd_compare(a: &CompareArgs) -> Result<i32> {
         }
     };
     let c = cryptoscope_report::compare::compare(&loaded, base, threshold, a.cycles, statistic);
-    print!("{}", cryptoscope_report::compare::render(&c));
+    out!(ctx, "{}", cryptoscope_report::compare::render(&c));
     if let Some(p) = &a.json {
-        write_output(p, &serde_json::to_string_pretty(&c)?)?;
+        write_output(ctx, p, &serde_json::to_string_pretty(&c)?)?;
     }
     let slower = cryptoscope_report::compare::tally(&c).1;
     Ok(if a.fail_on_slower && slower > 0 {
-        eprintln!("compare: {slower} operation(s) slower than the baseline (--fail-on-slower)");
+        errln!(
+            ctx,
+            "compare: {slower} operation(s) slower than the baseline (--fail-on-slower)"
+        );
         1
     } else {
         0
@@ -496,6 +521,7 @@ pub fn cmd_compare(a: &CompareArgs) -> Result<i32> {
 /// `compare group:A group:B` where a group ran on several machine types: each type's parts
 /// are compared with each other, never with another machine's.
 fn compare_per_machine(
+    ctx: &Ctx,
     a: &CompareArgs,
     sets: Vec<Vec<RunFile>>,
     statistic: cryptoscope_report::compare::Statistic,
@@ -517,23 +543,26 @@ fn compare_per_machine(
     for t in &types {
         let mut runs: Vec<RunFile> = sets.iter().flatten().filter(|r| machine(r) == *t).cloned().collect();
         if runs.len() < 2 {
-            println!("On {t}: only {}, nothing to compare it with.\n", runs[0].run_id);
+            outln!(ctx, "On {t}: only {}, nothing to compare it with.\n", runs[0].run_id);
             continue;
         }
         for r in &mut runs {
             a.filter.apply(r)?;
         }
         let c = cryptoscope_report::compare::compare(&runs, 0, a.threshold, a.cycles, statistic);
-        println!("On {t}:");
-        println!("{}", cryptoscope_report::compare::render(&c));
+        outln!(ctx, "On {t}:");
+        outln!(ctx, "{}", cryptoscope_report::compare::render(&c));
         slower += cryptoscope_report::compare::tally(&c).1;
         all.push(c);
     }
     if let Some(p) = &a.json {
-        write_output(p, &serde_json::to_string_pretty(&all)?)?;
+        write_output(ctx, p, &serde_json::to_string_pretty(&all)?)?;
     }
     Ok(if a.fail_on_slower && slower > 0 {
-        eprintln!("compare: {slower} operation(s) slower than the baseline (--fail-on-slower)");
+        errln!(
+            ctx,
+            "compare: {slower} operation(s) slower than the baseline (--fail-on-slower)"
+        );
         1
     } else {
         0
@@ -541,7 +570,7 @@ fn compare_per_machine(
 }
 
 /// `compare RUN --history K`: RUN against the runs before it on its machine.
-fn cmd_history(a: &CompareArgs, k: usize, statistic: cryptoscope_report::compare::Statistic) -> Result<i32> {
+fn cmd_history(ctx: &Ctx, a: &CompareArgs, k: usize, statistic: cryptoscope_report::compare::Statistic) -> Result<i32> {
     use cryptoscope_report::history;
     if k == 0 {
         return Err(usage(format!(
@@ -560,7 +589,7 @@ fn cmd_history(a: &CompareArgs, k: usize, statistic: cryptoscope_report::compare
             "--reference does not apply with --history: the run's history is its reference",
         ));
     }
-    let mut store = open_store(&a.db)?;
+    let mut store = open_store(ctx, &a.db)?;
     let mut run = store.load(&a.runs[0]).map_err(|e| usage(e.to_string()))?;
     a.filter.apply(&mut run)?;
     let past = history_of(&mut store, &run, k, a.cycles)?;
@@ -577,13 +606,16 @@ fn cmd_history(a: &CompareArgs, k: usize, statistic: cryptoscope_report::compare
             run.run_id, h.machine
         )));
     }
-    print!("{}", history::render(&h));
+    out!(ctx, "{}", history::render(&h));
     if let Some(p) = &a.json {
-        write_output(p, &serde_json::to_string_pretty(&h)?)?;
+        write_output(ctx, p, &serde_json::to_string_pretty(&h)?)?;
     }
     let slower = history::tally(&h).1;
     Ok(if a.fail_on_slower && slower > 0 {
-        eprintln!("compare: {slower} operation(s) slower than their history (--fail-on-slower)");
+        errln!(
+            ctx,
+            "compare: {slower} operation(s) slower than their history (--fail-on-slower)"
+        );
         1
     } else {
         0
@@ -693,6 +725,11 @@ mod tests {
         }
     }
 
+    /// A context that starts no worker and keeps what commands print.
+    fn ctx() -> Ctx {
+        Ctx::captured(crate::workers::Workers::live(std::path::PathBuf::new())).0
+    }
+
     fn new_store(tmp: &tempfile::TempDir) -> (cryptoscope_store::Store, String) {
         let location = tmp.path().join("r.db").to_str().unwrap().to_string();
         (cryptoscope_store::Store::open_any(&location).unwrap(), location)
@@ -706,7 +743,7 @@ mod tests {
         stored(&mut store, "20260102T000000Z-bbbb", "2026-01-02T00:00:00.000Z", 1.0);
         stored(&mut store, "20260103T000000Z-cccc", "2026-01-03T00:00:00.000Z", 1.5);
         drop(store);
-        let compare = |a: &str, b: &str, fail: bool| cmd_compare(&args(&db, &[a, b], None, fail)).unwrap();
+        let compare = |a: &str, b: &str, fail: bool| cmd_compare(&ctx(), &args(&db, &[a, b], None, fail)).unwrap();
         // latest~2 and latest~1: the same samples, no change.
         assert_eq!(compare("latest~2", "latest~1", true), 0);
         // 1.5 times slower: a verdict, an exit status only when asked for.
@@ -722,7 +759,7 @@ mod tests {
         let (mut store, db) = new_store(&tmp);
         // Only the first run: nothing before it.
         stored(&mut store, "20260101T000000Z-a000", "2026-01-01T00:00:00.000Z", 1.0);
-        let only = cmd_compare(&args(&db, &["latest"], Some(5), true)).unwrap_err();
+        let only = cmd_compare(&ctx(), &args(&db, &["latest"], Some(5), true)).unwrap_err();
         assert!(only.to_string().contains("no history to compare with"), "{only}");
         for (i, scale) in [1.0, 1.01, 0.99].into_iter().enumerate() {
             let id = format!("20260102T00000{i}Z-b00{i}");
@@ -739,7 +776,7 @@ mod tests {
         stored(&mut store, "20260104T000000Z-d000", "2026-01-04T00:00:00.000Z", 1.5);
         stored(&mut store, "20260105T000000Z-e000", "2026-01-05T00:00:00.000Z", 1.0);
         drop(store);
-        let history = |run: &str, k: usize, fail: bool| cmd_compare(&args(&db, &[run], Some(k), fail)).unwrap();
+        let history = |run: &str, k: usize, fail: bool| cmd_compare(&ctx(), &args(&db, &[run], Some(k), fail)).unwrap();
         // latest~1 (1.5×) against the four runs before it here (1, 1, 1.01, 0.99): slower.
         assert_eq!(history("latest~1", 10, true), 1);
         assert_eq!(history("latest~1", 10, false), 0);
@@ -748,7 +785,7 @@ mod tests {
         // Two history runs: not enough for a verdict, not an error.
         assert_eq!(history("latest~1", 2, true), 0);
         // The run on the other machine has no history of its own machine.
-        let other = cmd_compare(&args(&db, &["latest~2"], Some(5), false)).unwrap_err();
+        let other = cmd_compare(&ctx(), &args(&db, &["latest~2"], Some(5), false)).unwrap_err();
         assert!(other.to_string().contains("other (?)"), "{other}");
     }
 
@@ -760,7 +797,7 @@ mod tests {
         stored(&mut store, "20260102T000000Z-bbbb", "2026-01-02T00:00:00.000Z", 1.0);
         drop(store);
         let refused = |a: CompareArgs| {
-            let e = cmd_compare(&a).unwrap_err();
+            let e = cmd_compare(&ctx(), &a).unwrap_err();
             assert!(e.is::<crate::ui::UsageError>(), "{e}");
             e.to_string()
         };

@@ -2,8 +2,8 @@
 //! progress bar, warnings about missing workers.
 
 use crate::catalog::Catalogue;
+use crate::context::{Ctx, Out};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::IsTerminal;
 use std::time::Duration;
 
 /// A usage or input error: exit code 2.
@@ -26,17 +26,18 @@ pub fn usage(msg: impl Into<String>) -> anyhow::Error {
 /// (logs, CI), nothing with `--quiet`.
 pub(crate) struct Progress {
     pub(crate) bar: ProgressBar,
+    out: Out,
     pub(crate) lines: bool,
     pub(crate) done: u64,
     pub(crate) total: u64,
 }
 
 impl Progress {
-    pub(crate) fn new(total: u64, quiet: bool) -> Progress {
-        let tty = std::io::stderr().is_terminal();
+    pub(crate) fn new(total: u64, ctx: &Ctx) -> Progress {
         Progress {
-            bar: progress_bar(total, quiet),
-            lines: !quiet && !tty,
+            bar: progress_bar(total, ctx),
+            out: ctx.out.clone(),
+            lines: !ctx.quiet && !ctx.out.terminal(),
             done: 0,
             total,
         }
@@ -47,7 +48,8 @@ impl Progress {
         self.bar.set_message(what.to_string());
         self.bar.inc(1);
         if self.lines {
-            eprintln!("[{}/{}] {what}: {outcome}", self.done, self.total);
+            self.out
+                .note(&format!("[{}/{}] {what}: {outcome}", self.done, self.total));
         }
     }
 
@@ -66,8 +68,9 @@ impl Progress {
     }
 }
 
-pub(crate) fn progress_bar(len: u64, quiet: bool) -> ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
+/// A progress bar on a terminal; hidden with `--quiet` or when messages go elsewhere.
+pub(crate) fn progress_bar(len: u64, ctx: &Ctx) -> ProgressBar {
+    if ctx.quiet || !ctx.out.terminal() {
         return ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden());
     }
     let pb = ProgressBar::new(len);
@@ -79,8 +82,8 @@ pub(crate) fn progress_bar(len: u64, quiet: bool) -> ProgressBar {
     pb
 }
 
-pub(crate) fn warn_missing(cat: &Catalogue) {
+pub(crate) fn warn_missing(ctx: &Ctx, cat: &Catalogue) {
     for (p, why) in &cat.missing {
-        eprintln!("warning: provider {p} unavailable: {why}");
+        errln!(ctx, "warning: provider {p} unavailable: {why}");
     }
 }

@@ -1,5 +1,6 @@
 //! Small helpers: UTC timestamps and run ids, the vectors directory.
 
+use crate::context::Env;
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -41,13 +42,13 @@ pub fn run_id() -> String {
 
 /// The vectors directory: `--vectors`, `$CRYPTOSCOPE_VECTORS`, next to the build tree,
 /// or the source tree this binary was built from.
-pub fn vectors_dir(flag: Option<&Path>) -> Result<PathBuf> {
-    let dir = find_vectors(flag)?;
+pub fn vectors_dir(env: &Env, flag: Option<&Path>) -> Result<PathBuf> {
+    let dir = find_vectors(env, flag)?;
     cryptoscope_catalogue::vectors::validate_dir(&dir).map_err(|e| crate::UsageError(e.to_string()))?;
     Ok(dir)
 }
 
-fn find_vectors(flag: Option<&Path>) -> Result<PathBuf> {
+fn find_vectors(env: &Env, flag: Option<&Path>) -> Result<PathBuf> {
     if let Some(p) = flag {
         if !p.exists() {
             // `--vectors` takes a vector file or the vectors directory: say which is missing.
@@ -71,8 +72,8 @@ fn find_vectors(flag: Option<&Path>) -> Result<PathBuf> {
         return Ok(p.to_path_buf());
     }
     let mut candidates = Vec::new();
-    if let Ok(p) = std::env::var("CRYPTOSCOPE_VECTORS") {
-        candidates.push(PathBuf::from(p));
+    if let Some(p) = env.path("CRYPTOSCOPE_VECTORS") {
+        candidates.push(p);
     }
     if let Ok(exe) = std::env::current_exe() {
         if let Some(dir) = exe.parent() {

@@ -1,11 +1,11 @@
-//! Every event a worker wrote in the replay tier's recording (crates/cli/tests/fixtures/replay,
+//! Every event a worker wrote in the replay tier's recording (crates/engine/tests/fixtures/replay,
 //! recorded from real workers: describe, gate, measured) reads as an
 //! [`Event`] and is written back as the same JSON: the protocol's events are typed both ways.
 
 use cryptoscope_model::events::Event;
 use serde_json::Value;
 
-const RECORDING: &str = include_str!("../../cli/tests/fixtures/replay/kem-hash.jsonl");
+const RECORDING: &str = include_str!("../../engine/tests/fixtures/replay/kem-hash.jsonl");
 
 #[test]
 fn recorded_events_read_and_write_back_unchanged() {

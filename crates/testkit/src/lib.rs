@@ -5,10 +5,14 @@
 //!   as passed) and records one line in the file named by `CRYPTOSCOPE_TEST_SKIPS`;
 //!   `scripts/test.sh` moves those from "passed" to "skipped" in its closing line. With
 //!   `CI=true`, a prerequisite that `scripts/setup.sh` installs being absent is a failure.
+//! * [`replay`]: the recording's command line, a stored run's rows checked whole, and what a
+//!   resumed run must keep, for the replay tests in-process and through the binary.
 //! * [`Samples`]: seeded sample streams (noise, heavy tails, bimodality, drift, level
 //!   shifts) for testing a verdict on samples the test controls.
 //! * [`serial`]: the lock a test holds while it binds ports, starts daemons or creates
 //!   network namespaces, shared by every test process of the machine.
+
+pub mod replay;
 
 use std::io::Write;
 

@@ -134,13 +134,11 @@ pub fn serial() -> cryptoscope_testkit::Serial {
     cryptoscope_testkit::serial()
 }
 
-/// A stored run's rows, by (subject, operation): the raw nanosecond samples (empty for rows
-/// without numbers).
-pub type Rows = std::collections::BTreeMap<(String, String), Vec<f64>>;
+pub use cryptoscope_testkit::replay::Rows;
 
 /// The latest run in `db` (`export latest`) and its rows, after checking the database's
-/// integrity (SQLite) and that each row is whole: its samples all there, its median
-/// theirs, stored once. None when no run is stored yet.
+/// integrity (SQLite) and that each row is whole
+/// ([`cryptoscope_testkit::replay::rows_of`]). None when no run is stored yet.
 pub fn stored(db: &str) -> Option<(String, Rows)> {
     if !db.starts_with("postgres") {
         let conn = rusqlite::Connection::open(db).ok()?;
@@ -158,36 +156,7 @@ pub fn stored(db: &str) -> Option<(String, Rows)> {
         return None;
     }
     let run: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let mut rows = Rows::new();
-    for r in run["results"].as_array().unwrap() {
-        let ns: Vec<f64> = r["raw_ns"]
-            .as_array()
-            .map(|a| a.iter().map(|x| x.as_f64().unwrap()).collect())
-            .unwrap_or_default();
-        if let Some(m) = r["median_ns"].as_f64() {
-            assert_eq!(r["samples"].as_u64().unwrap() as usize, ns.len(), "{r}");
-            let mut s = ns.clone();
-            s.sort_by(f64::total_cmp);
-            let n = s.len();
-            let median = if n % 2 == 1 {
-                s[n / 2]
-            } else {
-                (s[n / 2 - 1] + s[n / 2]) / 2.0
-            };
-            assert!(
-                (median - m).abs() <= 1e-6 * m.abs().max(1.0),
-                "median {m} vs samples' {median}: {r}"
-            );
-        } else {
-            assert_ne!(r["gate"], "pass", "a passing row without a number: {r}");
-        }
-        let key = (
-            r["subject"].as_str().unwrap().to_string(),
-            r["operation"].as_str().unwrap().to_string(),
-        );
-        assert!(rows.insert(key, ns).is_none(), "a result stored twice: {r}");
-    }
-    Some((run["run_id"].as_str().unwrap().to_string(), rows))
+    Some(cryptoscope_testkit::replay::rows_of(&run))
 }
 
 /// Whether this CPU has AVX2 (which picks liboqs's and PQClean's AVX2 code).

@@ -8,6 +8,7 @@ use super::{
     OnceLock, OpenvpnServerArgs, Ordering, Pace, Path, Procs, Result, Row, Setup, Status, Study, DATA_CHANNEL,
     MASK_AES, SERVER_LIMITS, TLS_CIPHER,
 };
+use cryptoscope_engine::context::Ctx;
 
 /// The window's bounds and what was read at them.
 struct Window {
@@ -178,8 +179,8 @@ fn row(s: &Study, bits: u32, soft: bool, pace: Option<f64>, w: &Window, all: Out
 }
 
 /// The certificates of every size (the tool's `certs` helper) and the RFC 7919 group.
-fn keys(s: &Study, dir: &Path) -> Result<()> {
-    let driver = crate::workers::worker_dir()?.join("cryptoscope-tls");
+fn keys(ctx: &Ctx, s: &Study, dir: &Path) -> Result<()> {
+    let driver = ctx.workers.dir().join("cryptoscope-tls");
     for bits in &s.rsa {
         std::fs::create_dir_all(dir.join(format!("rsa-{bits}")))?;
         run_cmd(
@@ -252,10 +253,11 @@ fn say(row: &Row) -> String {
 }
 
 /// Runs the study; returns (setup, rows, exit code).
-pub fn run(a: &OpenvpnServerArgs, quiet: bool) -> Result<(Setup, Vec<Row>, i32)> {
+pub fn run(a: &OpenvpnServerArgs, ctx: &Ctx) -> Result<(Setup, Vec<Row>, i32)> {
+    let quiet = ctx.quiet;
     let s = check(a)?;
     let (dir, _private) = crate::util::work_dir(a.workdir.as_deref(), "openvpn-server")?;
-    keys(&s, &dir)?;
+    keys(ctx, &s, &dir)?;
     let catching = crate::stop::catch();
     let mut plan: Vec<(u32, bool, Option<f64>)> = Vec::new();
     for b in &s.rsa {
@@ -271,7 +273,7 @@ pub fn run(a: &OpenvpnServerArgs, quiet: bool) -> Result<(Setup, Vec<Row>, i32)>
         }
         let label = format!("rsa-{bits} {} {}", accel(*soft), load(*pace));
         if !quiet {
-            eprintln!("[{}/{}] {label} ...", i + 1, plan.len());
+            errln!(ctx, "[{}/{}] {label} ...", i + 1, plan.len());
         }
         let r = cell(&s, &dir, *bits, *soft, *pace).unwrap_or_else(|e| Row {
             status: Status::Failed,
@@ -296,16 +298,19 @@ pub fn run(a: &OpenvpnServerArgs, quiet: bool) -> Result<(Setup, Vec<Row>, i32)>
         }
         if r.status == Status::Failed {
             code = 1;
-            eprintln!("error: {label}: {}", r.error.as_deref().unwrap_or("?"));
+            errln!(ctx, "error: {label}: {}", r.error.as_deref().unwrap_or("?"));
         } else if !quiet {
-            eprintln!("  {}", say(&r));
+            errln!(ctx, "  {}", say(&r));
         }
         rows.push(r);
     }
     drop(catching);
     if crate::stop::requested() {
         code = 1;
-        eprintln!("interrupted: servers, clients and namespaces removed; what was measured is kept");
+        errln!(
+            ctx,
+            "interrupted: servers, clients and namespaces removed; what was measured is kept"
+        );
     }
     Ok((setup(a, &s), rows, code))
 }

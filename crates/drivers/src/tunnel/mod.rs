@@ -8,6 +8,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use cryptoscope_engine::context::Ctx;
 use cryptoscope_model::apps::tunnel::{self as item, Ping, Pings, Row, Setup, Status, Transfer};
 use serde_json::Value;
 use std::net::SocketAddrV4;
@@ -685,7 +686,7 @@ impl Bench<'_> {
 }
 
 /// Puts a configuration's outcome into its row; returns whether it failed.
-fn record(row: &mut Row, label: &str, result: Result<Measured>) -> bool {
+fn record(ctx: &Ctx, row: &mut Row, label: &str, result: Result<Measured>) -> bool {
     match result {
         Ok(m) => {
             let mut failed = false;
@@ -696,7 +697,8 @@ fn record(row: &mut Row, label: &str, result: Result<Measured>) -> bool {
             if let Some(h) = m.hostile {
                 if !h.served {
                     failed = true;
-                    eprintln!(
+                    errln!(
+                        ctx,
                         "error: {label}: not served under hostile traffic: {}",
                         h.why.as_deref().unwrap_or("?")
                     );
@@ -709,7 +711,7 @@ fn record(row: &mut Row, label: &str, result: Result<Measured>) -> bool {
             failed
         }
         Err(e) => {
-            eprintln!("error: {label}: {e:#}");
+            errln!(ctx, "error: {label}: {e:#}");
             row.status = Status::Failed;
             row.error = Some(format!("{e:#}"));
             true
@@ -750,9 +752,9 @@ fn overheads(rows: &mut [Row]) {
 }
 
 /// Runs the study; returns (setup, rows, exit code).
-pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Setup, Vec<Row>, i32)> {
+pub fn run(a: &TunnelArgs, ctx: &Ctx) -> Result<(Setup, Vec<Row>, i32)> {
     let s = check(a)?;
-    let driver = crate::workers::worker_dir()?.join("cryptoscope-tls");
+    let driver = ctx.workers.dir().join("cryptoscope-tls");
     // Keys and configurations live in a private 0700 directory with an unpredictable name,
     // created fresh (never reused) and removed with everything in it on the way out; or in
     // the directory the user names with --workdir, kept.
@@ -772,11 +774,14 @@ pub fn run(a: &TunnelArgs, quiet: bool) -> Result<(Setup, Vec<Row>, i32)> {
         driver: &driver,
         file: &file,
     };
-    let (mut rows, mut code) = rounds::measure(&bench, &plan, &work, quiet)?;
+    let (mut rows, mut code) = rounds::measure(&bench, &plan, &work, ctx)?;
     drop(catching);
     if crate::stop::requested() {
         code = 1;
-        eprintln!("interrupted: daemons and namespaces removed; what was measured is kept");
+        errln!(
+            ctx,
+            "interrupted: daemons and namespaces removed; what was measured is kept"
+        );
     }
     if rows.is_empty() {
         bail!("interrupted before the baseline was measured");

@@ -6,6 +6,7 @@ use super::{
     datapath, ping, record, transfer, Bench, Measured, Netns, Path, Pings, Planned, Result, Row, Status, Study,
     Transfer, TunnelArgs, ADDR_B, MASK_AES,
 };
+use cryptoscope_engine::context::Ctx;
 
 /// What the rounds measured of one configuration, in the order measured, or why it failed.
 #[derive(Default)]
@@ -31,7 +32,8 @@ fn baseline(a: &TunnelArgs, s: &Study, file: &Path) -> Result<(Pings, Transfer)>
 
 /// Runs the rounds; returns the rows (the baseline first) and whether something failed or
 /// the run was interrupted (exit code 1).
-pub(super) fn measure(bench: &Bench<'_>, plan: &[Planned], work: &Path, quiet: bool) -> Result<(Vec<Row>, i32)> {
+pub(super) fn measure(bench: &Bench<'_>, plan: &[Planned], work: &Path, ctx: &Ctx) -> Result<(Vec<Row>, i32)> {
+    let quiet = ctx.quiet;
     let (a, s) = (bench.a, bench.s);
     let mut base: Vec<(Pings, Transfer)> = Vec::new();
     let mut runs: Vec<Runs> = plan.iter().map(|_| Runs::default()).collect();
@@ -47,7 +49,7 @@ pub(super) fn measure(bench: &Bench<'_>, plan: &[Planned], work: &Path, quiet: b
             break;
         }
         if !quiet {
-            eprintln!("{r}baseline: the veth pair without a tunnel");
+            errln!(ctx, "{r}baseline: the veth pair without a tunnel");
         }
         // The same path without a tunnel: the baseline every overhead is relative to.
         base.push(baseline(a, s, bench.file)?);
@@ -65,7 +67,7 @@ pub(super) fn measure(bench: &Bench<'_>, plan: &[Planned], work: &Path, quiet: b
             }
             let accel = if *soft { "soft" } else { "accel" };
             if !quiet {
-                eprintln!("{r}[{done}/{total}] {t} {c} {accel}");
+                errln!(ctx, "{r}[{done}/{total}] {t} {c} {accel}");
             }
             let dir = work.join(format!("{t}-{}-{accel}-{round}", c.replace(':', "_")));
             std::fs::create_dir_all(&dir)?;
@@ -110,7 +112,7 @@ pub(super) fn measure(bench: &Bench<'_>, plan: &[Planned], work: &Path, quiet: b
         let label = format!("{t} {c} {accel}");
         let mut measured = runs.measured;
         if let Some(e) = runs.failed {
-            record(&mut row, &label, Err(e));
+            record(ctx, &mut row, &label, Err(e));
             code = 1;
         } else if measured.is_empty() {
             continue; // interrupted before it ran
@@ -119,7 +121,7 @@ pub(super) fn measure(bench: &Bench<'_>, plan: &[Planned], work: &Path, quiet: b
             let hostile = measured[0].hostile.take();
             let mut shown = measured.swap_remove(repeats::representative(&ones));
             shown.hostile = hostile;
-            if record(&mut row, &label, Ok(shown)) {
+            if record(ctx, &mut row, &label, Ok(shown)) {
                 code = 1;
             }
             row.repeats = repeats::summarize(&ones, base_spread.as_ref());

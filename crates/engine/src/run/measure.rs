@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use crate::catalog::Catalogue;
 use crate::gating::Verdict;
-use crate::workers::{self, Outcome};
+use crate::workers::Outcome;
 
 /// Measurement settings handed to every worker.
 pub struct MeasureSettings {
@@ -197,7 +197,8 @@ fn measure_request(d: &Descriptor, s: &MeasureSettings, ops: &[Operation], skipp
 /// ([`workers::skip_stored`]).
 pub fn skip_visit(cat: &Catalogue, d: &Descriptor, s: &MeasureSettings) {
     if let Some(bin) = cat.worker(&d.provider) {
-        workers::skip_stored(bin, &measure_request(d, s, &operations(d, s.lengths.as_deref()), false));
+        cat.transport
+            .skip_stored(bin, &measure_request(d, s, &operations(d, s.lengths.as_deref()), false));
     }
 }
 
@@ -237,7 +238,7 @@ pub fn measure(
     let bin = cat.worker(&d.provider).context("worker vanished")?;
     let request = measure_request(d, s, &ops, skipped);
     let mut rows: Vec<ResultRow> = Vec::new();
-    let outcome = workers::call(bin, &request, s.timeout, &mut |ev| {
+    let outcome = cat.transport.call(bin, &request, s.timeout, &mut |ev| {
         let mut row = match ev {
             Event::Measured(m) => row_from(d, verdict, m, s.run_start_unix_ms),
             Event::OpFailed { operation, error, .. } => ResultRow::without_numbers(

@@ -16,6 +16,7 @@ mod timing;
 
 use crate::args::{run_group, store_location, RunArgs};
 use crate::catalog::Catalogue;
+use crate::context::Ctx;
 use crate::gating;
 use crate::stored::open_db;
 use crate::ui::{usage, warn_missing, Progress};
@@ -28,15 +29,8 @@ use settings::Settings;
 
 /// How `run --resume` reads a stored command line back into [`RunArgs`]: the binary's own
 /// parser, `Some` only for a `cryptoscope run` command line (the engine does not know the
-/// whole command line). The binary registers it with [`set_run_parser`].
+/// whole command line). The binary hands it over in the context ([`Ctx::run_parser`]).
 pub type RunParser = fn(&[String]) -> Option<RunArgs>;
-
-static RUN_PARSER: std::sync::OnceLock<RunParser> = std::sync::OnceLock::new();
-
-/// Registers the parser `run --resume` uses on a stored command line ([`RunParser`]).
-pub fn set_run_parser(parse: RunParser) {
-    let _ = RUN_PARSER.set(parse);
-}
 
 /// A run being resumed: its id, start and group, and the rows it stored.
 pub(crate) struct Resumed {
@@ -47,18 +41,18 @@ pub(crate) struct Resumed {
 
 /// `run --resume RUN`: the stored command line of RUN, parsed again, run under RUN's id
 /// with what it stored kept.
-pub fn cmd_resume(reference: &str, a: &RunArgs, quiet: bool) -> Result<i32> {
+pub fn cmd_resume(reference: &str, a: &RunArgs, ctx: &Ctx) -> Result<i32> {
     // The stored command line decides what is measured: any other flag would be ignored,
     // so it is refused rather than dropped without a word.
-    if let Some(extra) = flags_besides_resume(std::env::args().skip(1)) {
+    if let Some(extra) = flags_besides_resume(ctx.args.iter().skip(1).cloned()) {
         return Err(usage(format!(
             "run --resume repeats the stored command line; {extra} would be ignored: drop it (or start a new run)"
         )));
     }
     let location = store_location(a.db.as_deref());
-    let mut store = open_db(&location)?;
+    let mut store = open_db(ctx, &location)?;
     let id = store.resolve(reference).map_err(|e| usage(e.to_string()))?;
-    continue_run(store, location, id, a, quiet)
+    continue_run(store, location, id, a, ctx)
 }
 
 /// Resumes run `id` of `store` (at `location`) with its stored command line; `a` gives
@@ -68,8 +62,9 @@ fn continue_run(
     location: String,
     id: String,
     a: &RunArgs,
-    quiet: bool,
+    ctx: &Ctx,
 ) -> Result<i32> {
+    let quiet = ctx.quiet;
     let status = store
         .runs()
         .map_err(|e| usage(e.to_string()))?
@@ -79,10 +74,13 @@ fn continue_run(
         .unwrap_or_default();
     let prev = store.load_run(&id).map_err(|e| usage(e.to_string()))?;
     if status == "complete" {
-        println!("Run {id} is complete: nothing to resume (`cryptoscope show {id}`).");
+        outln!(
+            ctx,
+            "Run {id} is complete: nothing to resume (`cryptoscope show {id}`)."
+        );
         return Ok(0);
     }
-    let mut orig = match RUN_PARSER.get().and_then(|parse| parse(&prev.command)) {
+    let mut orig = match ctx.run_parser.and_then(|parse| parse(&prev.command)) {
         Some(r) => r,
         None => {
             return Err(usage(format!(
@@ -104,7 +102,8 @@ fn continue_run(
     }
     let stored = prev.results.len();
     if !quiet {
-        eprintln!(
+        errln!(
+            ctx,
             "resuming run {id} ({stored} results stored): {}",
             prev.command.iter().skip(1).cloned().collect::<Vec<_>>().join(" ")
         );
@@ -112,7 +111,7 @@ fn continue_run(
     drop(store);
     run(
         &orig,
-        quiet,
+        ctx,
         Some(Resumed {
             run_id: id,
             started_at: prev.started_at,
@@ -128,37 +127,39 @@ fn flags_besides_resume(argv: impl Iterator<Item = String>) -> Option<String> {
     const KEPT: &[&str] = &["--resume", "--db", "--json", "--quiet", "-q", "--memory-limit"];
     argv.skip_while(|a| a != "run")
         .skip(1)
-        .filter(|a| a.starts_with('-'))
+        // `-` alone is a value (`--json -`: standard output), not a flag.
+        .filter(|a| a.starts_with('-') && a != "-")
         .map(|a| a.split('=').next().unwrap_or_default().to_string())
         .find(|f| !KEPT.contains(&f.as_str()))
 }
 
 /// `cryptoscope run`: a new run, or `--resume` of an interrupted one.
-pub fn cmd_run(a: &RunArgs, quiet: bool) -> Result<i32> {
+pub fn cmd_run(a: &RunArgs, ctx: &Ctx) -> Result<i32> {
     match &a.resume {
-        Some(r) => cmd_resume(r, a, quiet),
-        None => run(a, quiet, None),
+        Some(r) => cmd_resume(r, a, ctx),
+        None => run(a, ctx, None),
     }
 }
 
 /// One run from its arguments to its exit code: 0, 1 when a subject failed its gate (or
 /// crashed, or timed out), 2 when results could not be stored.
-pub(crate) fn run(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<i32> {
-    let s = Settings::from_args(a, resumed.as_ref())?;
-    crate::workers::set_long_lived(!a.fresh_workers);
+pub(crate) fn run(a: &RunArgs, ctx: &Ctx, resumed: Option<Resumed>) -> Result<i32> {
+    let s = Settings::from_args(ctx, a, resumed.as_ref())?;
+    ctx.workers.set_long_lived(!a.fresh_workers);
     let location = store_location(a.db.as_deref());
-    let mut store = open_db(&location)?;
+    let mut store = open_db(ctx, &location)?;
     if resumed.is_none() {
         // A group is one command's shards: a shard it holds is continued, not measured again.
-        let group = run_group(a.group.as_deref(), &s.run_id);
+        let group = run_group(&ctx.env, a.group.as_deref(), &s.run_id);
         match shards::join(
             &mut store,
             &group,
-            &cryptoscope_model::RecordedCommand::of_this_process(),
+            &cryptoscope_model::RecordedCommand::new(ctx.args.iter()),
         )? {
             shards::Join::New => {}
             shards::Join::Complete(id) => {
-                println!(
+                outln!(
+                    ctx,
                     "{} of group {group} is complete (run {id}): nothing to measure (`cryptoscope show {id}`).",
                     shards::which(a.shard.as_deref())
                 );
@@ -166,11 +167,12 @@ pub(crate) fn run(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<
             }
             shards::Join::Resume(id) => {
                 // Said even with --quiet: a job's log must tell why it measured less.
-                eprintln!(
+                errln!(
+                    ctx,
                     "{} of group {group} was started before (run {id}) and did not finish: continuing it",
                     shards::which(a.shard.as_deref())
                 );
-                return continue_run(store, location, id, a, quiet);
+                return continue_run(store, location, id, a, ctx);
             }
         }
     }
@@ -180,9 +182,9 @@ pub(crate) fn run(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<
             return Err(usage(format!("the name {name} is taken by run {id}: choose another")));
         }
     }
-    let cat = Catalogue::discover()?;
-    warn_missing(&cat);
-    let picked = select::pick(&s, &cat, resumed.as_ref(), quiet)?;
+    let cat = Catalogue::discover(ctx)?;
+    warn_missing(ctx, &cat);
+    let picked = select::pick(&s, &cat, resumed.as_ref(), ctx)?;
     let clock = Clock::new(ClockChoice::Auto);
     let measure = s.measure_settings(&clock, picked.stored_ops);
     let mut run_file = RunFile {
@@ -191,14 +193,14 @@ pub(crate) fn run(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<
         started_at: s.started_at.clone(),
         finished_at: String::new(),
         tool_version: env!("CARGO_PKG_VERSION").into(),
-        command: cryptoscope_model::RecordedCommand::of_this_process(),
+        command: cryptoscope_model::RecordedCommand::new(ctx.args.iter()),
         config: measure::config_echo(&s.selection, &measure, s.quick, &s.depth, s.rounds, a.baseline.clone()),
         environment: environment(&clock, &cat),
         results: Vec::new(),
         applications: Vec::new(),
     };
-    preflight(&mut run_file.environment, measure.cpu, &clock, quiet);
-    let group = run_group(a.group.as_deref(), &s.run_id);
+    preflight(&mut run_file.environment, measure.cpu, &clock, ctx);
+    let group = run_group(&ctx.env, a.group.as_deref(), &s.run_id);
     run_file.config.name = a.name.clone();
     let mut out = StoreReporter::new(store, &s.run_id);
     if resumed.is_some() {
@@ -210,7 +212,7 @@ pub(crate) fn run(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<
     }
 
     let subjects = &picked.todo;
-    let mut pb = Progress::new(s.steps(subjects.len()), quiet);
+    let mut pb = Progress::new(s.steps(subjects.len()), ctx);
     let gsettings = gating::GateSettings {
         vectors: &s.vectors,
         depth: &s.depth,
@@ -219,7 +221,7 @@ pub(crate) fn run(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<
     let verdicts = gating::gate_all(&cat, subjects, &gsettings, &mut |d, v| {
         pb.step(&format!("gate {}", d.id), v.status.as_str())
     });
-    let extras = passes::Extras::measure(&s, &cat, subjects, &verdicts, &mut pb)?;
+    let extras = passes::Extras::measure(ctx, &s, &cat, subjects, &verdicts, &mut pb)?;
     let timing = timing::Pass {
         cat: &cat,
         picked: subjects,
@@ -244,31 +246,49 @@ pub(crate) fn run(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<
         run_file.environment.stability = Some(stability);
     }
     out.finish(&run_file, s.timing);
-    if s.out_file.as_os_str() == "-" {
-        return results_on_stdout(&run_file, &out);
-    }
-    report::write_results_file(&run_file, &s.out_file)?;
+    conclude(ctx, &s, &run_file, &mut out, &cat, &clock, &group)
+}
 
-    let ct = summary::tables(&s, &run_file, &mut out.store, quiet);
-    let failed = summary::totals(&s, &run_file, &clock);
-    if s.timing && !quiet {
-        summary::print_answers(&run_file, &ct, None);
+/// A finished run's outputs: the results file (or the results on standard output), the
+/// tables and answers, the HTML report, where everything went; its exit code: 0, 1 when a
+/// subject failed, 2 when results could not be stored or a provider asked for was missing.
+fn conclude(
+    ctx: &Ctx,
+    s: &Settings,
+    run_file: &RunFile,
+    out: &mut StoreReporter,
+    cat: &Catalogue,
+    clock: &Clock,
+    group: &str,
+) -> Result<i32> {
+    if s.out_file.as_os_str() == "-" {
+        return results_on_stdout(ctx, run_file, out);
     }
-    let report_note = report::write_html_beside(&run_file, &ct, &s.out_file);
-    println!("Results: {}", s.out_file.display());
-    println!("Report:  {report_note}");
+    report::write_results_file(run_file, &s.out_file)?;
+
+    let ct = summary::tables(s, run_file, &mut out.store, ctx);
+    let failed = summary::totals(ctx, s, run_file, clock);
+    if s.timing && !ctx.quiet {
+        summary::print_answers(ctx, run_file, &ct, None);
+    }
+    let report_note = report::write_html_beside(ctx, run_file, &ct, &s.out_file);
+    outln!(ctx, "Results: {}", s.out_file.display());
+    outln!(ctx, "Report:  {report_note}");
     let run_id = &s.run_id;
-    match out.error {
-        None if group != *run_id => println!(
+    match &out.error {
+        None if group != run_id.as_str() => outln!(
+            ctx,
             "Store:   {} (run {run_id}, group {group}; `cryptoscope report group:{group}`)",
             out.store.location()
         ),
-        None => println!(
+        None => outln!(
+            ctx,
             "Store:   {} (run {run_id}; `cryptoscope show {run_id}`)",
             out.store.location()
         ),
         Some(e) => {
-            eprintln!(
+            errln!(
+                ctx,
                 "error: some results could not be stored in {}: {e} (all are in {})",
                 out.store.location(),
                 s.out_file.display()
@@ -281,7 +301,7 @@ pub(crate) fn run(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<
     // exits 2.
     let absent = cat.named_but_missing(&s.selection.providers);
     for (p, why) in &absent {
-        eprintln!("error: provider {p} was asked for but is unavailable: {why}");
+        errln!(ctx, "error: provider {p} was asked for but is unavailable: {why}");
     }
     Ok(if !absent.is_empty() {
         2
@@ -295,10 +315,11 @@ pub(crate) fn run(a: &RunArgs, quiet: bool, resumed: Option<Resumed>) -> Result<
 /// `run --json -`: the results file is the whole of standard output (the tables, the report
 /// and the store's lines are for a terminal; the progress and warnings stay on standard
 /// error). The exit code is the run's as ever.
-fn results_on_stdout(run_file: &RunFile, out: &StoreReporter) -> Result<i32> {
-    println!("{}", serde_json::to_string(run_file)?);
+fn results_on_stdout(ctx: &Ctx, run_file: &RunFile, out: &StoreReporter) -> Result<i32> {
+    outln!(ctx, "{}", serde_json::to_string(run_file)?);
     if let Some(e) = &out.error {
-        eprintln!(
+        errln!(
+            ctx,
             "error: some results could not be stored in {}: {e} (all are on standard output)",
             out.store.location()
         );
@@ -328,12 +349,13 @@ fn check_name(name: &str) -> Result<()> {
 
 /// The machine's state, looked at for 200 ms before anything is measured, kept in the
 /// environment: one warning line each for what makes numbers worse, with its fix.
-pub(crate) fn preflight(env: &mut Environment, cpu: Option<usize>, clock: &Clock, quiet: bool) {
+pub(crate) fn preflight(env: &mut Environment, cpu: Option<usize>, clock: &Clock, ctx: &Ctx) {
+    let quiet = ctx.quiet;
     let look = std::time::Duration::from_millis(200);
     let p = cryptoscope_measure::preflight::run(cpu, look, clock.perf_status());
     if !quiet {
         for w in &p.warnings {
-            eprintln!("warning: {} (fix: {})", w.what, w.fix);
+            errln!(ctx, "warning: {} (fix: {})", w.what, w.fix);
         }
     }
     env.preflight = Some(p);
@@ -372,6 +394,8 @@ mod tests {
     fn resume_refuses_flags_it_would_ignore() {
         assert_eq!(extra("-q run --resume latest --db r.db"), None);
         assert_eq!(extra("run --resume=latest --quiet --memory-limit 8"), None);
+        // `-` is standard output, the value of --json, not a flag.
+        assert_eq!(extra("run --resume latest --json -"), None);
         assert_eq!(extra("run --resume latest --alg X25519"), Some("--alg".into()));
         assert_eq!(extra("run --resume latest --samples=3"), Some("--samples".into()));
     }

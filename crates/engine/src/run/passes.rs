@@ -5,6 +5,7 @@
 
 use super::settings::Settings;
 use crate::catalog::Catalogue;
+use crate::context::Ctx;
 use crate::gating::Verdict;
 use crate::ui::{usage, Progress};
 use crate::{counters, memory, scale};
@@ -58,6 +59,7 @@ impl Extras {
     /// Runs the passes the settings ask for, in order: memory, scale, counters,
     /// instructions.
     pub(crate) fn measure(
+        ctx: &Ctx,
         s: &Settings,
         cat: &Catalogue,
         picked: &[Descriptor],
@@ -67,7 +69,7 @@ impl Extras {
         let timeout = s.timeout;
         let mut x = Extras::default();
         if s.with_memory {
-            let preload = memory::preload_library().map_err(|e| usage(format!("{e:#}")))?;
+            let preload = memory::preload_library(&ctx.env).map_err(|e| usage(format!("{e:#}")))?;
             let mut sizes = memory::CodeSizes::default();
             for d in picked {
                 if let Some(c) = cat.worker(&d.provider).and_then(|bin| sizes.of(bin, d)) {
@@ -92,7 +94,7 @@ impl Extras {
         if s.args.instructions {
             x.instructions = pass(picked, verdicts, pb, "instructions", &mut |d, pb| {
                 pb.message(&format!("callgrind {}", d.id));
-                counters::instructions(cat, d, timeout)
+                counters::instructions(ctx, cat, d, timeout)
             })?;
         }
         Ok(x)

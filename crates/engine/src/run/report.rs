@@ -2,6 +2,7 @@
 //! `Report`/`Reports` shape): the results database row by row, so an interrupted run keeps
 //! what it measured; then the results file, the HTML report and the terminal summary.
 
+use crate::context::Ctx;
 use crate::stored::write_report;
 use anyhow::{Context, Result};
 use cryptoscope_model::{ResultRow, RunFile};
@@ -60,9 +61,9 @@ pub(crate) fn write_results_file(run: &RunFile, out_file: &Path) -> Result<()> {
 
 /// Writes the HTML report beside the results file; returns what to say about it (its path,
 /// or why it was not written — a report is never worth losing the run for).
-pub(crate) fn write_html_beside(run: &RunFile, ct: &[(String, String)], out_file: &Path) -> String {
+pub(crate) fn write_html_beside(ctx: &Ctx, run: &RunFile, ct: &[(String, String)], out_file: &Path) -> String {
     let report_file = out_file.with_extension("html");
-    let extras = crate::stored::report_extras(ct.to_vec());
+    let extras = crate::stored::report_extras(ctx, ct.to_vec());
     match write_report(std::slice::from_ref(run), &extras, &report_file) {
         Ok(()) => report_file.display().to_string(),
         Err(e) => format!("not written ({e})"),

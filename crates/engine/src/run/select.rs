@@ -4,6 +4,7 @@
 use super::settings::Settings;
 use super::Resumed;
 use crate::catalog::Catalogue;
+use crate::context::Ctx;
 use crate::ui::usage;
 use anyhow::Result;
 use cryptoscope_catalogue::Descriptor;
@@ -29,7 +30,7 @@ pub(crate) struct Picked {
 
 /// Picks the run's subjects; a shard that selects nothing and a baseline no subject has
 /// are usage errors.
-pub(crate) fn pick(s: &Settings, cat: &Catalogue, resumed: Option<&Resumed>, quiet: bool) -> Result<Picked> {
+pub(crate) fn pick(s: &Settings, cat: &Catalogue, resumed: Option<&Resumed>, ctx: &Ctx) -> Result<Picked> {
     let mut picked = s.selection.pick(cat)?;
     if let Some((k, n)) = s.shard {
         // Catalogue order is deterministic, so every shard computes the same split.
@@ -55,7 +56,7 @@ pub(crate) fn pick(s: &Settings, cat: &Catalogue, resumed: Option<&Resumed>, qui
             partial: Vec::new(),
             stored_ops: BTreeMap::new(),
         }),
-        Some(r) => Ok(split_resumed(s, picked, order, r, quiet)),
+        Some(r) => Ok(split_resumed(s, picked, order, r, ctx)),
     }
 }
 
@@ -105,7 +106,8 @@ fn between_visits(d: &Descriptor, lengths: &Option<Vec<u32>>, rows: &[ResultRow]
 /// Resuming: subjects whose every operation is stored (all visits of a multi-round run) are
 /// kept as stored; the others are gated and measured from the start, or — a multi-round
 /// subject stopped between visits — from its next visit.
-fn split_resumed(s: &Settings, picked: Vec<Descriptor>, order: Vec<String>, r: &Resumed, quiet: bool) -> Picked {
+fn split_resumed(s: &Settings, picked: Vec<Descriptor>, order: Vec<String>, r: &Resumed, ctx: &Ctx) -> Picked {
+    let quiet = ctx.quiet;
     let want_rounds = s.rounds;
     let complete = |d: &Descriptor| -> bool {
         let ops: Vec<String> = super::measure::operations(d, s.lengths.as_deref())
@@ -154,7 +156,8 @@ fn split_resumed(s: &Settings, picked: Vec<Descriptor>, order: Vec<String>, r: &
         .filter(|d| partial.iter().any(|x: &ResultRow| x.subject == d.id))
         .count();
     if !quiet {
-        eprintln!(
+        errln!(
+            ctx,
             "{} of {} subjects are stored and kept; measuring the other {}{}",
             done.len(),
             done.len() + todo.len(),

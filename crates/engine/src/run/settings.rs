@@ -6,6 +6,7 @@ use super::measure;
 use super::Resumed;
 use crate::args::{gate_settings_depth, parse_shard, RunArgs};
 use crate::catalog::Selection;
+use crate::context::Ctx;
 use crate::ui::usage;
 use crate::{counters, profile, scale, util};
 use anyhow::Result;
@@ -49,7 +50,7 @@ pub(crate) struct Settings<'a> {
 impl<'a> Settings<'a> {
     /// Checks every flag (a bad one is a usage error, exit code 2, before anything is
     /// measured or written) and derives the run's settings.
-    pub(crate) fn from_args(a: &'a RunArgs, resumed: Option<&Resumed>) -> Result<Settings<'a>> {
+    pub(crate) fn from_args(ctx: &Ctx, a: &'a RunArgs, resumed: Option<&Resumed>) -> Result<Settings<'a>> {
         let selection = a.sel.selection()?;
         if let Some(n) = a.samples {
             if n == 0 || n > MAX_SAMPLES {
@@ -82,7 +83,7 @@ impl<'a> Settings<'a> {
         if a.instructions {
             profile::valgrind_version()?;
         }
-        let vectors = util::vectors_dir(a.gate.vectors.as_deref())?;
+        let vectors = util::vectors_dir(&ctx.env, a.gate.vectors.as_deref())?;
         let (started_at, run_id) = match resumed {
             Some(r) => (r.started_at.clone(), r.run_id.clone()),
             None => (util::now_utc().0, util::run_id()),

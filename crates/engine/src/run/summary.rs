@@ -3,6 +3,7 @@
 //! answers (`cryptoscope_report::answers`).
 
 use super::settings::Settings;
+use crate::context::Ctx;
 use crate::ct_cmd::ct_audits;
 use crate::scale;
 use cryptoscope_measure::clock::{Clock, CycleSource};
@@ -29,41 +30,43 @@ pub(crate) fn family_tables(results: &[ResultRow], core_per_tsc: Option<f64>) ->
 /// The tables of a finished run, in the order `run` has always printed them. Returns the
 /// constant-time verdicts the store holds for the measured subjects, for the answers;
 /// `quiet` (no answers) prints them under the speed table instead.
-pub(crate) fn tables(s: &Settings, run: &RunFile, store: &mut Store, quiet: bool) -> Vec<(String, String)> {
+pub(crate) fn tables(s: &Settings, run: &RunFile, store: &mut Store, ctx: &Ctx) -> Vec<(String, String)> {
+    let quiet = ctx.quiet;
     let results = &run.results;
     let mut ct = Vec::new();
     if s.timing {
-        print!("{}", table::results(results));
+        out!(ctx, "{}", table::results(results));
         if let Some(audits) = ct_audits(store, results) {
             if quiet {
-                audits.print();
+                audits.print(ctx);
             }
             ct = audits.summaries();
         }
         if let Some(b) = s.args.baseline.as_deref() {
             if let Some(t) = table::speedups(results, b) {
-                print!("\nSpeed-up against {b}:\n{t}");
+                out!(ctx, "\nSpeed-up against {b}:\n{t}");
             }
         }
         for t in family_tables(results, run.environment.core_per_tsc) {
-            print!("\n{t}");
+            out!(ctx, "\n{t}");
         }
     }
     if let Some(t) = table::counters(results) {
-        print!("\n{t}");
+        out!(ctx, "\n{t}");
     }
     if let Some(ss) = s.scale {
         let e = &run.environment;
-        print!(
+        out!(
+            ctx,
             "{}",
             scale::table(results, &ss.threads, e.logical_cpus, e.physical_cores, e.smt)
         );
     }
     if s.with_memory {
         if s.timing {
-            println!();
+            outln!(ctx);
         }
-        print!("{}", memory_section(results, s.args.memory_calls));
+        out!(ctx, "{}", memory_section(results, s.args.memory_calls));
     }
     ct
 }
@@ -71,17 +74,17 @@ pub(crate) fn tables(s: &Settings, run: &RunFile, store: &mut Store, quiet: bool
 /// The answers of a run (`ct`: the stored constant-time verdicts of its subjects), against
 /// `previous` when one is given (`show --against`), else the repository's published
 /// figures when they can be read.
-pub(crate) fn print_answers(run: &RunFile, ct: &[(String, String)], previous: Option<&RunFile>) {
+pub(crate) fn print_answers(ctx: &Ctx, run: &RunFile, ct: &[(String, String)], previous: Option<&RunFile>) {
     if !run.results.iter().any(|r| r.median_cycles.is_some()) {
         return;
     }
-    let published = crate::stored::published_figures();
+    let published = crate::stored::published_figures(&ctx.env);
     let against = match previous {
         Some(p) => Against::Run(p),
         None if published.is_empty() => Against::Nothing,
         None => Against::Published(&published),
     };
-    print!("\n{}", answers::terminal(&answers::answers(run, ct, against)));
+    out!(ctx, "\n{}", answers::terminal(&answers::answers(run, ct, against)));
 }
 
 /// The heap and stack table with what its columns mean; `calls`: the calls each figure is
@@ -97,22 +100,22 @@ implementation's own named functions where they can be told apart (see --json fo
 
 /// What `show` prints of a stored run beyond its speed and family tables, as `run` printed
 /// it: counters, heap and stack when the run measured them, and the machine's stability.
-pub(crate) fn stored_extras(run: &RunFile) {
+pub(crate) fn stored_extras(ctx: &Ctx, run: &RunFile) {
     let results = &run.results;
     if let Some(t) = table::counters(results) {
-        print!("\n{t}");
+        out!(ctx, "\n{t}");
     }
     if let Some(calls) = results.iter().filter_map(|r| r.memory_calls).max() {
-        print!("\n{}", memory_section(results, calls));
+        out!(ctx, "\n{}", memory_section(results, calls));
     }
     if let Some(m) = answers::machine(results) {
-        print!("\n{}", answers::machine_terminal(&m));
+        out!(ctx, "\n{}", answers::machine_terminal(&m));
     }
 }
 
 /// The totals, the failed subjects with their causes, the machine and its stability.
 /// Returns whether any subject failed (exit code 1).
-pub(crate) fn totals(s: &Settings, run: &RunFile, clock: &Clock) -> bool {
+pub(crate) fn totals(ctx: &Ctx, s: &Settings, run: &RunFile, clock: &Clock) -> bool {
     let results = &run.results;
     let failed = results.iter().filter(|r| r.gate.is_failure()).count();
     let measured = results
@@ -125,7 +128,8 @@ pub(crate) fn totals(s: &Settings, run: &RunFile, clock: &Clock) -> bool {
     } else {
         String::new()
     };
-    println!(
+    outln!(
+        ctx,
         "\n{} operations measured, {} failed, {} unavailable.{timing_note}",
         measured,
         failed,
@@ -139,12 +143,13 @@ pub(crate) fn totals(s: &Settings, run: &RunFile, clock: &Clock) -> bool {
         .map(|r| format!("  {} [{}] {}", r.subject, r.gate.as_str(), r.gate_detail))
         .collect();
     if !causes.is_empty() {
-        println!("{} subjects failed (exit code 1):", causes.len());
+        outln!(ctx, "{} subjects failed (exit code 1):", causes.len());
         for c in &causes {
-            println!("{c}");
+            outln!(ctx, "{c}");
         }
     }
-    println!(
+    outln!(
+        ctx,
         "Machine: {} ({} logical CPUs{}), PMU: {}.",
         e.cpu_model.as_deref().unwrap_or("unknown CPU"),
         e.logical_cpus,
@@ -155,12 +160,12 @@ pub(crate) fn totals(s: &Settings, run: &RunFile, clock: &Clock) -> bool {
         e.perf_core_cycles
     );
     if let Some(x) = &e.emulated {
-        println!("EMULATED: {x}.");
+        outln!(ctx, "EMULATED: {x}.");
     }
     // Said once: the run's sentence and the operations longest off their fast level (the
     // shifts themselves are in the results file and the report).
     if let Some(m) = answers::machine(results) {
-        print!("{}", answers::machine_terminal(&m));
+        out!(ctx, "{}", answers::machine_terminal(&m));
     }
     failed > 0
 }
