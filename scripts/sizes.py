@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """The architecture's size limits (ARCHITECTURE.md): no source file over 1,000 lines and no
-function over 150 lines outside our own cryptographic code (crates/ciphers, crates/sha3r2),
+function over 120 lines outside our own cryptographic code (crates/ciphers, crates/sha3r2),
 and main.rs under 500 lines. Prints what exceeds them; exits 1 if anything does."""
 import pathlib, re, sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXEMPT = ("crates/ciphers/", "crates/sha3r2/")
-FILE_MAX, FN_MAX, MAIN_MAX = 1000, 150, 500
+FILE_MAX, FN_MAX, MAIN_MAX = 1000, 120, 500
 
 
 def code_only(text):

@@ -262,6 +262,46 @@ pub struct KemGate {
     pub encapsulations: Vec<Encapsulation>,
 }
 
+/// Three key pairs with OS randomness: each encapsulation decapsulates to its secret, a
+/// modified ciphertext does not, the buffers' canaries hold, and no two public keys are
+/// the same.
+fn round_trips(kem: &dyn Kem, d: &Descriptor) -> Result<(), String> {
+    let mut rt = Ok(());
+    let mut first_pk = None;
+    for i in 0..3 {
+        let mut b = KemBufs::new(d);
+        let r = keypair_encaps(kem, &mut b).and_then(|_| {
+            let ss = decaps(kem, b.sk.get(), b.ct.get(), d.sizes.shared_secret)?;
+            if ss != b.ss.get() {
+                return Err(format!("round trip {i}: decapsulated secret differs from encapsulated"));
+            }
+            // Implicit rejection: a modified ciphertext must not give the same secret.
+            let mut bad = b.ct.get().to_vec();
+            let last = bad.len() - 1;
+            bad[last / 2] ^= 0x01;
+            match decaps(kem, b.sk.get(), &bad, d.sizes.shared_secret) {
+                Ok(s) if s == b.ss.get() => {
+                    Err("decapsulating a modified ciphertext returns the original secret".to_string())
+                }
+                _ => Ok(()),
+            }
+        });
+        if let Err(e) = r {
+            rt = Err(e);
+            break;
+        }
+        match &first_pk {
+            None => first_pk = Some(b.pk.get().to_vec()),
+            Some(p) if p == b.pk.get() => {
+                rt = Err("two key pairs are identical: randomness is not random".into());
+                break;
+            }
+            _ => {}
+        }
+    }
+    rt
+}
+
 /// Gates a KEM. `keep` KAT entries are returned for cross-checks if the digest matches;
 /// `reference` supplies verified KAT entries for subjects with internal randomness.
 pub fn gate_kem(
@@ -343,39 +383,7 @@ pub fn gate_kem(
         },
     }
     // Round trip and distinct keys, with OS randomness.
-    let mut rt = Ok(());
-    let mut first_pk = None;
-    for i in 0..3 {
-        let mut b = KemBufs::new(d);
-        let r = keypair_encaps(kem, &mut b).and_then(|_| {
-            let ss = decaps(kem, b.sk.get(), b.ct.get(), d.sizes.shared_secret)?;
-            if ss != b.ss.get() {
-                return Err(format!("round trip {i}: decapsulated secret differs from encapsulated"));
-            }
-            // Implicit rejection: a modified ciphertext must not give the same secret.
-            let mut bad = b.ct.get().to_vec();
-            let last = bad.len() - 1;
-            bad[last / 2] ^= 0x01;
-            match decaps(kem, b.sk.get(), &bad, d.sizes.shared_secret) {
-                Ok(s) if s == b.ss.get() => {
-                    Err("decapsulating a modified ciphertext returns the original secret".to_string())
-                }
-                _ => Ok(()),
-            }
-        });
-        if let Err(e) = r {
-            rt = Err(e);
-            break;
-        }
-        match &first_pk {
-            None => first_pk = Some(b.pk.get().to_vec()),
-            Some(p) if p == b.pk.get() => {
-                rt = Err("two key pairs are identical: randomness is not random".into());
-                break;
-            }
-            _ => {}
-        }
-    }
+    let rt = round_trips(kem, d);
     match rt {
         Ok(()) => checks.push(Check::pass(
             "round-trip",

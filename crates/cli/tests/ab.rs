@@ -175,44 +175,6 @@ fn the_example_pair_differs_in_instructions_and_identical_builds_do_not() {
 }
 
 #[test]
-fn bad_input_is_one_line_and_exit_2() {
-    let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("x.json");
-    let cases: &[(&[&str], &str)] = &[
-        (
-            &["X25519/rustcrypto/default", "SHA-256/rustcrypto/default"],
-            "must be subjects of one algorithm",
-        ),
-        (
-            &["X25519/rustcrypto/default", "X25519/nobody/default"],
-            "unknown subject",
-        ),
-        (&["rustcrypto", "aws-lc"], "or --alg"),
-        (
-            &["--alg", "X25519", "rustcrypto", "aws-lc", "--op", "encaps"],
-            "has no operation `encaps`",
-        ),
-        (&["--alg", "X25519", "rustcrypto", "aws-lc", "--time", "0"], "--time"),
-        (
-            &["--alg", "X25519", "rustcrypto", "aws-lc", "--threshold", "2"],
-            "--threshold",
-        ),
-        (
-            &["--alg", "X25519", "rustcrypto", "aws-lc", "--cpu", "4096"],
-            "--cpu 4096",
-        ),
-    ];
-    for (args, says) in cases {
-        let o = ab(None, args, &json);
-        let err = stderr_of(&o);
-        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
-        assert!(err.contains(says), "{args:?}: {err}");
-        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
-    }
-    assert!(!json.exists(), "nothing written");
-}
-
-#[test]
 fn a_gate_failure_is_exit_1_and_a_crash_keeps_what_was_measured() {
     let dir = tempfile::tempdir().unwrap();
     let vectors = dir.path().join("vectors");

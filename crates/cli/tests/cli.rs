@@ -196,6 +196,61 @@ fn a_wrong_published_digest_fails_the_gate_with_exit_1() {
     assert!(stderr_of(&o).contains("malformed vector file"), "{}", stderr_of(&o));
 }
 
+/// A measured row of the results file has every documented field, its samples timed in
+/// the run (increasing within each visit), and a median inside its interval and range.
+fn assert_documented_row(r: &serde_json::Value) {
+    // Every sample has its time in the run, increasing within each visit.
+    let t: Vec<f64> = r["raw_t_s"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert_eq!(t.len(), r["raw_ns"].as_array().unwrap().len());
+    assert!(t.iter().all(|x| (0.0..600.0).contains(x)), "{t:?}");
+    let mut at = 0;
+    for v in r["visits"].as_array().unwrap() {
+        let v = v.as_u64().unwrap() as usize;
+        assert!(t[at..at + v].windows(2).all(|w| w[1] > w[0]));
+        at += v;
+    }
+    for k in [
+        "algorithm",
+        "provider",
+        "implementation",
+        "build",
+        "operation",
+        "gate",
+        "gate_detail",
+        "samples",
+        "median_cycles",
+        "median_ns",
+        "ci95_low_cycles",
+        "ci95_high_cycles",
+        "mean_cycles",
+        "stddev_cycles",
+        "min_cycles",
+        "max_cycles",
+        "p95_cycles",
+        "outliers",
+        "cycle_source",
+        "overhead_cycles",
+        "sizes",
+        "raw_cycles",
+    ] {
+        assert!(r.get(k).is_some(), "result lacks {k}");
+    }
+    assert_eq!(r["gate"], "pass");
+    let n = r["samples"].as_u64().unwrap();
+    assert!(n >= 3);
+    assert_eq!(r["raw_cycles"].as_array().unwrap().len() as u64, n);
+    let med = r["median_cycles"].as_f64().unwrap();
+    assert!(med > 0.0);
+    assert!(r["ci95_low_cycles"].as_f64().unwrap() <= med && med <= r["ci95_high_cycles"].as_f64().unwrap());
+    assert!(r["min_cycles"].as_f64().unwrap() <= med && med <= r["max_cycles"].as_f64().unwrap());
+    assert!(["tsc-reference-cycles", "perf-core-cycles"].contains(&r["cycle_source"].as_str().unwrap()));
+}
+
 #[test]
 fn quick_run_writes_the_documented_json() {
     let tmp = tempfile::tempdir().unwrap();
@@ -263,58 +318,7 @@ fn quick_run_writes_the_documented_json() {
     // ML-KEM-768 pqclean clean+avx2 (3 ops each) + X25519 openssl (4 ops: keypair, derive,
     // validate, exchange).
     assert_eq!(results.len(), 10, "{results:?}");
-    for r in results {
-        // Every sample has its time in the run, increasing within each visit.
-        let t: Vec<f64> = r["raw_t_s"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_f64().unwrap())
-            .collect();
-        assert_eq!(t.len(), r["raw_ns"].as_array().unwrap().len());
-        assert!(t.iter().all(|x| (0.0..600.0).contains(x)), "{t:?}");
-        let mut at = 0;
-        for v in r["visits"].as_array().unwrap() {
-            let v = v.as_u64().unwrap() as usize;
-            assert!(t[at..at + v].windows(2).all(|w| w[1] > w[0]));
-            at += v;
-        }
-        for k in [
-            "algorithm",
-            "provider",
-            "implementation",
-            "build",
-            "operation",
-            "gate",
-            "gate_detail",
-            "samples",
-            "median_cycles",
-            "median_ns",
-            "ci95_low_cycles",
-            "ci95_high_cycles",
-            "mean_cycles",
-            "stddev_cycles",
-            "min_cycles",
-            "max_cycles",
-            "p95_cycles",
-            "outliers",
-            "cycle_source",
-            "overhead_cycles",
-            "sizes",
-            "raw_cycles",
-        ] {
-            assert!(r.get(k).is_some(), "result lacks {k}");
-        }
-        assert_eq!(r["gate"], "pass");
-        let n = r["samples"].as_u64().unwrap();
-        assert!(n >= 3);
-        assert_eq!(r["raw_cycles"].as_array().unwrap().len() as u64, n);
-        let med = r["median_cycles"].as_f64().unwrap();
-        assert!(med > 0.0);
-        assert!(r["ci95_low_cycles"].as_f64().unwrap() <= med && med <= r["ci95_high_cycles"].as_f64().unwrap());
-        assert!(r["min_cycles"].as_f64().unwrap() <= med && med <= r["max_cycles"].as_f64().unwrap());
-        assert!(["tsc-reference-cycles", "perf-core-cycles"].contains(&r["cycle_source"].as_str().unwrap()));
-    }
+    results.iter().for_each(assert_documented_row);
     let sizes = &results.iter().find(|r| r["algorithm"] == "ML-KEM-768").unwrap()["sizes"];
     // FIPS 203, Table 3.
     assert_eq!(
@@ -379,51 +383,6 @@ fn rounds_spread_and_merge_the_samples() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-}
-
-#[test]
-fn speedups_against_a_baseline_implementation() {
-    let tmp = tempfile::tempdir().unwrap();
-    let db = tmp.path().join("r.db");
-    let o = cryptoscope()
-        .args([
-            "run",
-            "--quiet",
-            "--quick",
-            "--rounds",
-            "1",
-            "--alg",
-            "NTRU-HRSS-701",
-            "--baseline",
-            "clean",
-            "--db",
-        ])
-        .arg(&db)
-        .arg("--json")
-        .arg(tmp.path().join("r.json"))
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
-    let out = stdout_of(&o);
-    assert!(out.contains("Speed-up against clean:"), "{out}");
-    // The AVX2 code against the portable code, for each of the three operations.
-    assert_eq!(out.matches("pqclean avx2").count(), 3, "{out}");
-    let o = cryptoscope()
-        .args(["show", "latest", "--db"])
-        .arg(&db)
-        .output()
-        .unwrap();
-    assert!(
-        stdout_of(&o).contains("Speed-up against clean:"),
-        "the run remembers its baseline"
-    );
-    let o = cryptoscope()
-        .args(["run", "--quick", "--alg", "NTRU-HRSS-701", "--baseline", "ref"])
-        .current_dir(tmp.path())
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr_of(&o).contains("--baseline ref"), "{}", stderr_of(&o));
 }
 
 /// `preflight`: the findings as JSON with the documented fields; a CPU the machine does not

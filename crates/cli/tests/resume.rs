@@ -118,19 +118,6 @@ fn marked(mark: &str) -> Vec<u32> {
         .unwrap_or_default()
 }
 
-#[test]
-fn resuming_what_does_not_exist_is_a_usage_error() {
-    let tmp = tempfile::tempdir().unwrap();
-    let o = cryptoscope()
-        .args(["run", "--resume", "20990101T000000Z-dead", "--db"])
-        .arg(tmp.path().join("empty.db"))
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
-}
-
 /// The subjects whose every operation (`ops` of them) is stored with the same number of
 /// samples: stopped between two visits. One stopped while its visit's rows were being
 /// stored (one transaction a row) starts again when resumed, by design.

@@ -548,6 +548,95 @@ fn bad_input_is_a_usage_error() {
     }
 }
 
+/// One cell of the delay-and-loss run, checked: every handshake made and timed, the
+/// emulator's holds and drops as asked, every connection's first two flights counted. Returns
+/// client-to-server packets per handshake and the ClientHello's segments.
+fn per_handshake(rows: &[serde_json::Value], group: &str, loss: f64) -> (f64, u64) {
+    let r = rows
+        .iter()
+        .find(|r| r["group"] == group && r["conditions"]["loss_pct"] == loss)
+        .unwrap_or_else(|| panic!("{group} at {loss} %"));
+    assert_eq!(r["status"], "ok", "{r}");
+    let c = &r["conditions"];
+    assert_eq!(c["mechanism"], "nfqueue emulator", "{r}");
+    assert_eq!(c["delay_ms"], 2.0, "{r}");
+    let hs = r["measurement"]["handshakes"].as_u64().unwrap();
+    assert!(hs >= 19, "{r}");
+    // Every handshake's time was kept: four percentiles, in order, each inside its
+    // interval.
+    let l = &r["latency"];
+    assert_eq!(l["handshakes"].as_u64(), Some(hs), "{r}");
+    let ps = l["percentiles"].as_array().unwrap();
+    let ns: Vec<f64> = ps.iter().map(|p| p["ns"].as_f64().unwrap()).collect();
+    assert_eq!(
+        ps.iter().map(|p| p["p"].as_u64().unwrap()).collect::<Vec<_>>(),
+        [25, 50, 75, 95]
+    );
+    assert!(ns.windows(2).all(|w| w[0] <= w[1]), "{l}");
+    for p in ps {
+        let (lo, x, hi) = (
+            p["low_ns"].as_f64().unwrap(),
+            p["ns"].as_f64().unwrap(),
+            p["high_ns"].as_f64().unwrap(),
+        );
+        assert!(lo <= x && x <= hi, "{p}");
+    }
+    assert!(r["measurement"]["client_retransmits_total"].is_u64(), "{r}");
+    let ab = c["directions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["direction"] == "a→b")
+        .unwrap();
+    let ba = c["directions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["direction"] == "b→a")
+        .unwrap();
+    for d in [ab, ba] {
+        assert!(d["min_hold_us"].as_f64().unwrap() >= 2000.0, "{d}");
+        assert!(d["largest"].as_u64().unwrap() <= 1280, "{d}");
+        assert_eq!(d["queue_dropped"], 0, "{d}");
+        if loss == 0.0 {
+            assert_eq!(d["dropped"], 0, "{d}");
+        }
+    }
+    // Namespace b holds the clients: b→a is client to server. Every connection opened
+    // (a SYN one way, its SYN-ACK the other) and sent its two first flights, counted
+    // from the TCP headers.
+    let conns = ba["connections"].as_u64().unwrap();
+    assert!(conns >= hs && ab["connections"].as_u64() == Some(conns), "{r}");
+    let flight = |n: u64| {
+        let f = c["flights"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["flight"] == n)
+            .cloned();
+        f.unwrap_or_else(|| panic!("no flight {n}: {r}"))
+    };
+    let (hello, answer) = (flight(1), flight(2));
+    assert_eq!(
+        (hello["direction"].as_str(), answer["direction"].as_str()),
+        (Some("b→a"), Some("a→b")),
+        "{r}"
+    );
+    assert!(hello["connections"].as_u64().unwrap() >= hs, "{r}");
+    assert!(answer["segments_min"].as_u64().unwrap() >= 1, "{r}");
+    if loss == 0.0 {
+        assert_eq!(hello["retransmitted"], 0, "{r}");
+        assert_eq!(
+            hello["segments_min"], hello["segments_max"],
+            "every ClientHello alike: {r}"
+        );
+    }
+    (
+        ba["packets"].as_f64().unwrap() / conns as f64,
+        hello["segments_max"].as_u64().unwrap(),
+    )
+}
+
 /// Delay and loss on the veth pair by the nfqueue emulator: each configuration's row says
 /// under what conditions and what the emulator did; at MTU 1,280, with no loss,
 /// X25519MLKEM768's ClientHello (1,184 bytes more than X25519's: about 1.4 kB, which fits a
@@ -593,92 +682,10 @@ fn handshakes_under_delay_and_loss() {
     assert!(out.status.success(), "{}\n{}", stdout_of(&out), stderr_of(&out));
     let rows = rows(&json);
     assert_eq!(rows.len(), 4, "2 groups × 2 loss rates");
-    let per_handshake = |group: &str, loss: f64| {
-        let r = rows
-            .iter()
-            .find(|r| r["group"] == group && r["conditions"]["loss_pct"] == loss)
-            .unwrap_or_else(|| panic!("{group} at {loss} %"));
-        assert_eq!(r["status"], "ok", "{r}");
-        let c = &r["conditions"];
-        assert_eq!(c["mechanism"], "nfqueue emulator", "{r}");
-        assert_eq!(c["delay_ms"], 2.0, "{r}");
-        let hs = r["measurement"]["handshakes"].as_u64().unwrap();
-        assert!(hs >= 19, "{r}");
-        // Every handshake's time was kept: four percentiles, in order, each inside its
-        // interval.
-        let l = &r["latency"];
-        assert_eq!(l["handshakes"].as_u64(), Some(hs), "{r}");
-        let ps = l["percentiles"].as_array().unwrap();
-        let ns: Vec<f64> = ps.iter().map(|p| p["ns"].as_f64().unwrap()).collect();
-        assert_eq!(
-            ps.iter().map(|p| p["p"].as_u64().unwrap()).collect::<Vec<_>>(),
-            [25, 50, 75, 95]
-        );
-        assert!(ns.windows(2).all(|w| w[0] <= w[1]), "{l}");
-        for p in ps {
-            let (lo, x, hi) = (
-                p["low_ns"].as_f64().unwrap(),
-                p["ns"].as_f64().unwrap(),
-                p["high_ns"].as_f64().unwrap(),
-            );
-            assert!(lo <= x && x <= hi, "{p}");
-        }
-        assert!(r["measurement"]["client_retransmits_total"].is_u64(), "{r}");
-        let ab = c["directions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|d| d["direction"] == "a→b")
-            .unwrap();
-        let ba = c["directions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|d| d["direction"] == "b→a")
-            .unwrap();
-        for d in [ab, ba] {
-            assert!(d["min_hold_us"].as_f64().unwrap() >= 2000.0, "{d}");
-            assert!(d["largest"].as_u64().unwrap() <= 1280, "{d}");
-            assert_eq!(d["queue_dropped"], 0, "{d}");
-            if loss == 0.0 {
-                assert_eq!(d["dropped"], 0, "{d}");
-            }
-        }
-        // Namespace b holds the clients: b→a is client to server. Every connection opened
-        // (a SYN one way, its SYN-ACK the other) and sent its two first flights, counted
-        // from the TCP headers.
-        let conns = ba["connections"].as_u64().unwrap();
-        assert!(conns >= hs && ab["connections"].as_u64() == Some(conns), "{r}");
-        let flight = |n: u64| {
-            let f = c["flights"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|f| f["flight"] == n)
-                .cloned();
-            f.unwrap_or_else(|| panic!("no flight {n}: {r}"))
-        };
-        let (hello, answer) = (flight(1), flight(2));
-        assert_eq!(
-            (hello["direction"].as_str(), answer["direction"].as_str()),
-            (Some("b→a"), Some("a→b")),
-            "{r}"
-        );
-        assert!(hello["connections"].as_u64().unwrap() >= hs, "{r}");
-        assert!(answer["segments_min"].as_u64().unwrap() >= 1, "{r}");
-        if loss == 0.0 {
-            assert_eq!(hello["retransmitted"], 0, "{r}");
-            assert_eq!(
-                hello["segments_min"], hello["segments_max"],
-                "every ClientHello alike: {r}"
-            );
-        }
-        (
-            ba["packets"].as_f64().unwrap() / conns as f64,
-            hello["segments_max"].as_u64().unwrap(),
-        )
-    };
-    let ((x, x_hello), (hybrid, hybrid_hello)) = (per_handshake("X25519", 0.0), per_handshake("X25519MLKEM768", 0.0));
+    let ((x, x_hello), (hybrid, hybrid_hello)) = (
+        per_handshake(&rows, "X25519", 0.0),
+        per_handshake(&rows, "X25519MLKEM768", 0.0),
+    );
     assert!(
         hybrid >= x + 0.5,
         "client-to-server packets per handshake: X25519 {x}, X25519MLKEM768 {hybrid}"
@@ -690,8 +697,8 @@ fn handshakes_under_delay_and_loss() {
         (1, 2),
         "ClientHello packets: X25519, X25519MLKEM768"
     );
-    per_handshake("X25519", 5.0);
-    per_handshake("X25519MLKEM768", 5.0);
+    per_handshake(&rows, "X25519", 5.0);
+    per_handshake(&rows, "X25519MLKEM768", 5.0);
     assert!(namespaces_left().is_empty(), "{:?}", namespaces_left());
     latency_panel_in_a_browser(d.path());
 }

@@ -27,5 +27,5 @@ pub mod tunnel;
 use cryptoscope_engine::args::{DB_HELP, DB_LONG_HELP};
 use cryptoscope_engine::stored::open_app_store;
 use cryptoscope_engine::ui::{usage, UsageError};
-use cryptoscope_engine::{catalog, gating, util};
+use cryptoscope_engine::{catalog, util};
 use cryptoscope_measure::clock::{Clock, ClockChoice};

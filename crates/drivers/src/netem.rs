@@ -420,17 +420,9 @@ struct Held {
     msg: nfq::Message,
 }
 
-/// `way`: the direction's number (the loss generator's nonce) and name.
-fn emulate(
-    ns: &str,
-    way: (u8, String),
-    c: Conditions,
-    qlen: u32,
-    stop: &AtomicBool,
-    flows: &Mutex<Flows>,
-    ready: mpsc::Sender<Result<()>>,
-) -> Result<DirectionStats> {
-    let (direction, name) = way;
+/// This thread's NFQUEUE 0 in namespace `ns`, holding up to `qlen` packets; whether it
+/// opened is also sent on `ready`, which the caller waits on before it starts traffic.
+fn open_queue(ns: &str, qlen: u32, ready: &mpsc::Sender<Result<()>>) -> Result<nfq::Queue> {
     let setup = || -> Result<nfq::Queue> {
         enter_namespace(ns)?;
         let mut q = nfq::Queue::open().context("cannot open an NFQUEUE socket (needs root)")?;
@@ -443,17 +435,31 @@ fn emulate(
         q.set_nonblocking(true);
         Ok(q)
     };
-    let mut q = match setup() {
+    match setup() {
         Ok(q) => {
             let _ = ready.send(Ok(()));
-            q
+            Ok(q)
         }
         Err(e) => {
             let msg = format!("{e:#}");
             let _ = ready.send(Err(e));
             bail!("{msg}");
         }
-    };
+    }
+}
+
+/// `way`: the direction's number (the loss generator's nonce) and name.
+fn emulate(
+    ns: &str,
+    way: (u8, String),
+    c: Conditions,
+    qlen: u32,
+    stop: &AtomicBool,
+    flows: &Mutex<Flows>,
+    ready: mpsc::Sender<Result<()>>,
+) -> Result<DirectionStats> {
+    let (direction, name) = way;
+    let mut q = open_queue(ns, qlen, &ready)?;
     let mut st = DirectionStats {
         direction: name,
         queue_len: qlen,

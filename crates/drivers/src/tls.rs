@@ -11,6 +11,7 @@
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use cryptoscope_engine::context::Ctx as Cx;
+use cryptoscope_engine::gated::{gated, GateOptions};
 use cryptoscope_model::apps::tls::{Configuration, GroupInfo, LinkConditions, Measurement, Setup};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
@@ -19,7 +20,6 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::catalog::Catalogue;
-use crate::gating;
 use crate::netem;
 use crate::netns::{children_of, Netns, ADDR_A};
 use crate::tls_peers;
@@ -540,9 +540,11 @@ fn expected_scheme(cert: &str) -> Option<&'static str> {
     }
 }
 
+/// A group resolved: its name, the driver binary that offers it, what the driver says of it.
+type Resolved = (String, PathBuf, GroupInfo);
+
 /// Resolves the requested groups with the driver binaries; experimental ones are gated.
 fn plan(a: &TlsArgs, dir: &Path, cx: &Cx) -> Result<(Vec<Config>, Vec<Configuration>, Vec<String>)> {
-    let quiet = cx.quiet;
     let liboqs = dir.join("cryptoscope-tls");
     let pqclean = dir.join("cryptoscope-tls-pqclean");
     if !liboqs.is_file() {
@@ -568,102 +570,19 @@ fn plan(a: &TlsArgs, dir: &Path, cx: &Cx) -> Result<(Vec<Config>, Vec<Configurat
         "both" => vec![false, true],
         _ => vec![false],
     };
-    let mut configs = Vec::new();
-    let mut skipped = Vec::new();
-    let mut gate_failed = Vec::new();
-    let mut resolved: Vec<(String, PathBuf, GroupInfo)> = Vec::new();
     if let Some(p) = &versioned {
         return Ok((
             versioned_configs(a, p, &groups, &certs, &modes, &liboqs)?,
-            skipped,
-            gate_failed,
+            Vec::new(),
+            Vec::new(),
         ));
     }
-    if a.peer == "openssl" {
-        for g in &groups {
-            let Some(name) = OPENSSL_GROUPS.iter().find(|n| n.eq_ignore_ascii_case(g)) else {
-                bail!(
-                    "unknown group `{g}` for --peer openssl (one of: {})",
-                    OPENSSL_GROUPS.join(", ")
-                );
-            };
-            if *name == "DHE" && certs.iter().any(|c| !c.starts_with("rsa-")) {
-                bail!("DHE (TLS 1.2 DHE-RSA) needs RSA certificates");
-            }
-            let info = GroupInfo {
-                name: name.to_string(),
-                kind: "openssl".into(),
-                ..GroupInfo::default()
-            };
-            resolved.push((name.to_string(), liboqs.clone(), info));
-        }
+    let (resolved, skipped, gate_failed) = if a.peer == "openssl" {
+        (openssl_groups(&groups, &certs, &liboqs)?, Vec::new(), Vec::new())
     } else {
-        let ask = |bin: &Path, names: &[String]| -> Result<Vec<Value>> {
-            let out = run_cmd(Command::new(bin).arg("groups").args(names))?;
-            Ok(serde_json::from_str::<Vec<Value>>(&out)?)
-        };
-        let first = ask(&liboqs, &groups)?;
-        let second = if pqclean.is_file() {
-            ask(&pqclean, &groups)?
-        } else {
-            vec![Value::Null; groups.len()]
-        };
-        for (i, g) in groups.iter().enumerate() {
-            let wants_pqclean = g.to_ascii_lowercase().contains("/pqclean/");
-            let (bin, v) = if first[i].get("ok").is_some() && !wants_pqclean {
-                (liboqs.clone(), &first[i])
-            } else if second[i].get("ok").is_some() {
-                (pqclean.clone(), &second[i])
-            } else {
-                let e = first[i]["error"].as_str().unwrap_or("unknown group");
-                bail!("{e}");
-            };
-            let info: GroupInfo = serde_json::from_value(v["ok"].clone()).context("the driver's group")?;
-            if !info.fits.unwrap_or(false) {
-                skipped.push(Configuration {
-                    group: info.name,
-                    status: "does not fit".into(),
-                    client_share: info.client_share,
-                    server_share: info.server_share,
-                    limit: Some(65535),
-                    subject: Some(info.subject),
-                    ..Configuration::default()
-                });
-                continue;
-            }
-            resolved.push((info.name.clone(), bin, info));
-        }
-        // Correct before fast: a catalogue KEM is gated before it carries a handshake.
-        let ids: Vec<String> = resolved.iter().filter_map(|(_, _, i)| i.subject.clone()).collect();
-        if !ids.is_empty() {
-            let cat = Catalogue::discover(cx)?;
-            let picked: Vec<_> = cat.subjects.iter().filter(|d| ids.contains(&d.id)).cloned().collect();
-            let vectors = crate::util::vectors_dir(&cx.env, None)?;
-            let settings = gating::GateSettings {
-                vectors: &vectors,
-                depth: "single",
-                timeout: Duration::from_secs(600),
-            };
-            let verdicts = gating::gate_all(&cat, &picked, &settings, &mut |d, v| {
-                if !quiet {
-                    errln!(cx, "gate {}: {}", d.id, v.status.as_str());
-                }
-            });
-            resolved.retain(|(name, _, info)| match info.subject.as_deref() {
-                Some(id) => match verdicts.get(id) {
-                    Some(v) if v.status == cryptoscope_model::GateStatus::Pass => true,
-                    v => {
-                        gate_failed.push(format!(
-                            "{name} ({id}): gate {}",
-                            v.map(|v| v.detail.as_str()).unwrap_or("not run")
-                        ));
-                        false
-                    }
-                },
-                None => true,
-            });
-        }
-    }
+        driver_groups(cx, &groups, &liboqs, &pqclean)?
+    };
+    let mut configs = Vec::new();
     for (g, bin, info) in &resolved {
         for c in &certs {
             for &soft in &modes {
@@ -681,6 +600,104 @@ fn plan(a: &TlsArgs, dir: &Path, cx: &Cx) -> Result<(Vec<Config>, Vec<Configurat
         }
     }
     Ok((configs, skipped, gate_failed))
+}
+
+/// The groups of `--peer openssl`, by OpenSSL's names (DHE needs RSA certificates).
+fn openssl_groups(groups: &[String], certs: &[String], liboqs: &Path) -> Result<Vec<Resolved>> {
+    let mut resolved = Vec::new();
+    for g in groups {
+        let Some(name) = OPENSSL_GROUPS.iter().find(|n| n.eq_ignore_ascii_case(g)) else {
+            bail!(
+                "unknown group `{g}` for --peer openssl (one of: {})",
+                OPENSSL_GROUPS.join(", ")
+            );
+        };
+        if *name == "DHE" && certs.iter().any(|c| !c.starts_with("rsa-")) {
+            bail!("DHE (TLS 1.2 DHE-RSA) needs RSA certificates");
+        }
+        let info = GroupInfo {
+            name: name.to_string(),
+            kind: "openssl".into(),
+            ..GroupInfo::default()
+        };
+        resolved.push((name.to_string(), liboqs.to_path_buf(), info));
+    }
+    Ok(resolved)
+}
+
+/// The groups the TLS driver knows (rustls's, and catalogue KEMs as experimental groups
+/// from the liboqs or the PQClean build of the driver), each catalogue KEM gated first:
+/// the groups to measure, those whose key shares do not fit a handshake, and those whose
+/// KEM failed its gate.
+fn driver_groups(
+    cx: &Cx,
+    groups: &[String],
+    liboqs: &Path,
+    pqclean: &Path,
+) -> Result<(Vec<Resolved>, Vec<Configuration>, Vec<String>)> {
+    let (mut resolved, mut skipped, mut gate_failed) = (Vec::new(), Vec::new(), Vec::new());
+    let ask = |bin: &Path, names: &[String]| -> Result<Vec<Value>> {
+        let out = run_cmd(Command::new(bin).arg("groups").args(names))?;
+        Ok(serde_json::from_str::<Vec<Value>>(&out)?)
+    };
+    let first = ask(liboqs, groups)?;
+    let second = if pqclean.is_file() {
+        ask(pqclean, groups)?
+    } else {
+        vec![Value::Null; groups.len()]
+    };
+    for (i, g) in groups.iter().enumerate() {
+        let wants_pqclean = g.to_ascii_lowercase().contains("/pqclean/");
+        let (bin, v) = if first[i].get("ok").is_some() && !wants_pqclean {
+            (liboqs.to_path_buf(), &first[i])
+        } else if second[i].get("ok").is_some() {
+            (pqclean.to_path_buf(), &second[i])
+        } else {
+            let e = first[i]["error"].as_str().unwrap_or("unknown group");
+            bail!("{e}");
+        };
+        let info: GroupInfo = serde_json::from_value(v["ok"].clone()).context("the driver's group")?;
+        if !info.fits.unwrap_or(false) {
+            skipped.push(Configuration {
+                group: info.name,
+                status: "does not fit".into(),
+                client_share: info.client_share,
+                server_share: info.server_share,
+                limit: Some(65535),
+                subject: Some(info.subject),
+                ..Configuration::default()
+            });
+            continue;
+        }
+        resolved.push((info.name.clone(), bin, info));
+    }
+    // Correct before fast: a catalogue KEM is gated before it carries a handshake.
+    let ids: Vec<String> = resolved.iter().filter_map(|(_, _, i)| i.subject.clone()).collect();
+    if !ids.is_empty() {
+        let gate = GateOptions {
+            vectors: crate::util::vectors_dir(&cx.env, None)?,
+            depth: "single".into(),
+            timeout: Duration::from_secs(600),
+        };
+        let ours = |cat: &Catalogue| Ok(cat.subjects.iter().filter(|d| ids.contains(&d.id)).cloned().collect());
+        let (gated, pb) = gated(cx, &gate, ours, |picked| picked.len() as u64)?;
+        pb.finish();
+        let verdicts = &gated.verdicts;
+        resolved.retain(|(name, _, info)| match info.subject.as_deref() {
+            Some(id) => match verdicts.get(id) {
+                Some(v) if v.status == cryptoscope_model::GateStatus::Pass => true,
+                v => {
+                    gate_failed.push(format!(
+                        "{name} ({id}): gate {}",
+                        v.map(|v| v.detail.as_str()).unwrap_or("not run")
+                    ));
+                    false
+                }
+            },
+            None => true,
+        });
+    }
+    Ok((resolved, skipped, gate_failed))
 }
 
 /// The configurations of an `openssl-X.Y` peer: its groups by OpenSSL's names, served by
@@ -732,27 +749,7 @@ pub fn run(a: &TlsArgs, cx: &Cx) -> Result<(Setup, Vec<Configuration>, i32)> {
     let (cells, mechanism) = crate::tls_checks::check(a)?;
     let dir = cx.workers.dir().to_path_buf();
     let (configs, skipped, gate_failed) = plan(a, &dir, cx)?;
-    let (warmup, duration) = (
-        a.warmup.unwrap_or(if a.quick { 0.3 } else { 2.0 }),
-        a.duration.unwrap_or(if a.quick { 1.0 } else { 10.0 }),
-    );
-    if duration.is_nan() || duration <= 0.0 || warmup.is_nan() || warmup < 0.0 {
-        bail!("--duration must be positive and --warmup not negative");
-    }
-    if a.pace.is_some_and(|r| !(r.is_finite() && r > 0.0)) {
-        bail!("--pace must be a positive number of handshakes a second per client");
-    }
-    if a.repeats == 0 {
-        bail!("--repeats must be at least 1");
-    }
-    let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-    let clients = a.clients.unwrap_or(if cells.is_empty() { 10 } else { 1 });
-    let count = a
-        .count
-        .or((!cells.is_empty()).then_some(crate::tls_checks::DEFAULT_COUNT_UNDER_CONDITIONS));
-    let threads = a
-        .server_threads
-        .unwrap_or(if a.peer == "openssl" { cpus } else { clients.max(cpus) });
+    let (warmup, duration, clients, count, threads) = crate::tls_checks::load(a, !cells.is_empty())?;
     // Keys and configurations live in a private 0700 directory with an unpredictable name,
     // created fresh (never reused) and removed with everything in it on the way out; or in
     // the directory the user names with --workdir, kept.

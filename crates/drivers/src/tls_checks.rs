@@ -163,3 +163,28 @@ pub(crate) fn cells(a: &TlsArgs) -> Result<Vec<netem::Conditions>> {
         })
         .collect())
 }
+
+/// How each configuration is loaded: warm-up and duration (seconds), clients, handshakes
+/// per client under delay or loss (`conditions`), and server threads.
+pub(crate) fn load(a: &TlsArgs, conditions: bool) -> Result<(f64, f64, usize, Option<u64>, usize)> {
+    let (warmup, duration) = (
+        a.warmup.unwrap_or(if a.quick { 0.3 } else { 2.0 }),
+        a.duration.unwrap_or(if a.quick { 1.0 } else { 10.0 }),
+    );
+    if duration.is_nan() || duration <= 0.0 || warmup.is_nan() || warmup < 0.0 {
+        bail!("--duration must be positive and --warmup not negative");
+    }
+    if a.pace.is_some_and(|r| !(r.is_finite() && r > 0.0)) {
+        bail!("--pace must be a positive number of handshakes a second per client");
+    }
+    if a.repeats == 0 {
+        bail!("--repeats must be at least 1");
+    }
+    let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let clients = a.clients.unwrap_or(if conditions { 1 } else { 10 });
+    let count = a.count.or(conditions.then_some(DEFAULT_COUNT_UNDER_CONDITIONS));
+    let threads = a
+        .server_threads
+        .unwrap_or(if a.peer == "openssl" { cpus } else { clients.max(cpus) });
+    Ok((warmup, duration, clients, count, threads))
+}

@@ -10,6 +10,7 @@
 //! seconds while it runs, so an interruption keeps what was measured.
 
 use crate::context::Ctx;
+use crate::gated::{gated, GateOptions, Gated};
 use anyhow::Result;
 use clap::Args;
 use cryptoscope_catalogue::descriptor::Descriptor;
@@ -21,17 +22,17 @@ use cryptoscope_measure::stats::median;
 use cryptoscope_model::apps::ab::{Compared, Setup};
 use cryptoscope_model::apps::Item;
 use cryptoscope_model::protocol::Request;
-use cryptoscope_model::{GateStatus, ResultRow, RunFile, SCHEMA};
+use cryptoscope_model::{ResultRow, RunFile, SCHEMA};
 use cryptoscope_worker::Event;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use crate::args::{store_location, DbArg, GateArgs};
 use crate::catalog::Catalogue;
-use crate::gating::{self, Verdict};
+use crate::gating::Verdict;
 use crate::run::measure::{merge_visits, row_from};
 use crate::stored::open_db;
-use crate::ui::{usage, warn_missing};
+use crate::ui::usage;
 use crate::workers::Outcome;
 
 /// `ab --help`'s examples and how to read the result.
@@ -320,95 +321,109 @@ fn check(a: &AbArgs) -> Result<()> {
     Ok(())
 }
 
+/// The run record of an A/B comparison, begun now (its items are added as they are stored).
+fn ab_run_file(
+    ctx: &Ctx,
+    a: &AbArgs,
+    clock: &Clock,
+    cat: &Catalogue,
+    pair: &[Descriptor; 2],
+    cpu: Option<usize>,
+    run_id: &str,
+) -> RunFile {
+    let (started_at, _) = crate::util::now_utc();
+    let mut run = RunFile {
+        schema: SCHEMA.into(),
+        run_id: run_id.to_string(),
+        started_at,
+        finished_at: String::new(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        command: cryptoscope_model::RecordedCommand::new(ctx.args.iter()),
+        config: Default::default(),
+        environment: crate::run::environment(clock, cat),
+        results: Vec::new(),
+        applications: Vec::new(),
+    };
+    crate::run::preflight(&mut run.environment, cpu, clock, ctx);
+    run.config.algorithms = vec![pair[0].algorithm.clone()];
+    run.config.providers = vec![pair[0].provider.clone(), pair[1].provider.clone()];
+    run.config.cpu = cpu;
+    run.config.kat_depth = a.gate.kat.clone().unwrap_or_else(|| "single".into());
+    run.config.time_budget_s = a.time;
+    run
+}
+
+/// A and B resolved (two subjects of one algorithm, or the same one twice: an A/A run) and
+/// gated; `None` when either failed its gate (it is said; nothing is measured: exit 1).
+fn gated_pair(ctx: &Ctx, a: &AbArgs) -> Result<Option<(Gated, GateOptions)>> {
+    let gate = GateOptions {
+        depth: a.gate.kat.clone().unwrap_or_else(|| "single".into()),
+        ..GateOptions::of(ctx, &a.gate, true)?
+    };
+    let pick = |cat: &Catalogue| -> Result<Vec<Descriptor>> {
+        let da = resolve(cat, &a.a, a.alg.as_deref())?;
+        let db = resolve(cat, &a.b, a.alg.as_deref().or(Some(&da.algorithm)))?;
+        if da.algorithm != db.algorithm {
+            return Err(usage(format!(
+                "ab: A and B must be subjects of one algorithm; {} is {} and {} is {}",
+                da.id, da.algorithm, db.id, db.algorithm
+            )));
+        }
+        Ok(vec![da, db])
+    };
+    let (gated, pb) = gated(ctx, &gate, pick, |_| 2)?;
+    pb.finish();
+    if gated.picked[0].id == gated.picked[1].id {
+        errln!(
+            ctx,
+            "note: A and B are the same subject ({}): an A/A run, which shows the test's own noise",
+            gated.picked[0].id
+        );
+    }
+    // Both must pass: a comparison with one side unmeasured means nothing.
+    let mut failed = false;
+    for d in gated.picked.iter().filter(|d| !gated.passed(d)) {
+        let v = gated.verdict(d);
+        errln!(
+            ctx,
+            "ab: {} {}: {} (nothing measured)",
+            d.id,
+            v.status.as_str(),
+            v.detail
+        );
+        failed = true;
+    }
+    Ok((!failed).then_some((gated, gate)))
+}
+
 /// `cryptoscope ab`: 0, 1 when a subject failed its gate or while measured (or B is slower
 /// with --fail-on-slower), 2 for bad input.
 pub fn cmd_ab(a: &AbArgs, ctx: &Ctx) -> Result<i32> {
-    let quiet = ctx.quiet;
     check(a)?;
-    let vectors = crate::util::vectors_dir(&ctx.env, a.gate.vectors.as_deref())?;
-    let mut store = open_db(ctx, &store_location(a.db.as_deref()))?;
+    let mut store = open_db(ctx, &store_location(&ctx.env, a.db.as_deref()))?;
     if let Some(p) = &a.json {
         if p.as_os_str() != "-" {
             crate::util::check_writable(p).map_err(usage)?;
         }
     }
-    let cat = Catalogue::discover(ctx)?;
-    warn_missing(ctx, &cat);
-    let da = resolve(&cat, &a.a, a.alg.as_deref())?;
-    let db = resolve(&cat, &a.b, a.alg.as_deref().or(Some(&da.algorithm)))?;
-    if da.algorithm != db.algorithm {
-        return Err(usage(format!(
-            "ab: A and B must be subjects of one algorithm; {} is {} and {} is {}",
-            da.id, da.algorithm, db.id, db.algorithm
-        )));
-    }
-    if da.id == db.id {
-        errln!(
-            ctx,
-            "note: A and B are the same subject ({}): an A/A run, which shows the test's own noise",
-            da.id
-        );
-    }
-    let ops = operations(&da, &a.op)?;
-    let timeout = Duration::from_secs_f64(a.gate.timeout);
-    let depth = a.gate.kat.clone().unwrap_or_else(|| "single".into());
-    let gs = gating::GateSettings {
-        vectors: &vectors,
-        depth: &depth,
-        timeout,
-    };
-    let pair = [da.clone(), db.clone()];
-    let verdicts = gating::gate_all(&cat, &pair, &gs, &mut |d, v| {
-        if !quiet {
-            errln!(ctx, "gate {}: {}", d.id, v.status.as_str());
-        }
-    });
-    let mut failed = false;
-    for d in &pair {
-        let v = &verdicts[&d.id];
-        if v.status != GateStatus::Pass {
-            errln!(
-                ctx,
-                "ab: {} {}: {} (nothing measured)",
-                d.id,
-                v.status.as_str(),
-                v.detail
-            );
-            failed = true;
-        }
-    }
-    if failed {
+    let Some((gated, gate)) = gated_pair(ctx, a)? else {
         return Ok(1);
-    }
+    };
+    let (cat, verdicts, timeout) = (&gated.cat, &gated.verdicts, gate.timeout);
+    let pair = [gated.picked[0].clone(), gated.picked[1].clone()];
+    let (da, db) = (&pair[0], &pair[1]);
+    let ops = operations(da, &a.op)?;
 
     cat.transport.set_long_lived(true);
     let clock = Clock::new(ClockChoice::Auto);
     let cpu = a
         .cpu
         .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get() - 1));
-    let (started_at, _) = crate::util::now_utc();
     let run_id = crate::util::run_id();
     let start_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64() * 1e3);
-    let mut run = RunFile {
-        schema: SCHEMA.into(),
-        run_id: run_id.clone(),
-        started_at,
-        finished_at: String::new(),
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        command: cryptoscope_model::RecordedCommand::new(ctx.args.iter()),
-        config: Default::default(),
-        environment: crate::run::environment(&clock, &cat),
-        results: Vec::new(),
-        applications: Vec::new(),
-    };
-    crate::run::preflight(&mut run.environment, cpu, &clock, ctx);
-    run.config.algorithms = vec![da.algorithm.clone()];
-    run.config.providers = vec![da.provider.clone(), db.provider.clone()];
-    run.config.cpu = cpu;
-    run.config.kat_depth = depth.clone();
-    run.config.time_budget_s = a.time;
+    let mut run = ab_run_file(ctx, a, &clock, cat, &pair, cpu, &run_id);
     store.begin_run(&run).map_err(|e| usage(e.to_string()))?;
     let mut setup = Setup {
         a: da.id.clone(),
@@ -424,14 +439,14 @@ pub fn cmd_ab(a: &AbArgs, ctx: &Ctx) -> Result<i32> {
         instructions_note: None,
     };
     let blocks = Blocks {
-        cat: &cat,
+        cat,
         cpu,
         tsc_hz: clock.tsc_hz(),
         timeout,
         run_start_unix_ms: start_ms,
         budget: Duration::from_secs_f64(a.block / 1e3 * 50.0).max(Duration::from_secs(10)),
     };
-    let timed = interleave(&blocks, &pair, &verdicts, &ops, a, ctx, &mut |tracks, elapsed| {
+    let timed = interleave(&blocks, &pair, verdicts, &ops, a, ctx, &mut |tracks, elapsed| {
         setup.elapsed_s = Some(elapsed);
         save(ctx, &mut store, &run_id, &mut setup, tracks, &Counts::new(), false);
     });
@@ -442,7 +457,7 @@ pub fn cmd_ab(a: &AbArgs, ctx: &Ctx) -> Result<i32> {
         setup.instructions_note = Some("not counted (--no-instructions)".into());
         Counts::new()
     } else {
-        instructions(&cat, &pair, &ops, timeout, ctx, &mut setup)
+        instructions(cat, &pair, &ops, timeout, ctx, &mut setup)
     };
     let compared = save(ctx, &mut store, &run_id, &mut setup, &tracks, &counts, true);
     let _ = store.finish_run(&run_id, &crate::util::now_utc().0);

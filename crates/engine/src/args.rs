@@ -425,9 +425,12 @@ impl DbArg {
 
 /// The database to use: `--db` (a SQLite path or a postgresql:// URL), `$CRYPTOSCOPE_DB`,
 /// or the per-user default file.
-pub fn store_location(flag: Option<&str>) -> String {
-    flag.map(str::to_string)
-        .unwrap_or_else(|| cryptoscope_store::default_path().display().to_string())
+pub fn store_location(env: &Env, flag: Option<&str>) -> String {
+    flag.map(str::to_string).unwrap_or_else(|| {
+        cryptoscope_store::default_path(|k| env.var_os(k).cloned())
+            .display()
+            .to_string()
+    })
 }
 
 pub(crate) fn gate_settings_depth(g: &GateArgs, quick: bool) -> String {

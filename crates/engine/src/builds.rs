@@ -1,15 +1,15 @@
 //! `cryptoscope build` and `cryptoscope add`: subjects compiled from source trees (ours with
 //! several compilers and flags, or a directory the user brings).
 
-use crate::args::{gate_settings_depth, AddArgs, BuildArgs};
+use crate::args::{AddArgs, BuildArgs};
 use crate::catalog::Catalogue;
 use crate::context::Ctx;
+use crate::gated::{gated, GateOptions};
+use crate::matrix;
 use crate::ui::{usage, Progress};
-use crate::{gating, matrix, util};
 use anyhow::Result;
 use cryptoscope_model::GateStatus;
 use cryptoscope_report::table;
-use std::time::Duration;
 
 pub(crate) fn print_builds(ctx: &Ctx) {
     let list = cryptoscope_worker::builds::list();
@@ -220,24 +220,17 @@ pub fn cmd_add(a: &AddArgs, ctx: &Ctx) -> Result<i32> {
         return Ok(1);
     }
     // The same gate as every other subject.
-    let vectors = util::vectors_dir(&ctx.env, a.gate.vectors.as_deref())?;
-    let cat = Catalogue::discover(ctx)?;
-    let picked: Vec<_> = cat
-        .subjects
-        .iter()
-        .filter(|d| d.provider == "build" && d.algorithm == alg && labels.contains(&d.implementation))
-        .cloned()
-        .collect();
-    let depth = gate_settings_depth(&a.gate, false);
-    let gs = gating::GateSettings {
-        vectors: &vectors,
-        depth: &depth,
-        timeout: Duration::from_secs_f64(a.gate.timeout),
+    let gate = GateOptions::of(ctx, &a.gate, false)?;
+    let of_this_add = |cat: &Catalogue| -> Result<Vec<_>> {
+        Ok(cat
+            .subjects
+            .iter()
+            .filter(|d| d.provider == "build" && d.algorithm == alg && labels.contains(&d.implementation))
+            .cloned()
+            .collect())
     };
-    let mut pb = Progress::new(picked.len() as u64, ctx);
-    let verdicts = gating::gate_all(&cat, &picked, &gs, &mut |d, v| {
-        pb.step(&format!("gate {}", d.id), v.status.as_str())
-    });
+    let (gated, pb) = gated(ctx, &gate, of_this_add, |picked| picked.len() as u64)?;
+    let (picked, verdicts) = (&gated.picked, &gated.verdicts);
     pb.finish();
     let rows: Vec<Vec<String>> = picked
         .iter()

@@ -292,7 +292,38 @@ impl Selection {
             .cloned()
             .collect();
         let picked = crate::versions::side_by_side(self, cat, picked);
-        // Every --impl must name something, or a typo silently narrows the selection.
+        self.check_impls_named(cat, &picked)?;
+        self.check_algorithms_picked(cat, &picked)?;
+        if picked.is_empty() {
+            // Subjects of a suite outside the default run (hashes, ciphers) need it named.
+            let mut suites: Vec<&str> = cat
+                .subjects
+                .iter()
+                .filter(|d| self.providers.is_empty() || self.wants_provider(d))
+                .filter(|d| !names::TEST_PROVIDERS.contains(&d.provider.as_str()) || self.wants_provider(d))
+                .filter(|d| self.implementations.is_empty() || self.implementations.iter().any(|i| impl_matches(i, d)))
+                .filter(|d| !d.family.info().in_default_run)
+                .map(|d| d.family.as_str())
+                .collect();
+            suites.sort_unstable();
+            suites.dedup();
+            let hint = if self.suites.is_empty() && !suites.is_empty() {
+                format!(
+                    " (these providers offer suites outside the default run: add --suite {})",
+                    suites.join(",")
+                )
+            } else {
+                String::new()
+            };
+            bail!(usage(format!(
+                "the selection matches no subject{hint}; `cryptoscope list` shows the catalogue"
+            )));
+        }
+        Ok(picked)
+    }
+
+    /// Every `--impl` must name something, or a typo silently narrows the selection.
+    fn check_impls_named(&self, cat: &Catalogue, picked: &[Descriptor]) -> Result<()> {
         for i in &self.implementations {
             let offered = cat
                 .subjects
@@ -319,6 +350,12 @@ impl Selection {
                 )));
             }
         }
+        Ok(())
+    }
+
+    /// Every `--alg` must be picked: when one is not, say why (an `--impl` that none of
+    /// its implementations matches, a suite left out, no provider offering it).
+    fn check_algorithms_picked(&self, cat: &Catalogue, picked: &[Descriptor]) -> Result<()> {
         for a in &self.algorithms {
             if !picked.iter().any(|d| &d.algorithm == a) {
                 // Offered by the selected providers, but none of its implementations is
@@ -374,32 +411,7 @@ impl Selection {
                 bail!(usage(format!("no subject offers {a}{from}{extra}")));
             }
         }
-        if picked.is_empty() {
-            // Subjects of a suite outside the default run (hashes, ciphers) need it named.
-            let mut suites: Vec<&str> = cat
-                .subjects
-                .iter()
-                .filter(|d| self.providers.is_empty() || self.wants_provider(d))
-                .filter(|d| !names::TEST_PROVIDERS.contains(&d.provider.as_str()) || self.wants_provider(d))
-                .filter(|d| self.implementations.is_empty() || self.implementations.iter().any(|i| impl_matches(i, d)))
-                .filter(|d| !d.family.info().in_default_run)
-                .map(|d| d.family.as_str())
-                .collect();
-            suites.sort_unstable();
-            suites.dedup();
-            let hint = if self.suites.is_empty() && !suites.is_empty() {
-                format!(
-                    " (these providers offer suites outside the default run: add --suite {})",
-                    suites.join(",")
-                )
-            } else {
-                String::new()
-            };
-            bail!(usage(format!(
-                "the selection matches no subject{hint}; `cryptoscope list` shows the catalogue"
-            )));
-        }
-        Ok(picked)
+        Ok(())
     }
 }
 

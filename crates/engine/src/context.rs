@@ -24,6 +24,8 @@ impl Env {
     /// The variables read below the CLI.
     pub const VARS: &'static [&'static str] = &[
         "CRYPTOSCOPE_VECTORS",
+        "CRYPTOSCOPE_DB",
+        "XDG_DATA_HOME",
         "CRYPTOSCOPE_PUBLISHED",
         "CRYPTOSCOPE_RUN_GROUP",
         "CRYPTOSCOPE_TAHOE_VENV",

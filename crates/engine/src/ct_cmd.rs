@@ -1,10 +1,11 @@
 //! `cryptoscope ct`: the constant-time audit over the catalogue, and its figures beside the
 //! speed tables.
 
-use crate::args::{gate_settings_depth, CtArgs};
+use crate::args::CtArgs;
 use crate::catalog::Catalogue;
 use crate::context::Ctx;
-use crate::ui::{usage, warn_missing, Progress};
+use crate::gated::{gated, GateOptions};
+use crate::ui::{usage, Progress};
 use crate::{ct, gating, open_app_store, util, Clock, ClockChoice};
 use anyhow::Result;
 use cryptoscope_model::apps::ct::{Audited, Dudect, Memcheck, Setup, Speed};
@@ -147,50 +148,51 @@ fn ct_run_file(
     }
 }
 
-pub fn cmd_ct(a: &CtArgs, ctx: &Ctx) -> Result<i32> {
+/// What `ct` audits: the selection, or with none named the whole catalogue (every family,
+/// every algorithm).
+fn audited(a: &CtArgs) -> Result<crate::catalog::Selection> {
     let no_selection = a.sel.suite.is_empty() && a.sel.alg.is_empty() && a.sel.provider.is_empty();
     let mut selection = a.sel.selection()?;
     if no_selection {
-        // The whole catalogue: every family, every algorithm.
         selection.suites = cryptoscope_catalogue::names::suites()
             .iter()
             .map(|s| s.to_string())
             .collect();
         selection.all = true;
     }
-    let (samples, budget) = ct_settings(a)?;
-    let use_memcheck = a.method != "dudect";
-    let use_dudect = a.method != "memcheck";
-    let decls = ct::declarations().map_err(usage)?;
+    Ok(selection)
+}
+
+/// valgrind's version line, if it is installed; the memcheck method cannot run without it.
+fn valgrind_for(memcheck: bool) -> Result<Option<String>> {
     let valgrind = std::process::Command::new("valgrind")
         .arg("--version")
         .output()
         .ok()
         .filter(|o| o.status.success())
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
-    if use_memcheck && valgrind.is_none() {
+    if memcheck && valgrind.is_none() {
         return Err(usage(
             "valgrind is not installed (the memcheck method needs it): run scripts/setup.sh, or use --method dudect",
         ));
     }
+    Ok(valgrind)
+}
+
+pub fn cmd_ct(a: &CtArgs, ctx: &Ctx) -> Result<i32> {
+    let selection = audited(a)?;
+    let (samples, budget) = ct_settings(a)?;
+    let use_memcheck = a.method != "dudect";
+    let use_dudect = a.method != "memcheck";
+    let decls = ct::declarations().map_err(usage)?;
+    let valgrind = valgrind_for(use_memcheck)?;
     let (mut store, json_out) = open_app_store(ctx, a.db.as_deref(), a.json.as_ref())?;
-    let vectors = util::vectors_dir(&ctx.env, a.gate.vectors.as_deref())?;
-    let cat = Catalogue::discover(ctx)?;
-    warn_missing(ctx, &cat);
-    let picked = selection.pick(&cat)?;
+    let gate = GateOptions::of(ctx, &a.gate, true)?;
+    let (gated, mut pb) = gated(ctx, &gate, |cat| selection.pick(cat), |picked| picked.len() as u64 * 2)?;
+    let (cat, picked, verdicts) = (&gated.cat, &gated.picked, &gated.verdicts);
     let (started_at, _) = util::now_utc();
     let run_id = util::run_id();
-    let timeout = Duration::from_secs_f64(a.gate.timeout);
-    let depth = gate_settings_depth(&a.gate, true);
-    let settings = gating::GateSettings {
-        vectors: &vectors,
-        depth: &depth,
-        timeout,
-    };
-    let mut pb = Progress::new(picked.len() as u64 * 2, ctx);
-    let verdicts = gating::gate_all(&cat, &picked, &settings, &mut |d, v| {
-        pb.step(&format!("gate {}", d.id), v.status.as_str())
-    });
+    let timeout = gate.timeout;
     let clock = Clock::new(ClockChoice::Tsc);
     let dd = ct::DudectSettings {
         samples,
@@ -205,7 +207,7 @@ pub fn cmd_ct(a: &CtArgs, ctx: &Ctx) -> Result<i32> {
     if let Some(v) = &valgrind {
         env.libraries.insert("valgrind".into(), v.clone());
     }
-    let mut run_file = ct_run_file(ctx, a, &run_id, &started_at, &picked, env);
+    let mut run_file = ct_run_file(ctx, a, &run_id, &started_at, picked, env);
     let mut store_error: Option<String> = store.begin_run(&run_file).err().map(|e| e.to_string());
     let setup = Setup {
         valgrind: valgrind.clone(),
@@ -222,7 +224,7 @@ pub fn cmd_ct(a: &CtArgs, ctx: &Ctx) -> Result<i32> {
         store_error.get_or_insert(e.to_string());
     }
     let audit = Audit {
-        cat: &cat,
+        cat,
         decls: &decls,
         tmp: &tmp.path,
         timeout,
@@ -231,7 +233,7 @@ pub fn cmd_ct(a: &CtArgs, ctx: &Ctx) -> Result<i32> {
         use_dudect,
     };
     let mut failed = 0;
-    for d in &picked {
+    for d in picked {
         let v = &verdicts[&d.id];
         // Every item is committed as soon as it exists.
         let mut keep = |mut audited: Audited, attach: bool| {

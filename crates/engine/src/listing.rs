@@ -1,15 +1,15 @@
 //! `cryptoscope list` and `cryptoscope verify`: what can be measured here, and the gate run
 //! on its own.
 
-use crate::args::{gate_settings_depth, GateArgs, SelectArgs};
+use crate::args::{GateArgs, SelectArgs};
 use crate::catalog::{Catalogue, Selection};
 use crate::context::Ctx;
-use crate::ui::{warn_missing, Progress};
-use crate::{catalog, gating, util, Availability};
+use crate::gated::{gated, GateOptions};
+use crate::ui::warn_missing;
+use crate::{catalog, Availability};
 use anyhow::Result;
 use cryptoscope_model::GateStatus;
 use cryptoscope_report::table;
-use std::time::Duration;
 
 pub fn cmd_list(ctx: &Ctx, sel: &SelectArgs, json: Option<&std::path::Path>) -> Result<i32> {
     let selection = sel.selection()?;
@@ -112,21 +112,11 @@ pub fn cmd_list(ctx: &Ctx, sel: &SelectArgs, json: Option<&std::path::Path>) -> 
 
 pub fn cmd_verify(sel: &SelectArgs, g: &GateArgs, ctx: &Ctx) -> Result<i32> {
     let selection = sel.selection()?;
-    let vectors = util::vectors_dir(&ctx.env, g.vectors.as_deref())?;
-    let cat = Catalogue::discover(ctx)?;
-    warn_missing(ctx, &cat);
-    let picked = selection.pick(&cat)?;
-    let depth = gate_settings_depth(g, false);
-    let settings = gating::GateSettings {
-        vectors: &vectors,
-        depth: &depth,
-        timeout: Duration::from_secs_f64(g.timeout),
-    };
-    let mut pb = Progress::new(picked.len() as u64, ctx);
-    let verdicts = gating::gate_all(&cat, &picked, &settings, &mut |d, v| {
-        pb.step(&format!("gate {}", d.id), v.status.as_str())
-    });
+    let gate = GateOptions::of(ctx, g, false)?;
+    let (gated, pb) = gated(ctx, &gate, |cat| selection.pick(cat), |picked| picked.len() as u64)?;
     pb.finish();
+    let (picked, verdicts) = (&gated.picked, &gated.verdicts);
+    let (depth, vectors) = (&gate.depth, &gate.vectors);
     let mut failed = 0;
     let rows: Vec<Vec<String>> = picked
         .iter()

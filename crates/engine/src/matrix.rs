@@ -440,36 +440,7 @@ pub fn compile(job: &Job) -> std::result::Result<(PathBuf, Manifest), String> {
     std::fs::write(shim_dir.join("randombytes.h"), RANDOMBYTES_H).map_err(|e| e.to_string())?;
 
     let avx2 = job.variant == "avx2";
-    let mut files = sources_in(&job.source, &["c", "s", "S"]);
-    if files.is_empty() {
-        return Err(format!("{} has no .c files", job.source.display()));
-    }
-    if let Some(common) = &job.common {
-        files.extend(sources_in(common, &["c"]));
-        if avx2 {
-            for sub in ["keccak2x", "keccak4x"] {
-                files.extend(sources_in(&common.join(sub), &["c"]));
-            }
-        }
-    }
-    let includes = {
-        let mut v = vec![job.source.clone()];
-        v.extend(job.common.clone());
-        v.push(shim_dir.clone());
-        v
-    };
-    let flags = {
-        let mut v: Vec<String> = job
-            .flags
-            .iter()
-            .flat_map(|f| f.split_whitespace().map(String::from))
-            .collect();
-        if avx2 {
-            v.extend(AVX2_FLAGS.iter().map(|f| f.to_string()));
-        }
-        v.extend(includes.iter().map(|i| format!("-I{}", i.display())));
-        v
-    };
+    let (files, flags) = compile_inputs(job, &shim_dir)?;
     let p = &api.prefix;
     let defines = [
         format!("-DCS_KEYPAIR={p}crypto_kem_keypair"),
@@ -524,30 +495,7 @@ pub fn compile(job: &Job) -> std::result::Result<(PathBuf, Manifest), String> {
         return Err(e);
     }
     // The probed twin: the same code with timing wrappers around the monitored functions.
-    let (found, mut probe_notes) = probes::prototypes(&job.source);
-    let mut probed: Vec<String> = Vec::new();
-    if !found.is_empty() {
-        let resolved: Vec<(probes::Prototype, String)> = found
-            .into_iter()
-            .filter_map(|f| match probes::symbol(&job.cc, &flags, &f, &shim_dir) {
-                Ok(sym) => Some((f, sym)),
-                Err(e) => {
-                    probe_notes.push(format!("{}: not probed: {e}", f.name));
-                    None
-                }
-            })
-            .collect();
-        let c = shim_dir.join("cs_probes.c");
-        let wraps: Vec<String> = resolved.iter().map(|(_, sym)| format!("-Wl,--wrap={sym}")).collect();
-        let built = std::fs::write(&c, probes::source(&resolved))
-            .map_err(|e| e.to_string())
-            .and_then(|_| compile_one((sources.len(), &c)))
-            .and_then(|o| link(&tmp.join(builds::PROBES_LIBRARY), &[o], &wraps));
-        match built {
-            Ok(()) => probed = resolved.iter().map(|(f, _)| f.name.clone()).collect(),
-            Err(e) => probe_notes.push(format!("probed library not built: {e}")),
-        }
-    }
+    let (probed, probe_notes) = probed_twin(job, &flags, &shim_dir, &|c| compile_one((sources.len(), c)), &link);
     let _ = std::fs::remove_dir_all(&shim_dir);
     let _ = std::fs::remove_dir_all(&obj_dir);
     let m = Built {
@@ -567,6 +515,80 @@ pub fn compile(job: &Job) -> std::result::Result<(PathBuf, Manifest), String> {
     }
     .manifest(job);
     install(&tmp, &out_dir, m)
+}
+
+/// What one C build compiles: the sources (the variant's, the common ones and, for AVX2,
+/// the parallel Keccak) and the flags (the user's, AVX2's, the include directories).
+fn compile_inputs(job: &Job, shim_dir: &Path) -> std::result::Result<(Vec<PathBuf>, Vec<String>), String> {
+    let avx2 = job.variant == "avx2";
+    let mut files = sources_in(&job.source, &["c", "s", "S"]);
+    if files.is_empty() {
+        return Err(format!("{} has no .c files", job.source.display()));
+    }
+    if let Some(common) = &job.common {
+        files.extend(sources_in(common, &["c"]));
+        if avx2 {
+            for sub in ["keccak2x", "keccak4x"] {
+                files.extend(sources_in(&common.join(sub), &["c"]));
+            }
+        }
+    }
+    let mut includes = vec![job.source.clone()];
+    includes.extend(job.common.clone());
+    includes.push(shim_dir.to_path_buf());
+    let mut flags: Vec<String> = job
+        .flags
+        .iter()
+        .flat_map(|f| f.split_whitespace().map(String::from))
+        .collect();
+    if avx2 {
+        flags.extend(AVX2_FLAGS.iter().map(|f| f.to_string()));
+    }
+    flags.extend(includes.iter().map(|i| format!("-I{}", i.display())));
+    Ok((files, flags))
+}
+
+/// Compiles one more source to an object.
+type CompileOne<'a> = dyn Fn(&PathBuf) -> std::result::Result<PathBuf, String> + 'a;
+/// Links the build's objects and these into a shared library, with these arguments.
+type Link<'a> = dyn Fn(&Path, &[PathBuf], &[String]) -> std::result::Result<(), String> + 'a;
+
+/// The probed twin of a build: the monitored functions its sources define, each wrapped
+/// in a timing probe at link time. Returns the functions probed and notes on the others.
+fn probed_twin(
+    job: &Job,
+    flags: &[String],
+    shim_dir: &Path,
+    compile_one: &CompileOne<'_>,
+    link: &Link<'_>,
+) -> (Vec<String>, Vec<String>) {
+    let (found, mut probe_notes) = probes::prototypes(&job.source);
+    let mut probed: Vec<String> = Vec::new();
+    if found.is_empty() {
+        return (probed, probe_notes);
+    }
+    let resolved: Vec<(probes::Prototype, String)> = found
+        .into_iter()
+        .filter_map(|f| match probes::symbol(&job.cc, flags, &f, shim_dir) {
+            Ok(sym) => Some((f, sym)),
+            Err(e) => {
+                probe_notes.push(format!("{}: not probed: {e}", f.name));
+                None
+            }
+        })
+        .collect();
+    let c = shim_dir.join("cs_probes.c");
+    let wraps: Vec<String> = resolved.iter().map(|(_, sym)| format!("-Wl,--wrap={sym}")).collect();
+    let tmp = shim_dir.parent().unwrap_or(shim_dir);
+    let built = std::fs::write(&c, probes::source(&resolved))
+        .map_err(|e| e.to_string())
+        .and_then(|_| compile_one(&c))
+        .and_then(|o| link(&tmp.join(builds::PROBES_LIBRARY), &[o], &wraps));
+    match built {
+        Ok(()) => probed = resolved.iter().map(|(f, _)| f.name.clone()).collect(),
+        Err(e) => probe_notes.push(format!("probed library not built: {e}")),
+    }
+    (probed, probe_notes)
 }
 
 /// What a compilation found out, beside the job itself.

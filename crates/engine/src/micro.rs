@@ -4,11 +4,12 @@
 //! from the timing probes compiled into our own builds (`crate::probes`), read around real
 //! operations.
 
-use crate::args::{gate_settings_depth, MicroArgs};
+use crate::args::MicroArgs;
 use crate::catalog::Catalogue;
 use crate::context::Ctx;
-use crate::ui::{usage, warn_missing, Progress};
-use crate::{gating, micro, util, GateStatus};
+use crate::gated::{gated, GateOptions};
+use crate::ui::{usage, Progress};
+use crate::{micro, util};
 
 use anyhow::{Context, Result};
 use cryptoscope_catalogue::descriptor::Descriptor;
@@ -390,10 +391,6 @@ pub fn cmd_micro(a: &MicroArgs, ctx: &Ctx) -> Result<i32> {
     // (so the gate checks the code that is timed); callgrind counts the plain library.
     ctx.workers
         .set_worker_env(cryptoscope_worker::builds::PROBES_ENV, std::ffi::OsStr::new("1"));
-    let vectors = util::vectors_dir(&ctx.env, a.gate.vectors.as_deref())?;
-    let cat = Catalogue::discover(ctx)?;
-    warn_missing(ctx, &cat);
-    let picked = selection.pick(&cat)?;
     let wanted = |d: &cryptoscope_catalogue::Descriptor| -> Vec<cryptoscope_catalogue::Operation> {
         d.operations()
             .iter()
@@ -401,16 +398,22 @@ pub fn cmd_micro(a: &MicroArgs, ctx: &Ctx) -> Result<i32> {
             .filter(|o| ops.as_ref().is_none_or(|v| v.contains(o)))
             .collect()
     };
-    if picked.iter().all(|d| wanted(d).is_empty()) {
-        return Err(usage("no selected subject has the requested operation"));
-    }
-    let depth = gate_settings_depth(&a.gate, true);
-    let timeout = Duration::from_secs_f64(a.gate.timeout);
-    let gsettings = gating::GateSettings {
-        vectors: &vectors,
-        depth: &depth,
-        timeout,
+    let pick = |cat: &Catalogue| -> Result<Vec<cryptoscope_catalogue::Descriptor>> {
+        let picked = selection.pick(cat)?;
+        if picked.iter().all(|d| wanted(d).is_empty()) {
+            return Err(usage("no selected subject has the requested operation"));
+        }
+        Ok(picked)
     };
+    let steps = |picked: &[cryptoscope_catalogue::Descriptor]| {
+        picked
+            .iter()
+            .map(|d| 1 + if a.no_instructions { 0 } else { wanted(d).len() } + usize::from(d.provider == "build"))
+            .sum::<usize>() as u64
+    };
+    let gate = GateOptions::of(ctx, &a.gate, true)?;
+    let (gated, mut pb) = gated(ctx, &gate, pick, steps)?;
+    let (cat, timeout) = (&gated.cat, gate.timeout);
     let settings = profile::Settings {
         calls: a.profiled_calls,
         warmup: a.warmup,
@@ -419,39 +422,16 @@ pub fn cmd_micro(a: &MicroArgs, ctx: &Ctx) -> Result<i32> {
         depth: 0,
         top: 0,
     };
-    let steps: usize = picked
-        .iter()
-        .map(|d| 1 + if a.no_instructions { 0 } else { wanted(d).len() } + usize::from(d.provider == "build"))
-        .sum();
-    let mut pb = Progress::new(steps as u64, ctx);
-    let verdicts = gating::gate_all(&cat, &picked, &gsettings, &mut |d, v| {
-        pb.step(&format!("gate {}", d.id), v.status.as_str())
-    });
+    let (failures, notes) = gated.not_passed("measured");
     let mut found = Found {
         unit: "TSC".into(),
+        failures,
         ..Found::default()
     };
-    for d in &picked {
-        let v = &verdicts[&d.id];
-        if v.status != GateStatus::Pass {
-            if v.status.is_failure() {
-                found.failures.push(format!(
-                    "{}: not measured, gate {}: {}",
-                    d.id,
-                    v.status.as_str(),
-                    v.detail
-                ));
-            } else {
-                errln!(
-                    ctx,
-                    "note: {}: not measured ({}: {})",
-                    d.id,
-                    v.status.as_str(),
-                    v.detail
-                );
-            }
-            continue;
-        }
+    for n in &notes {
+        errln!(ctx, "note: {n}");
+    }
+    for d in gated.picked.iter().filter(|d| gated.passed(d)) {
         let worker = cat.worker(&d.provider).context("worker vanished")?;
         let d_ops = wanted(d);
         if !a.no_instructions {
@@ -469,7 +449,7 @@ pub fn cmd_micro(a: &MicroArgs, ctx: &Ctx) -> Result<i32> {
                 )?;
             }
         }
-        probe_subject(&mut found, &cat, d, &d_ops, a.calls, timeout, &mut pb);
+        probe_subject(&mut found, cat, d, &d_ops, a.calls, timeout, &mut pb);
     }
     pb.finish();
     print_found(ctx, a, &mut found, &tool);

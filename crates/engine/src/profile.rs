@@ -6,11 +6,12 @@
 //! call tree, a function table, the functions the PQC-KEM profiling thesis monitored, and
 //! the hottest function's source lines.
 
-use crate::args::{gate_settings_depth, ProfileArgs};
+use crate::args::ProfileArgs;
 use crate::catalog::Catalogue;
 use crate::context::Ctx;
-use crate::ui::{usage, warn_missing, Progress};
-use crate::{gating, profile, util, GateStatus};
+use crate::gated::{gated, GateOptions};
+use crate::ui::usage;
+use crate::{profile, util};
 
 use anyhow::{Context, Result};
 use cryptoscope_catalogue::descriptor::Descriptor;
@@ -557,66 +558,39 @@ pub fn cmd_profile(a: &ProfileArgs, ctx: &Ctx) -> Result<i32> {
         .map(|p| util::check_writable(p).map_err(usage))
         .transpose()?;
     let tool = profile::valgrind_version()?;
-    let vectors = util::vectors_dir(&ctx.env, a.gate.vectors.as_deref())?;
-    let cat = Catalogue::discover(ctx)?;
-    warn_missing(ctx, &cat);
-    let picked = selection.pick(&cat)?;
-    if let Some(ops) = &ops {
-        if !picked.iter().any(|d| ops.iter().any(|o| d.operations().contains(o))) {
-            return Err(usage("no selected subject has the requested operation"));
+    let gate = GateOptions::of(ctx, &a.gate, true)?;
+    let pick = |cat: &Catalogue| -> Result<Vec<Descriptor>> {
+        let picked = selection.pick(cat)?;
+        if let Some(ops) = &ops {
+            if !picked.iter().any(|d| ops.iter().any(|o| d.operations().contains(o))) {
+                return Err(usage("no selected subject has the requested operation"));
+            }
         }
-    }
-    let depth = gate_settings_depth(&a.gate, true);
-    let gsettings = gating::GateSettings {
-        vectors: &vectors,
-        depth: &depth,
-        timeout: Duration::from_secs_f64(a.gate.timeout),
+        Ok(picked)
     };
+    let wanted = |d: &Descriptor| {
+        d.operations()
+            .iter()
+            .filter(|o| ops.as_ref().is_none_or(|v| v.contains(o)))
+            .count()
+    };
+    let steps = |picked: &[Descriptor]| picked.iter().map(|d| 1 + wanted(d)).sum::<usize>() as u64;
+    let (gated, mut pb) = gated(ctx, &gate, pick, steps)?;
     let settings = profile::Settings {
         calls: a.calls,
         warmup: a.warmup,
-        timeout: Duration::from_secs_f64(a.gate.timeout),
+        timeout: gate.timeout,
         min_share: a.min_share / 100.0,
         depth: a.depth,
         top: a.top,
     };
-    let todo: usize = picked
-        .iter()
-        .map(|d| {
-            d.operations()
-                .iter()
-                .filter(|o| ops.as_ref().is_none_or(|v| v.contains(o)))
-                .count()
-        })
-        .sum();
-    let mut pb = Progress::new((picked.len() + todo) as u64, ctx);
-    let verdicts = gating::gate_all(&cat, &picked, &gsettings, &mut |d, v| {
-        pb.step(&format!("gate {}", d.id), v.status.as_str())
-    });
     let mut profiles = Vec::new();
-    let mut failures = Vec::new();
-    for d in &picked {
-        let v = &verdicts[&d.id];
-        if v.status != GateStatus::Pass {
-            if v.status.is_failure() {
-                failures.push(format!(
-                    "{}: not profiled, gate {}: {}",
-                    d.id,
-                    v.status.as_str(),
-                    v.detail
-                ));
-            } else {
-                errln!(
-                    ctx,
-                    "note: {}: not profiled ({}: {})",
-                    d.id,
-                    v.status.as_str(),
-                    v.detail
-                );
-            }
-            continue;
-        }
-        let worker = cat.worker(&d.provider).context("worker vanished")?;
+    let (mut failures, notes) = gated.not_passed("profiled");
+    for n in &notes {
+        errln!(ctx, "note: {n}");
+    }
+    for d in gated.picked.iter().filter(|d| gated.passed(d)) {
+        let worker = gated.cat.worker(&d.provider).context("worker vanished")?;
         for op in d
             .operations()
             .iter()

@@ -24,7 +24,7 @@ pub fn usage(msg: impl Into<String>) -> anyhow::Error {
 
 /// Progress for long work: a bar with ETA on a terminal, one line per step otherwise
 /// (logs, CI), nothing with `--quiet`.
-pub(crate) struct Progress {
+pub struct Progress {
     pub(crate) bar: ProgressBar,
     out: Out,
     pub(crate) lines: bool,
@@ -43,7 +43,7 @@ impl Progress {
         }
     }
 
-    pub(crate) fn step(&mut self, what: &str, outcome: &str) {
+    pub fn step(&mut self, what: &str, outcome: &str) {
         self.done += 1;
         self.bar.set_message(what.to_string());
         self.bar.inc(1);
@@ -54,7 +54,7 @@ impl Progress {
     }
 
     /// Shows what is being done now (on the bar only).
-    pub(crate) fn message(&self, what: &str) {
+    pub fn message(&self, what: &str) {
         self.bar.set_message(what.to_string());
     }
 
@@ -63,7 +63,7 @@ impl Progress {
         self.bar.inc(0);
     }
 
-    pub(crate) fn finish(&self) {
+    pub fn finish(&self) {
         self.bar.finish_and_clear();
     }
 }

@@ -4,27 +4,12 @@
 
 mod common;
 
-use common::{all, cassette, db, reading, run};
+use common::{all, cassette, db, reading, run, X25519};
 use cryptoscope_engine::groups::cmd_group;
 use cryptoscope_engine::stored::{cmd_compare, cmd_export, cmd_report, cmd_runs, cmd_show, CompareArgs};
 use cryptoscope_engine::ui::UsageError;
 use serde_json::Value;
 use std::path::Path;
-
-/// The recording's X25519 alone (it holds two visits of 20 samples of each subject).
-const X25519: &[&str] = &[
-    "run",
-    "--quick",
-    "--quiet",
-    "--rounds",
-    "2",
-    "--samples",
-    "40",
-    "--alg",
-    "X25519",
-    "--provider",
-    "rustcrypto",
-];
 
 /// A run of `words` replaying the recording into `db_url`, its results file at `json`: the
 /// run's id.

@@ -170,16 +170,17 @@ pub struct RunSummary {
     pub total: usize,
 }
 
-/// The default database: `$CRYPTOSCOPE_DB`, else `$XDG_DATA_HOME/cryptoscope/results.db`,
-/// else `~/.local/share/cryptoscope/results.db`.
-pub fn default_path() -> PathBuf {
-    if let Ok(p) = std::env::var("CRYPTOSCOPE_DB") {
+/// The default database, from what the caller read of the environment (`get`: a variable's
+/// value, if set): `$CRYPTOSCOPE_DB`, else `$XDG_DATA_HOME/cryptoscope/results.db`, else
+/// `~/.local/share/cryptoscope/results.db`.
+pub fn default_path(get: impl Fn(&str) -> Option<std::ffi::OsString>) -> PathBuf {
+    if let Some(p) = get("CRYPTOSCOPE_DB").filter(|p| !p.is_empty()) {
         return PathBuf::from(p);
     }
-    let base = std::env::var_os("XDG_DATA_HOME")
+    let base = get("XDG_DATA_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .or_else(|| get("HOME").map(|h| PathBuf::from(h).join(".local/share")))
         .unwrap_or_else(|| PathBuf::from("."));
     base.join("cryptoscope/results.db")
 }

@@ -189,36 +189,41 @@ fn expected_results(v: i64) -> Vec<Value> {
     ]);
     let mut rows = vec![keypair, encaps, decaps, hash64];
     if v >= 9 {
-        rows.push(merge(&[
-            json!({
-                "subject": "Camellia-128/cryptoscope/bitsliced-avx2", "algorithm": "Camellia-128",
-                "family": "cipher", "provider": "cryptoscope", "provider_version": "0.9.0",
-                "implementation": "bitsliced-avx2", "algorithm_version": "-",
-                "build": "cc (Debian 12.2.0-14) 12.2.0 -O3 -march=native",
-                "sizes": {"public_key": 0, "secret_key": 16, "ciphertext": 16, "shared_secret": 0},
-                "operation": "block:16",
-                "cipher": {"block_bytes": 16, "key_bytes": 16, "batch": 32, "secret_indexing": false,
-                           "functions": ["feistel", "fl"],
-                           "about": "bitsliced: 32 blocks in AVX2 registers, S-boxes as Boolean circuits"},
-            }),
-            stats(
-                2000,
-                "converged",
-                [
-                    5312.0, 2172.5, 5304.0, 5320.0, 2169.25, 2175.75, 5330.5, 2180.0, 22.0, 5290.0, 5710.0, 5296.0,
-                    5364.0, 5420.0, 6.5,
-                ],
-                [14, 2],
-            ),
-            memory(
-                v,
-                2208,
-                [0; 5],
-                Some((18432, "text of cryptoscope_ciphers::camellia::bitsliced_avx2")),
-            ),
-        ]));
+        rows.push(camellia_row(v));
     }
     rows
+}
+
+/// The cipher row that schema version 9 brought: Camellia-128, bitsliced in AVX2 registers.
+fn camellia_row(v: i64) -> Value {
+    merge(&[
+        json!({
+            "subject": "Camellia-128/cryptoscope/bitsliced-avx2", "algorithm": "Camellia-128",
+            "family": "cipher", "provider": "cryptoscope", "provider_version": "0.9.0",
+            "implementation": "bitsliced-avx2", "algorithm_version": "-",
+            "build": "cc (Debian 12.2.0-14) 12.2.0 -O3 -march=native",
+            "sizes": {"public_key": 0, "secret_key": 16, "ciphertext": 16, "shared_secret": 0},
+            "operation": "block:16",
+            "cipher": {"block_bytes": 16, "key_bytes": 16, "batch": 32, "secret_indexing": false,
+                       "functions": ["feistel", "fl"],
+                       "about": "bitsliced: 32 blocks in AVX2 registers, S-boxes as Boolean circuits"},
+        }),
+        stats(
+            2000,
+            "converged",
+            [
+                5312.0, 2172.5, 5304.0, 5320.0, 2169.25, 2175.75, 5330.5, 2180.0, 22.0, 5290.0, 5710.0, 5296.0, 5364.0,
+                5420.0, 6.5,
+            ],
+            [14, 2],
+        ),
+        memory(
+            v,
+            2208,
+            [0; 5],
+            Some((18432, "text of cryptoscope_ciphers::camellia::bitsliced_avx2")),
+        ),
+    ])
 }
 
 /// The command line as it must be stored after opening: its password masked.

@@ -507,21 +507,7 @@ pub fn load(a: &LoadArgs) -> Result<Value> {
     let stat0 = cpu_times();
     let w0 = Instant::now();
     shared.from.set(w0).ok();
-    let (wanted, cap) = match a.count {
-        // Ten minutes, and ten seconds more per handshake: 200 at 20 % loss on a 200 ms
-        // round trip take minutes (a dead server ends the clients sooner).
-        Some(n) => (n, Instant::now() + Duration::from_secs(600 + 10 * n)),
-        None => {
-            std::thread::sleep(Duration::from_secs_f64(a.duration));
-            (a.min_handshakes, Instant::now() + Duration::from_secs(60))
-        }
-    };
-    while shared.completed.load(Ordering::Relaxed) < wanted && Instant::now() < cap {
-        if threads.iter().all(|t| t.is_finished()) {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(if a.count.is_some() { 2 } else { 20 }));
-    }
+    wait_for_window(a, &shared, &threads);
     let w1 = Instant::now();
     let stat1 = cpu_times();
     let own1 = own_cpu();
@@ -543,18 +529,7 @@ pub fn load(a: &LoadArgs) -> Result<Value> {
         }
     }
     let window = (w1 - w0).as_secs_f64();
-    let server_cpu: Option<f64> = if a.server_pid.is_empty() {
-        None
-    } else {
-        let mut sum = 0.0;
-        for (a0, a1) in cpu0.iter().zip(&cpu1) {
-            match (a0, a1) {
-                (Some(x), Some(y)) => sum += y - x,
-                _ => bail!("a server process went away during the measurement"),
-            }
-        }
-        Some(sum)
-    };
+    let server_cpu = cpu_between(&cpu0, &cpu1)?;
     let n = recs.len();
     let facts = facts.unwrap_or_default();
     Ok(json!({
@@ -591,4 +566,41 @@ pub fn load(a: &LoadArgs) -> Result<Value> {
         // Paced starts in the window taken after they were due (the last handshake overran).
         "late_starts": a.pace.map(|_| late_starts),
     }))
+}
+
+/// Waits until the measured window is over: `--count` handshakes made (or a cap passed),
+/// else `--duration` seconds and at least `--min-handshakes`; sooner when every client
+/// thread has ended.
+fn wait_for_window<T>(a: &LoadArgs, shared: &Shared, threads: &[std::thread::JoinHandle<T>]) {
+    let (wanted, cap) = match a.count {
+        // Ten minutes, and ten seconds more per handshake: 200 at 20 % loss on a 200 ms
+        // round trip take minutes (a dead server ends the clients sooner).
+        Some(n) => (n, Instant::now() + Duration::from_secs(600 + 10 * n)),
+        None => {
+            std::thread::sleep(Duration::from_secs_f64(a.duration));
+            (a.min_handshakes, Instant::now() + Duration::from_secs(60))
+        }
+    };
+    while shared.completed.load(Ordering::Relaxed) < wanted && Instant::now() < cap {
+        if threads.iter().all(|t| t.is_finished()) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(if a.count.is_some() { 2 } else { 20 }));
+    }
+}
+
+/// The servers' CPU seconds between two readings (none without a server process; an error
+/// when one went away in between).
+fn cpu_between(cpu0: &[Option<f64>], cpu1: &[Option<f64>]) -> Result<Option<f64>> {
+    if cpu0.is_empty() {
+        return Ok(None);
+    }
+    let mut sum = 0.0;
+    for (a0, a1) in cpu0.iter().zip(cpu1) {
+        match (a0, a1) {
+            (Some(x), Some(y)) => sum += y - x,
+            _ => bail!("a server process went away during the measurement"),
+        }
+    }
+    Ok(Some(sum))
 }

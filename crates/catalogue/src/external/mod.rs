@@ -606,141 +606,167 @@ fn load_json(path: &Path, text: &str) -> Result<External, ExternalError> {
         .get("testGroups")
         .and_then(|g| g.as_array())
         .ok_or_else(|| malformed(path, "no `testGroups` array"))?;
-    let unsupported = |why: String| {
-        ExternalError::Unsupported(format!(
-            "unsupported vector file {}: {why}; {SUPPORTED}",
-            path.display()
-        ))
-    };
-    let spki = schema.starts_with("ecdh_test_schema");
-    if schema.starts_with("xdh_comp_schema") || schema.starts_with("ecdh_ecpoint_test_schema") || spki {
-        let x25519 = schema.starts_with("xdh");
-        let want = if x25519 { "curve25519" } else { "secp256r1" };
-        let mut tests = Vec::new();
-        for (gi, g) in groups.iter().enumerate() {
-            let curve = g.get("curve").and_then(|c| c.as_str()).unwrap_or("");
-            if curve != want {
-                return Err(unsupported(format!(
-                    "test group {} is for curve `{curve}`, only {want} is supported in {schema}",
-                    gi + 1
-                )));
-            }
-            for t in tests_of(path, g, gi)? {
-                let id = tc_id(path, t)?;
-                tests.push(DhTest {
-                    tc_id: id,
-                    private: hex_json(path, t, id, "private")?,
-                    public: hex_json(path, t, id, "public")?,
-                    shared: hex_json(path, t, id, "shared")?,
-                    result: result_of(path, t, id)?,
-                });
-            }
-        }
-        return Ok(if x25519 {
-            External::X25519(tests)
-        } else if spki {
-            External::EcdhSpki(tests)
-        } else {
-            External::P256(tests)
-        });
+    let unsupported = |why: String| unsupported(path, why);
+    if schema.starts_with("xdh_comp_schema")
+        || schema.starts_with("ecdh_ecpoint_test_schema")
+        || schema.starts_with("ecdh_test_schema")
+    {
+        return load_dh(path, schema, groups);
     }
     if schema.starts_with("mlkem_test_schema") {
-        let mut tests = Vec::new();
-        for (gi, g) in groups.iter().enumerate() {
-            let ps = g.get("parameterSet").and_then(|c| c.as_str()).unwrap_or("");
-            if !matches!(ps, "ML-KEM-512" | "ML-KEM-768" | "ML-KEM-1024") {
-                return Err(malformed(
-                    path,
-                    format!(
-                        "test group {}: `parameterSet` is `{ps}`, not ML-KEM-512, ML-KEM-768 or ML-KEM-1024",
-                        gi + 1
-                    ),
-                ));
-            }
-            for t in tests_of(path, g, gi)? {
-                let id = tc_id(path, t)?;
-                let ek = match t.get("ek") {
-                    None => None,
-                    Some(_) => Some(hex_json(path, t, id, "ek")?),
-                };
-                tests.push(MlkemTest {
-                    tc_id: id,
-                    parameter_set: ps.to_string(),
-                    seed: hex_json(path, t, id, "seed")?,
-                    ek,
-                    c: hex_json(path, t, id, "c")?,
-                    k: hex_json(path, t, id, "K")?,
-                    result: result_of(path, t, id)?,
-                });
-            }
-        }
-        return Ok(External::Mlkem(tests));
+        return load_mlkem(path, groups);
     }
     if schema.starts_with("aead_test_schema") {
-        let algorithm = v.get("algorithm").and_then(|a| a.as_str()).unwrap_or("");
-        if !matches!(algorithm, "AES-GCM" | "CHACHA20-POLY1305") {
-            return Err(unsupported(format!(
-                "Wycheproof AEAD file for `{algorithm}`: only AES-GCM and CHACHA20-POLY1305 are in the catalogue"
-            )));
-        }
-        let mut tests = Vec::new();
-        for (gi, g) in groups.iter().enumerate() {
-            let bits = |k: &str| g.get(k).and_then(|x| x.as_u64());
-            let (Some(key_bits), Some(iv_bits), Some(tag_bits)) = (bits("keySize"), bits("ivSize"), bits("tagSize"))
-            else {
-                return Err(malformed(
-                    path,
-                    format!("test group {} lacks a numeric keySize, ivSize or tagSize", gi + 1),
-                ));
-            };
-            for t in tests_of(path, g, gi)? {
-                let id = tc_id(path, t)?;
-                let x = AeadTest {
-                    tc_id: id,
-                    key: hex_json(path, t, id, "key")?,
-                    iv: hex_json(path, t, id, "iv")?,
-                    aad: hex_json(path, t, id, "aad")?,
-                    msg: hex_json(path, t, id, "msg")?,
-                    ct: hex_json(path, t, id, "ct")?,
-                    tag: hex_json(path, t, id, "tag")?,
-                    result: result_of(path, t, id)?,
-                };
-                // The group's sizes must be the test's (a truncated or corrupt file shows
-                // here rather than as a failure of the implementation). An invalid test
-                // may have no tag at all: Wycheproof gives none where nothing can be sealed
-                // (a nonce of a length the algorithm does not define).
-                let no_tag = x.result == Expect::Invalid && x.tag.is_empty();
-                for (what, got, want) in [
-                    ("key", x.key.len() * 8, key_bits),
-                    ("iv", x.iv.len() * 8, iv_bits),
-                    ("tag", x.tag.len() * 8, if no_tag { 0 } else { tag_bits }),
-                ] {
-                    if got as u64 != want {
-                        return Err(malformed(
-                            path,
-                            format!("tcId {id}: `{what}` has {got} bits, its group says {want}"),
-                        ));
-                    }
-                }
-                if x.ct.len() != x.msg.len() {
-                    return Err(malformed(
-                        path,
-                        format!("tcId {id}: `ct` has {} bytes, `msg` {}", x.ct.len(), x.msg.len()),
-                    ));
-                }
-                tests.push(x);
-            }
-        }
-        return Ok(External::Aead {
-            algorithm: algorithm.to_string(),
-            tests,
-        });
+        return load_aead(path, &v, groups);
     }
     match mlkem::load_schema(path, schema, groups)? {
         Some(parsed) => Ok(parsed),
         None => sig::load_schema(path, schema, &v, groups)?
             .ok_or_else(|| unsupported(format!("Wycheproof schema `{schema}` is not supported"))),
     }
+}
+
+/// A file of a kind we do not read, with the kinds we do.
+fn unsupported(path: &Path, why: String) -> ExternalError {
+    ExternalError::Unsupported(format!(
+        "unsupported vector file {}: {why}; {SUPPORTED}",
+        path.display()
+    ))
+}
+
+/// `xdh_comp_schema` (X25519), `ecdh_ecpoint_test_schema` and `ecdh_test_schema` (P-256,
+/// raw points and SubjectPublicKeyInfo).
+fn load_dh(path: &Path, schema: &str, groups: &[serde_json::Value]) -> Result<External, ExternalError> {
+    let spki = schema.starts_with("ecdh_test_schema");
+    let x25519 = schema.starts_with("xdh");
+    let want = if x25519 { "curve25519" } else { "secp256r1" };
+    let mut tests = Vec::new();
+    for (gi, g) in groups.iter().enumerate() {
+        let curve = g.get("curve").and_then(|c| c.as_str()).unwrap_or("");
+        if curve != want {
+            return Err(unsupported(
+                path,
+                format!(
+                    "test group {} is for curve `{curve}`, only {want} is supported in {schema}",
+                    gi + 1
+                ),
+            ));
+        }
+        for t in tests_of(path, g, gi)? {
+            let id = tc_id(path, t)?;
+            tests.push(DhTest {
+                tc_id: id,
+                private: hex_json(path, t, id, "private")?,
+                public: hex_json(path, t, id, "public")?,
+                shared: hex_json(path, t, id, "shared")?,
+                result: result_of(path, t, id)?,
+            });
+        }
+    }
+    Ok(if x25519 {
+        External::X25519(tests)
+    } else if spki {
+        External::EcdhSpki(tests)
+    } else {
+        External::P256(tests)
+    })
+}
+
+/// `mlkem_test_schema`: key pairs from seeds, decapsulation of the given ciphertexts.
+fn load_mlkem(path: &Path, groups: &[serde_json::Value]) -> Result<External, ExternalError> {
+    let mut tests = Vec::new();
+    for (gi, g) in groups.iter().enumerate() {
+        let ps = g.get("parameterSet").and_then(|c| c.as_str()).unwrap_or("");
+        if !matches!(ps, "ML-KEM-512" | "ML-KEM-768" | "ML-KEM-1024") {
+            return Err(malformed(
+                path,
+                format!(
+                    "test group {}: `parameterSet` is `{ps}`, not ML-KEM-512, ML-KEM-768 or ML-KEM-1024",
+                    gi + 1
+                ),
+            ));
+        }
+        for t in tests_of(path, g, gi)? {
+            let id = tc_id(path, t)?;
+            let ek = match t.get("ek") {
+                None => None,
+                Some(_) => Some(hex_json(path, t, id, "ek")?),
+            };
+            tests.push(MlkemTest {
+                tc_id: id,
+                parameter_set: ps.to_string(),
+                seed: hex_json(path, t, id, "seed")?,
+                ek,
+                c: hex_json(path, t, id, "c")?,
+                k: hex_json(path, t, id, "K")?,
+                result: result_of(path, t, id)?,
+            });
+        }
+    }
+    Ok(External::Mlkem(tests))
+}
+
+/// `aead_test_schema` for AES-GCM and ChaCha20-Poly1305, each test's sizes checked against
+/// its group's.
+fn load_aead(path: &Path, v: &serde_json::Value, groups: &[serde_json::Value]) -> Result<External, ExternalError> {
+    let algorithm = v.get("algorithm").and_then(|a| a.as_str()).unwrap_or("");
+    if !matches!(algorithm, "AES-GCM" | "CHACHA20-POLY1305") {
+        return Err(unsupported(
+            path,
+            format!("Wycheproof AEAD file for `{algorithm}`: only AES-GCM and CHACHA20-POLY1305 are in the catalogue"),
+        ));
+    }
+    let mut tests = Vec::new();
+    for (gi, g) in groups.iter().enumerate() {
+        let bits = |k: &str| g.get(k).and_then(|x| x.as_u64());
+        let (Some(key_bits), Some(iv_bits), Some(tag_bits)) = (bits("keySize"), bits("ivSize"), bits("tagSize")) else {
+            return Err(malformed(
+                path,
+                format!("test group {} lacks a numeric keySize, ivSize or tagSize", gi + 1),
+            ));
+        };
+        for t in tests_of(path, g, gi)? {
+            let id = tc_id(path, t)?;
+            let x = AeadTest {
+                tc_id: id,
+                key: hex_json(path, t, id, "key")?,
+                iv: hex_json(path, t, id, "iv")?,
+                aad: hex_json(path, t, id, "aad")?,
+                msg: hex_json(path, t, id, "msg")?,
+                ct: hex_json(path, t, id, "ct")?,
+                tag: hex_json(path, t, id, "tag")?,
+                result: result_of(path, t, id)?,
+            };
+            // The group's sizes must be the test's (a truncated or corrupt file shows
+            // here rather than as a failure of the implementation). An invalid test
+            // may have no tag at all: Wycheproof gives none where nothing can be sealed
+            // (a nonce of a length the algorithm does not define).
+            let no_tag = x.result == Expect::Invalid && x.tag.is_empty();
+            for (what, got, want) in [
+                ("key", x.key.len() * 8, key_bits),
+                ("iv", x.iv.len() * 8, iv_bits),
+                ("tag", x.tag.len() * 8, if no_tag { 0 } else { tag_bits }),
+            ] {
+                if got as u64 != want {
+                    return Err(malformed(
+                        path,
+                        format!("tcId {id}: `{what}` has {got} bits, its group says {want}"),
+                    ));
+                }
+            }
+            if x.ct.len() != x.msg.len() {
+                return Err(malformed(
+                    path,
+                    format!("tcId {id}: `ct` has {} bytes, `msg` {}", x.ct.len(), x.msg.len()),
+                ));
+            }
+            tests.push(x);
+        }
+    }
+    Ok(External::Aead {
+        algorithm: algorithm.to_string(),
+        tests,
+    })
 }
 
 fn tests_of<'a>(path: &Path, g: &'a serde_json::Value, gi: usize) -> Result<&'a Vec<serde_json::Value>, ExternalError> {

@@ -153,16 +153,10 @@ pub(crate) fn version_of(cmd: &mut Command, pick: impl Fn(&str) -> bool) -> Stri
         .unwrap_or_default()
 }
 
-#[allow(clippy::too_many_arguments)]
-pub(super) fn openvpn(
-    n: &Netns,
-    dir: &Path,
-    tls: bool,
-    tls_crypt: bool,
-    couple: &str,
-    soft: bool,
-    driver: &Path,
-) -> Result<Running> {
+/// The options both OpenVPN ends share: the tun device over UDP, and the data channel's
+/// cipher and keys (TLS with certificates the tool makes, with `tls_crypt` the control
+/// channel wrapped too; or a static key).
+fn openvpn_options(dir: &Path, tls: bool, tls_crypt: bool, couple: &str, driver: &Path) -> Result<Vec<String>> {
     let mut common: Vec<String> = vec![
         "--dev".into(),
         "tun0".into(),
@@ -212,6 +206,20 @@ pub(super) fn openvpn(
         };
         common.extend(["--cipher".into(), c.into(), "--auth".into(), h.into()]);
     }
+    Ok(common)
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn openvpn(
+    n: &Netns,
+    dir: &Path,
+    tls: bool,
+    tls_crypt: bool,
+    couple: &str,
+    soft: bool,
+    driver: &Path,
+) -> Result<Running> {
+    let common = openvpn_options(dir, tls, tls_crypt, couple, driver)?;
     let mut children = Procs::default();
     let mut logs = Vec::new();
     for (side, local, remote, me, peer) in [

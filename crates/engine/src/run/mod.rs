@@ -17,9 +17,9 @@ mod timing;
 use crate::args::{run_group, store_location, RunArgs};
 use crate::catalog::Catalogue;
 use crate::context::Ctx;
-use crate::gating;
+use crate::gated;
 use crate::stored::open_db;
-use crate::ui::{usage, warn_missing, Progress};
+use crate::ui::{usage, Progress};
 use anyhow::Result;
 use cryptoscope_measure::clock::{Clock, ClockChoice};
 use cryptoscope_measure::env::Environment;
@@ -49,7 +49,7 @@ pub fn cmd_resume(reference: &str, a: &RunArgs, ctx: &Ctx) -> Result<i32> {
             "run --resume repeats the stored command line; {extra} would be ignored: drop it (or start a new run)"
         )));
     }
-    let location = store_location(a.db.as_deref());
+    let location = store_location(&ctx.env, a.db.as_deref());
     let mut store = open_db(ctx, &location)?;
     let id = store.resolve(reference).map_err(|e| usage(e.to_string()))?;
     continue_run(store, location, id, a, ctx)
@@ -146,7 +146,7 @@ pub fn cmd_run(a: &RunArgs, ctx: &Ctx) -> Result<i32> {
 pub(crate) fn run(a: &RunArgs, ctx: &Ctx, resumed: Option<Resumed>) -> Result<i32> {
     let s = Settings::from_args(ctx, a, resumed.as_ref())?;
     ctx.workers.set_long_lived(!a.fresh_workers);
-    let location = store_location(a.db.as_deref());
+    let location = store_location(&ctx.env, a.db.as_deref());
     let mut store = open_db(ctx, &location)?;
     if resumed.is_none() {
         // A group is one command's shards: a shard it holds is continued, not measured again.
@@ -182,9 +182,14 @@ pub(crate) fn run(a: &RunArgs, ctx: &Ctx, resumed: Option<Resumed>) -> Result<i3
             return Err(usage(format!("the name {name} is taken by run {id}: choose another")));
         }
     }
-    let cat = Catalogue::discover(ctx)?;
-    warn_missing(ctx, &cat);
-    let picked = select::pick(&s, &cat, resumed.as_ref(), ctx)?;
+    let mut split = None;
+    let selected = gated::select(ctx, |cat| {
+        let p = select::pick(&s, cat, resumed.as_ref(), ctx)?;
+        let todo = p.todo.clone();
+        split = Some(p);
+        Ok(todo)
+    })?;
+    let picked = split.expect("picked");
     let clock = Clock::new(ClockChoice::Auto);
     let measure = s.measure_settings(&clock, picked.stored_ops);
     let mut run_file = RunFile {
@@ -195,7 +200,7 @@ pub(crate) fn run(a: &RunArgs, ctx: &Ctx, resumed: Option<Resumed>) -> Result<i3
         tool_version: env!("CARGO_PKG_VERSION").into(),
         command: cryptoscope_model::RecordedCommand::new(ctx.args.iter()),
         config: measure::config_echo(&s.selection, &measure, s.quick, &s.depth, s.rounds, a.baseline.clone()),
-        environment: environment(&clock, &cat),
+        environment: environment(&clock, &selected.cat),
         results: Vec::new(),
         applications: Vec::new(),
     };
@@ -211,21 +216,19 @@ pub(crate) fn run(a: &RunArgs, ctx: &Ctx, resumed: Option<Resumed>) -> Result<i3
             .map_err(|e| usage(e.to_string()))?;
     }
 
-    let subjects = &picked.todo;
-    let mut pb = Progress::new(s.steps(subjects.len()), ctx);
-    let gsettings = gating::GateSettings {
-        vectors: &s.vectors,
-        depth: &s.depth,
+    let mut pb = Progress::new(s.steps(selected.picked.len()), ctx);
+    let gate = gated::GateOptions {
+        vectors: s.vectors.clone(),
+        depth: s.depth.clone(),
         timeout: s.timeout,
     };
-    let verdicts = gating::gate_all(&cat, subjects, &gsettings, &mut |d, v| {
-        pb.step(&format!("gate {}", d.id), v.status.as_str())
-    });
-    let extras = passes::Extras::measure(ctx, &s, &cat, subjects, &verdicts, &mut pb)?;
+    let gated = selected.gate(&gate, &mut pb);
+    let (cat, subjects, verdicts) = (&gated.cat, &gated.picked, &gated.verdicts);
+    let extras = passes::Extras::measure(ctx, &s, cat, subjects, verdicts, &mut pb)?;
     let timing = timing::Pass {
-        cat: &cat,
+        cat,
         picked: subjects,
-        verdicts: &verdicts,
+        verdicts,
         extras: &extras,
         settings: &measure,
         partial: &picked.partial,
@@ -246,7 +249,7 @@ pub(crate) fn run(a: &RunArgs, ctx: &Ctx, resumed: Option<Resumed>) -> Result<i3
         run_file.environment.stability = Some(stability);
     }
     out.finish(&run_file, s.timing);
-    conclude(ctx, &s, &run_file, &mut out, &cat, &clock, &group)
+    conclude(ctx, &s, &run_file, &mut out, cat, &clock, &group)
 }
 
 /// A finished run's outputs: the results file (or the results on standard output), the

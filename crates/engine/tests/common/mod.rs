@@ -25,6 +25,22 @@ pub fn vectors() -> PathBuf {
 
 pub use cryptoscope_testkit::replay::Rows;
 
+/// The recording's X25519 alone, as a run of its own (the recording holds two visits of
+/// 20 samples of each subject).
+pub const X25519: &[&str] = &[
+    "run",
+    "--quick",
+    "-q",
+    "--rounds",
+    "2",
+    "--samples",
+    "40",
+    "--alg",
+    "X25519",
+    "--provider",
+    "rustcrypto",
+];
+
 /// Any of the engine's argument groups, parsed from words as the CLI parses them (with the
 /// CLI's `--quiet`, which the context carries).
 #[derive(Parser)]

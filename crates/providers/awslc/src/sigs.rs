@@ -260,28 +260,34 @@ fn rsa_key_sizes(n: usize) -> [usize; 2] {
 }
 
 /// The signature subjects.
-pub fn subjects() -> Vec<Subject> {
-    let mk = |alg: &str, keys: [usize; 2], info: SigInfo, scheme: Scheme| {
-        let desc = Descriptor::signature(
-            alg,
-            crate::PROVIDER,
-            "default",
-            crate::version(),
-            crate::build(),
-            keys,
-            Randomness::Internal,
-            info,
-        );
-        Subject::Sig(Box::new(Subj { desc, scheme }))
-    };
-    let info = |signature_bytes, variable_length, signing, scheme: &str, encoding: &str| SigInfo {
+/// One AWS-LC signature subject (AWS-LC draws its own randomness).
+fn mk(alg: &str, keys: [usize; 2], info: SigInfo, scheme: Scheme) -> Subject {
+    let desc = Descriptor::signature(
+        alg,
+        crate::PROVIDER,
+        "default",
+        crate::version(),
+        crate::build(),
+        keys,
+        Randomness::Internal,
+        info,
+    );
+    Subject::Sig(Box::new(Subj { desc, scheme }))
+}
+
+/// What a signature scheme is, as the catalogue lists it (no context string here).
+fn info(signature_bytes: usize, variable_length: bool, signing: Signing, scheme: &str, encoding: &str) -> SigInfo {
+    SigInfo {
         signature_bytes,
         variable_length,
         signing,
         context: false,
         scheme: scheme.into(),
         encoding: encoding.into(),
-    };
+    }
+}
+
+pub fn subjects() -> Vec<Subject> {
     let mut v = Vec::new();
     for (name, sign, verify, pk, sk, sig) in [
         (
