@@ -44,33 +44,10 @@ fn usage_errors_exit_2_with_one_line() {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr_of(&o));
         assert!(!stderr_of(&o).contains("panicked"), "{args:?}");
     }
+    // One line, the first of clap's or ours (what each says is checked in-process:
+    // crates/engine/tests/selection.rs).
     let o = cryptoscope().args(["verify", "--alg", "ML-KEM-786"]).output().unwrap();
-    let e = stderr_of(&o);
-    assert!(e.contains("did you mean `ML-KEM-768`"), "{e}");
-    assert_eq!(e.trim().lines().count(), 1, "one line: {e}");
-    let o = cryptoscope().args(["run", "--provider", "libqos"]).output().unwrap();
-    assert!(stderr_of(&o).contains("did you mean `liboqs`"));
-    // An algorithm its provider offers, filtered out by --impl (GIFT-64 has a fixsliced
-    // strategy, Camellia-128 none): the message names --impl, not the provider.
-    let o = cryptoscope()
-        .args([
-            "list",
-            "--alg",
-            "GIFT-64,Camellia-128",
-            "--provider",
-            "cryptoscope",
-            "--impl",
-            "fixsliced",
-        ])
-        .output()
-        .unwrap();
-    let e = stderr_of(&o);
-    assert_eq!(o.status.code(), Some(2), "{e}");
-    assert!(
-        e.contains("no implementation of Camellia-128 matches --impl fixsliced") && e.contains("cryptoscope/table"),
-        "{e}"
-    );
-    assert_eq!(e.trim().lines().count(), 1, "one line: {e}");
+    assert_eq!(stderr_of(&o).trim().lines().count(), 1, "{}", stderr_of(&o));
 }
 
 #[test]
@@ -328,23 +305,6 @@ fn quick_run_writes_the_documented_json() {
 }
 
 #[test]
-fn unwritable_results_path_is_refused_before_measuring() {
-    let o = cryptoscope()
-        .args([
-            "run",
-            "--quick",
-            "--alg",
-            "X25519",
-            "--json",
-            "/proc/cryptoscope/nope.json",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr_of(&o).contains("cannot"), "{}", stderr_of(&o));
-}
-
-#[test]
 fn rounds_spread_and_merge_the_samples() {
     let tmp = tempfile::tempdir().unwrap();
     let json = tmp.path().join("r.json");
@@ -383,38 +343,6 @@ fn rounds_spread_and_merge_the_samples() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-}
-
-/// `preflight`: the findings as JSON with the documented fields; a CPU the machine does not
-/// have is a usage error.
-#[test]
-fn preflight_reports_the_machine_and_refuses_a_cpu_it_lacks() {
-    let o = cryptoscope()
-        .args(["preflight", "--cpu", "0", "--json", "-"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
-    let p: serde_json::Value = serde_json::from_str(&stdout_of(&o)).unwrap();
-    assert_eq!(p["cpu"], 0);
-    for k in [
-        "governor",
-        "boost",
-        "smt_siblings",
-        "busy_pct",
-        "steal_pct",
-        "perf_event_paranoid",
-        "pmu",
-        "warnings",
-    ] {
-        assert!(p.get(k).is_some(), "{k}: {p}");
-    }
-    assert!(p["look_ms"].as_f64().unwrap() >= 999.0, "{p}");
-    let o = cryptoscope().args(["preflight"]).output().unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
-    assert!(stdout_of(&o).contains("governor: ") && stdout_of(&o).contains("perf_event_paranoid: "));
-    let o = cryptoscope().args(["preflight", "--cpu", "4096"]).output().unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    assert_eq!(stderr_of(&o).lines().count(), 1, "{}", stderr_of(&o));
 }
 
 /// `CRYPTOSCOPE_WORKER_RUNNER`: workers start under the runner (here a shell script that

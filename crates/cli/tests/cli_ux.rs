@@ -70,13 +70,6 @@ fn errors_name_what_is_missing() {
     assert_eq!(o.status.code(), Some(2));
     let e = stderr_of(&o);
     assert!(e.contains("no such file") && e.contains("vectors/hash/cavp/"), "{e}");
-    // An algorithm outside the suites named: the suite is blamed, not the providers.
-    let o = cryptoscope()
-        .args(["list", "--suite", "hash,kem", "--alg", "X25519"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr_of(&o).contains("X25519 is in suite kex"), "{}", stderr_of(&o));
 }
 
 #[test]
