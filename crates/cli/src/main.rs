@@ -20,11 +20,11 @@ use cryptoscope_engine::context::{Ctx, Env};
 use cryptoscope_engine::ct_cmd::cmd_ct;
 use cryptoscope_engine::external;
 use cryptoscope_engine::listing::{cmd_list, cmd_verify};
-use cryptoscope_engine::memory::cmd_memory;
+
 use cryptoscope_engine::micro::cmd_micro;
 use cryptoscope_engine::profile::cmd_profile;
-use cryptoscope_engine::run::cmd_run;
-use cryptoscope_engine::scale::cmd_scale;
+use cryptoscope_engine::run::{cmd_memory, cmd_run, cmd_scale};
+
 use cryptoscope_engine::stored::{cmd_compare, cmd_export, cmd_report, cmd_runs, cmd_show};
 use cryptoscope_engine::workers::{self, Stop};
 use std::io::Write;

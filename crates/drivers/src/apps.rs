@@ -1,9 +1,13 @@
 //! The application drivers (`tahoe`, `tls`, `tunnel`) behind one interface ([`Driver`]):
 //! each runs its study and hands back items, which one ending stores, prints and writes.
 
-use crate::{open_app_store, openvpn_server, tahoe, tls, tunnel, usage, util, Clock, ClockChoice};
+use crate::{openvpn_server, tahoe, tls, tunnel};
 use anyhow::Result;
 use cryptoscope_engine::context::Ctx;
+use cryptoscope_engine::stored::open_app_store;
+use cryptoscope_engine::ui::usage;
+use cryptoscope_engine::util;
+use cryptoscope_measure::clock::{Clock, ClockChoice};
 use cryptoscope_model::{RunFile, SCHEMA};
 use std::path::PathBuf;
 

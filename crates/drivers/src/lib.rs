@@ -22,10 +22,3 @@ pub mod tls;
 mod tls_checks;
 mod tls_peers;
 pub mod tunnel;
-
-// The engine's modules and items under the paths the drivers knew when they shared its crate.
-use cryptoscope_engine::args::{DB_HELP, DB_LONG_HELP};
-use cryptoscope_engine::stored::open_app_store;
-use cryptoscope_engine::ui::{usage, UsageError};
-use cryptoscope_engine::{catalog, util};
-use cryptoscope_measure::clock::{Clock, ClockChoice};

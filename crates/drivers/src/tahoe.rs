@@ -62,7 +62,7 @@ pub struct TahoeArgs {
     /// Also write the driver's full output (every repeat, every process) as JSON.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    #[arg(long = "db", value_name = "PATH|URL", help = crate::DB_HELP, long_help = crate::DB_LONG_HELP)]
+    #[arg(long = "db", value_name = "PATH|URL", help = cryptoscope_engine::args::DB_HELP, long_help = cryptoscope_engine::args::DB_LONG_HELP)]
     pub db: Option<String>,
 }
 
@@ -86,7 +86,7 @@ fn package_source(env: &Env) -> Result<PathBuf> {
         .path("CRYPTOSCOPE_PYTHON_SRC")
         .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../python")));
     if !p.join("pyproject.toml").is_file() {
-        bail!(crate::UsageError(format!(
+        bail!(cryptoscope_engine::ui::UsageError(format!(
             "cryptoscope's Python package not found at {} (set CRYPTOSCOPE_PYTHON_SRC to the repository's crates/python)",
             p.display()
         )));
@@ -162,7 +162,7 @@ fn ensure_venv(dir: &Path, reinstall: bool, ctx: &Ctx) -> Result<PathBuf> {
         ));
         if let Some(parent) = dir.parent() {
             std::fs::create_dir_all(parent)
-                .map_err(|e| crate::usage(format!("cannot create {}: {e}", parent.display())))?;
+                .map_err(|e| cryptoscope_engine::ui::usage(format!("cannot create {}: {e}", parent.display())))?;
         }
         run_step(
             "python3 -m venv (Debian: apt-get install python3-venv)",
@@ -183,7 +183,7 @@ fn ensure_venv(dir: &Path, reinstall: bool, ctx: &Ctx) -> Result<PathBuf> {
             .arg(&src),
     )?;
     std::fs::write(&stamp_file, want)
-        .map_err(|e| crate::usage(format!("cannot write {}: {e}", stamp_file.display())))?;
+        .map_err(|e| cryptoscope_engine::ui::usage(format!("cannot write {}: {e}", stamp_file.display())))?;
     Ok(python)
 }
 
@@ -202,10 +202,12 @@ impl Drop for TempFile {
 pub fn run_driver(a: &TahoeArgs, ctx: &Ctx) -> Result<(serde_json::Value, i32)> {
     let quiet = ctx.quiet;
     if a.repeat == 0 {
-        bail!(crate::UsageError("--repeat must be at least 1".into()));
+        bail!(cryptoscope_engine::ui::UsageError("--repeat must be at least 1".into()));
     }
     if a.storage_nodes == 0 {
-        bail!(crate::UsageError("--storage-nodes must be at least 1".into()));
+        bail!(cryptoscope_engine::ui::UsageError(
+            "--storage-nodes must be at least 1".into()
+        ));
     }
     let venv = a.venv.clone().unwrap_or_else(|| default_venv(&ctx.env));
     let python = ensure_venv(&venv, a.reinstall, ctx)?;

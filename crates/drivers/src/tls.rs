@@ -19,10 +19,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::catalog::Catalogue;
 use crate::netem;
 use crate::netns::{children_of, Netns, ADDR_A};
 use crate::tls_peers;
+use cryptoscope_engine::catalog::Catalogue;
 
 mod rounds;
 use rounds::template;
@@ -139,7 +139,7 @@ pub struct TlsArgs {
     /// Also write every configuration's full measurements as JSON.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    #[arg(long = "db", value_name = "PATH|URL", help = crate::DB_HELP, long_help = crate::DB_LONG_HELP)]
+    #[arg(long = "db", value_name = "PATH|URL", help = cryptoscope_engine::args::DB_HELP, long_help = cryptoscope_engine::args::DB_LONG_HELP)]
     pub db: Option<String>,
 }
 
@@ -675,7 +675,7 @@ fn driver_groups(
     let ids: Vec<String> = resolved.iter().filter_map(|(_, _, i)| i.subject.clone()).collect();
     if !ids.is_empty() {
         let gate = GateOptions {
-            vectors: crate::util::vectors_dir(&cx.env, None)?,
+            vectors: cryptoscope_engine::util::vectors_dir(&cx.env, None)?,
             depth: "single".into(),
             timeout: Duration::from_secs(600),
         };
@@ -753,7 +753,7 @@ pub fn run(a: &TlsArgs, cx: &Cx) -> Result<(Setup, Vec<Configuration>, i32)> {
     // Keys and configurations live in a private 0700 directory with an unpredictable name,
     // created fresh (never reused) and removed with everything in it on the way out; or in
     // the directory the user names with --workdir, kept.
-    let (work, _private) = crate::util::work_dir(a.workdir.as_deref(), "tls")?;
+    let (work, _private) = cryptoscope_engine::util::work_dir(a.workdir.as_deref(), "tls")?;
     let (netns, network) = crate::tls_checks::network(a, mechanism)?;
     let ctx = Ctx {
         a,

@@ -2,7 +2,8 @@
 
 use crate::catalog::Selection;
 use crate::context::Env;
-use crate::{scale, usage};
+use crate::scale;
+use crate::ui::usage;
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;

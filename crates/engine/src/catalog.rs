@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::context::Ctx;
+use crate::ui::UsageError;
 use crate::workers::{Outcome, Workers};
-use crate::UsageError;
 use std::sync::Arc;
 
 /// Every subject of every provider whose worker could be found, and the transport that

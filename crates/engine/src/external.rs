@@ -21,9 +21,10 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::args::{GateArgs, SelectArgs};
 use crate::catalog::{Catalogue, Selection};
+use crate::ui::{usage, Progress};
 use crate::workers::Outcome;
-use crate::{usage, GateArgs, Progress, SelectArgs};
 
 /// Runs `verify` on a vector file when `--vectors` names one; `None` for a directory (the
 /// gate as before).
@@ -272,7 +273,7 @@ fn verify_file(sel: &SelectArgs, g: &GateArgs, path: &Path, json: Option<&Path>,
     let algs = algorithms(path, &parsed, &selection.algorithms)?;
     let alg = algs.join(", ");
     let cat = Catalogue::discover(ctx)?;
-    crate::warn_missing(ctx, &cat);
+    crate::ui::warn_missing(ctx, &cat);
     let picked = Selection {
         suites: Vec::new(),
         algorithms: algs,

@@ -36,10 +36,3 @@ pub mod ui;
 pub mod util;
 mod versions;
 pub mod workers;
-
-use args::{GateArgs, SelectArgs};
-use cryptoscope_catalogue::descriptor::Availability;
-use cryptoscope_measure::clock::{Clock, ClockChoice};
-use run::cmd_run;
-use stored::open_app_store;
-use ui::{usage, warn_missing, Progress, UsageError};

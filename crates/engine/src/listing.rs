@@ -2,12 +2,13 @@
 //! on its own.
 
 use crate::args::{GateArgs, SelectArgs};
+use crate::catalog;
 use crate::catalog::{Catalogue, Selection};
 use crate::context::Ctx;
 use crate::gated::{gated, GateOptions};
 use crate::ui::warn_missing;
-use crate::{catalog, Availability};
 use anyhow::Result;
+use cryptoscope_catalogue::descriptor::Availability;
 use cryptoscope_model::GateStatus;
 use cryptoscope_report::table;
 

@@ -701,10 +701,10 @@ pub fn compilers(list: &str) -> Result<Vec<String>> {
         .map(String::from)
         .collect();
     if v.is_empty() {
-        bail!(crate::usage("--cc needs at least one compiler, e.g. gcc,clang"));
+        bail!(crate::ui::usage("--cc needs at least one compiler, e.g. gcc,clang"));
     }
     for cc in &v {
-        compiler_version(cc).map_err(crate::usage)?;
+        compiler_version(cc).map_err(crate::ui::usage)?;
     }
     Ok(v)
 }

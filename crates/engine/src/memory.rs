@@ -3,11 +3,6 @@
 //! stack, apart from timing; and the code size of an implementation where its functions
 //! can be told apart in the worker binary.
 
-use crate::args::{MemoryArgs, RunArgs};
-use crate::cmd_run;
-use crate::context::Ctx;
-use crate::ui::usage;
-
 use anyhow::{Context, Result};
 use cryptoscope_catalogue::descriptor::Descriptor;
 use cryptoscope_model::{GateStatus, ResultRow};
@@ -207,20 +202,6 @@ pub fn code_prefix(d: &Descriptor) -> Option<String> {
         }
         _ => None,
     }
-}
-
-/// `memory` is `run` with only the memory pass.
-pub fn cmd_memory(m: &MemoryArgs, ctx: &Ctx) -> Result<i32> {
-    if m.calls == 0 {
-        return Err(usage("--calls must be at least 1"));
-    }
-    let a = RunArgs {
-        memory: true,
-        memory_only: true,
-        memory_calls: m.calls,
-        ..RunArgs::for_pass(&m.sel, &m.gate, m.quick, m.json.clone(), &m.db)
-    };
-    cmd_run(&a, ctx)
 }
 
 #[cfg(test)]

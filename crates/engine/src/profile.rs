@@ -63,7 +63,7 @@ pub fn valgrind_version() -> Result<String> {
     let out = Command::new("valgrind")
         .arg("--version")
         .output()
-        .map_err(|e| crate::usage(format!("valgrind not found ({e}); scripts/setup.sh installs it")))?;
+        .map_err(|e| crate::ui::usage(format!("valgrind not found ({e}); scripts/setup.sh installs it")))?;
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
@@ -126,7 +126,7 @@ pub fn run_callgrind_calls(
         .stderr(Stdio::piped());
     let mut child = cmd
         .spawn()
-        .map_err(|e| crate::usage(format!("cannot start valgrind: {e}")))?;
+        .map_err(|e| crate::ui::usage(format!("cannot start valgrind: {e}")))?;
     let mut stderr = child.stderr.take().expect("piped");
     let reader = std::thread::spawn(move || {
         let mut s = String::new();

@@ -1,11 +1,6 @@
 //! `cryptoscope scale`: throughput of each operation on 1, 2, 4, … threads, every thread
 //! with its own keys and buffers, in the subject's worker process.
 
-use crate::args::{RunArgs, ScaleArgs};
-use crate::context::Ctx;
-use crate::ui::usage;
-use crate::{cmd_run, scale};
-
 use anyhow::{Context, Result};
 use cryptoscope_catalogue::descriptor::Descriptor;
 use cryptoscope_catalogue::Operation;
@@ -194,41 +189,6 @@ eff.: throughput / (threads x one-thread throughput). min/max thr: the least eve
         }
     ));
     s
-}
-
-/// `scale` is `run` with only the throughput pass.
-pub fn cmd_scale(sa: &ScaleArgs, ctx: &Ctx) -> Result<i32> {
-    let logical = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-    let threads = match &sa.threads {
-        Some(t) => scale::parse_threads(t).map_err(usage)?,
-        None => scale::default_threads(logical),
-    };
-    let duration = sa.duration.unwrap_or(if sa.quick { 0.5 } else { 2.0 });
-    if !(duration > 0.0 && duration.is_finite() && duration <= 3600.0) {
-        return Err(usage("--duration must be a positive number of seconds (at most 3600)"));
-    }
-    let ops = if sa.op.is_empty() {
-        None
-    } else {
-        Some(
-            sa.op
-                .iter()
-                .map(|o| {
-                    cryptoscope_catalogue::Operation::parse(o)
-                        .ok_or_else(|| usage(format!("unknown operation `{o}` (keypair, encaps, decaps, exchange)")))
-                })
-                .collect::<Result<Vec<_>>>()?,
-        )
-    };
-    let a = RunArgs {
-        scale: Some(scale::Settings {
-            threads,
-            duration: Duration::from_secs_f64(duration),
-            ops,
-        }),
-        ..RunArgs::for_pass(&sa.sel, &sa.gate, sa.quick, sa.json.clone(), &sa.db)
-    };
-    cmd_run(&a, ctx)
 }
 
 #[cfg(test)]

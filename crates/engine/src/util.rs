@@ -44,7 +44,7 @@ pub fn run_id() -> String {
 /// or the source tree this binary was built from.
 pub fn vectors_dir(env: &Env, flag: Option<&Path>) -> Result<PathBuf> {
     let dir = find_vectors(env, flag)?;
-    cryptoscope_catalogue::vectors::validate_dir(&dir).map_err(|e| crate::UsageError(e.to_string()))?;
+    cryptoscope_catalogue::vectors::validate_dir(&dir).map_err(|e| crate::ui::UsageError(e.to_string()))?;
     Ok(dir)
 }
 
@@ -58,13 +58,13 @@ fn find_vectors(env: &Env, flag: Option<&Path>) -> Result<PathBuf> {
                 }
                 _ => "",
             };
-            bail!(crate::UsageError(format!(
+            bail!(crate::ui::UsageError(format!(
                 "--vectors {}: no such file or directory{hint}",
                 p.display()
             )));
         }
         if !p.join("kem").is_dir() {
-            bail!(crate::UsageError(format!(
+            bail!(crate::ui::UsageError(format!(
                 "{} is not a vectors directory (no kem/ inside)",
                 p.display()
             )));
@@ -87,7 +87,7 @@ fn find_vectors(env: &Env, flag: Option<&Path>) -> Result<PathBuf> {
             return Ok(c.canonicalize().unwrap_or(c));
         }
     }
-    bail!(crate::UsageError(
+    bail!(crate::ui::UsageError(
         "known-answer vectors not found; pass --vectors DIR (the repository's vectors/ directory)".into()
     ))
 }

@@ -256,7 +256,7 @@ fn say(row: &Row) -> String {
 pub fn run(a: &OpenvpnServerArgs, ctx: &Ctx) -> Result<(Setup, Vec<Row>, i32)> {
     let quiet = ctx.quiet;
     let s = check(a)?;
-    let (dir, _private) = crate::util::work_dir(a.workdir.as_deref(), "openvpn-server")?;
+    let (dir, _private) = cryptoscope_engine::util::work_dir(a.workdir.as_deref(), "openvpn-server")?;
     keys(ctx, &s, &dir)?;
     let catching = crate::stop::catch();
     let mut plan: Vec<(u32, bool, Option<f64>)> = Vec::new();

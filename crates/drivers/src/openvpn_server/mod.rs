@@ -84,7 +84,7 @@ pub struct OpenvpnServerArgs {
     /// Also write every cell as JSON.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    #[arg(long = "db", value_name = "PATH|URL", help = crate::DB_HELP, long_help = crate::DB_LONG_HELP)]
+    #[arg(long = "db", value_name = "PATH|URL", help = cryptoscope_engine::args::DB_HELP, long_help = cryptoscope_engine::args::DB_LONG_HELP)]
     pub db: Option<String>,
 }
 

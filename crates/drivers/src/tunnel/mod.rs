@@ -106,7 +106,7 @@ pub struct TunnelArgs {
     /// OpenVPN and OpenSSH run in user space either way. Each row names the path it took.
     #[arg(long, default_value = "auto", value_parser = ["auto", "kernel", "user"], value_name = "PATH")]
     pub data_path: String,
-    #[arg(long = "db", value_name = "PATH|URL", help = crate::DB_HELP, long_help = crate::DB_LONG_HELP)]
+    #[arg(long = "db", value_name = "PATH|URL", help = cryptoscope_engine::args::DB_HELP, long_help = cryptoscope_engine::args::DB_LONG_HELP)]
     pub db: Option<String>,
 }
 
@@ -758,7 +758,7 @@ pub fn run(a: &TunnelArgs, ctx: &Ctx) -> Result<(Setup, Vec<Row>, i32)> {
     // Keys and configurations live in a private 0700 directory with an unpredictable name,
     // created fresh (never reused) and removed with everything in it on the way out; or in
     // the directory the user names with --workdir, kept.
-    let (work, _private) = crate::util::work_dir(a.workdir.as_deref(), "tunnel")?;
+    let (work, _private) = cryptoscope_engine::util::work_dir(a.workdir.as_deref(), "tunnel")?;
     let file = work.join("payload.bin");
     write_payload(&file, s.bytes)?;
     let modes: Vec<bool> = match a.accel.as_str() {

@@ -7,6 +7,7 @@
 
 pub(crate) mod measure;
 pub(crate) mod passes;
+mod passes_cmd;
 mod report;
 mod select;
 mod settings;
@@ -24,6 +25,7 @@ use anyhow::Result;
 use cryptoscope_measure::clock::{Clock, ClockChoice};
 use cryptoscope_measure::env::Environment;
 use cryptoscope_model::{ResultRow, RunFile, SCHEMA};
+pub use passes_cmd::{cmd_memory, cmd_scale};
 use report::StoreReporter;
 use settings::Settings;
 

@@ -4,8 +4,8 @@
 
 use super::settings::Settings;
 use crate::context::Ctx;
-use crate::ct_cmd::ct_audits;
 use crate::scale;
+use crate::stored::ct_audits;
 use cryptoscope_measure::clock::{Clock, CycleSource};
 use cryptoscope_model::{GateStatus, ResultRow, RunFile};
 use cryptoscope_report::answers::{self, Against};

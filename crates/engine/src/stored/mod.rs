@@ -2,9 +2,11 @@
 //! with runs, their history or published figures ([`compare`]), and opening the results
 //! database.
 
+mod audits;
 mod compare;
 mod show;
 
+pub(crate) use audits::ct_audits;
 pub(crate) use compare::published_path;
 pub use compare::{cmd_compare, cmd_published, CompareArgs};
 pub use show::{cmd_export, cmd_runs, cmd_show};
@@ -129,9 +131,7 @@ pub fn cmd_report(ctx: &Ctx, runs: &[String], out: Option<&std::path::Path>, db:
         loaded.extend(store.load_all(r).map_err(|e| usage(e.to_string()))?);
     }
     let rows: Vec<cryptoscope_model::ResultRow> = loaded.iter().flat_map(|r| r.results.iter().cloned()).collect();
-    let ct = crate::ct_cmd::ct_audits(&mut store, &rows)
-        .map(|c| c.summaries())
-        .unwrap_or_default();
+    let ct = ct_audits(&mut store, &rows).map(|c| c.summaries()).unwrap_or_default();
     let extras = report_extras(ctx, ct);
     match out {
         // Given: written exactly there (`-`: standard output).

@@ -154,7 +154,7 @@ fn show_one(
             None => outln!(ctx, "\nNo measured subject of this run is the baseline `{b}`."),
         }
     }
-    let ct = crate::ct_cmd::ct_audits(store, &r.results)
+    let ct = super::ct_audits(store, &r.results)
         .map(|c| c.summaries())
         .unwrap_or_default();
     crate::run::summary::print_answers(ctx, r, &ct, previous);
