@@ -173,61 +173,6 @@ fn a_wrong_published_digest_fails_the_gate_with_exit_1() {
     assert!(stderr_of(&o).contains("malformed vector file"), "{}", stderr_of(&o));
 }
 
-/// A measured row of the results file has every documented field, its samples timed in
-/// the run (increasing within each visit), and a median inside its interval and range.
-fn assert_documented_row(r: &serde_json::Value) {
-    // Every sample has its time in the run, increasing within each visit.
-    let t: Vec<f64> = r["raw_t_s"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect();
-    assert_eq!(t.len(), r["raw_ns"].as_array().unwrap().len());
-    assert!(t.iter().all(|x| (0.0..600.0).contains(x)), "{t:?}");
-    let mut at = 0;
-    for v in r["visits"].as_array().unwrap() {
-        let v = v.as_u64().unwrap() as usize;
-        assert!(t[at..at + v].windows(2).all(|w| w[1] > w[0]));
-        at += v;
-    }
-    for k in [
-        "algorithm",
-        "provider",
-        "implementation",
-        "build",
-        "operation",
-        "gate",
-        "gate_detail",
-        "samples",
-        "median_cycles",
-        "median_ns",
-        "ci95_low_cycles",
-        "ci95_high_cycles",
-        "mean_cycles",
-        "stddev_cycles",
-        "min_cycles",
-        "max_cycles",
-        "p95_cycles",
-        "outliers",
-        "cycle_source",
-        "overhead_cycles",
-        "sizes",
-        "raw_cycles",
-    ] {
-        assert!(r.get(k).is_some(), "result lacks {k}");
-    }
-    assert_eq!(r["gate"], "pass");
-    let n = r["samples"].as_u64().unwrap();
-    assert!(n >= 3);
-    assert_eq!(r["raw_cycles"].as_array().unwrap().len() as u64, n);
-    let med = r["median_cycles"].as_f64().unwrap();
-    assert!(med > 0.0);
-    assert!(r["ci95_low_cycles"].as_f64().unwrap() <= med && med <= r["ci95_high_cycles"].as_f64().unwrap());
-    assert!(r["min_cycles"].as_f64().unwrap() <= med && med <= r["max_cycles"].as_f64().unwrap());
-    assert!(["tsc-reference-cycles", "perf-core-cycles"].contains(&r["cycle_source"].as_str().unwrap()));
-}
-
 #[test]
 fn quick_run_writes_the_documented_json() {
     let tmp = tempfile::tempdir().unwrap();
@@ -260,17 +205,6 @@ fn quick_run_writes_the_documented_json() {
     assert_eq!(run["schema"], "cryptoscope.run/1");
     assert!(run["run_id"].is_string() && run["started_at"].as_str().unwrap().ends_with('Z'));
     let env = &run["environment"];
-    for k in [
-        "cpu_model",
-        "logical_cpus",
-        "kernel",
-        "perf_core_cycles",
-        "compilers",
-        "libraries",
-        "cpu_flags",
-    ] {
-        assert!(!env[k].is_null(), "environment.{k}");
-    }
     // The preflight: a look of about 200 ms, the same PMU status as the environment's, and
     // every warning with its fix (whether there are any depends on the machine).
     let pf = &env["preflight"];
@@ -286,63 +220,24 @@ fn quick_run_writes_the_documented_json() {
             "each warning is said: {w}"
         );
     }
-    // The stability verdict: stated method, every measured operation examined.
-    let st = &env["stability"];
-    assert!(st["method"].as_str().unwrap().contains("binary segmentation"), "{st}");
-    assert_eq!(st["operations"], 10);
-    assert_eq!(st["stable"], st["shifted_operations"] == 0);
     let results = run["results"].as_array().unwrap();
     // ML-KEM-768 pqclean clean+avx2 (3 ops each) + X25519 openssl (4 ops: keypair, derive,
     // validate, exchange).
     assert_eq!(results.len(), 10, "{results:?}");
-    results.iter().for_each(assert_documented_row);
+    // Every field of every row is checked in-process (engine/tests/replay.rs,
+    // `the_results_file_holds_every_documented_field`); here, that real workers gave
+    // numbers from a real clock.
+    for r in results {
+        assert_eq!(r["gate"], "pass", "{r}");
+        assert!(r["median_cycles"].as_f64().unwrap() > 0.0, "{r}");
+        assert!(["tsc-reference-cycles", "perf-core-cycles"].contains(&r["cycle_source"].as_str().unwrap()));
+    }
     let sizes = &results.iter().find(|r| r["algorithm"] == "ML-KEM-768").unwrap()["sizes"];
     // FIPS 203, Table 3.
     assert_eq!(
         (sizes["public_key"].as_u64(), sizes["ciphertext"].as_u64()),
         (Some(1184), Some(1088))
     );
-}
-
-#[test]
-fn rounds_spread_and_merge_the_samples() {
-    let tmp = tempfile::tempdir().unwrap();
-    let json = tmp.path().join("r.json");
-    let o = cryptoscope()
-        .args([
-            "run",
-            "--quiet",
-            "--rounds",
-            "3",
-            "--samples",
-            "10",
-            "--alg",
-            "X25519",
-            "--provider",
-            "openssl",
-            "--json",
-        ])
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
-    let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    let results = run["results"].as_array().unwrap();
-    assert_eq!(results.len(), 4, "keypair, derive, validate, exchange");
-    assert_eq!(run["config"]["rounds"], 3);
-    for r in results {
-        // Exactly 10 samples in three visits, merged in time order, boundaries kept.
-        assert_eq!(r["samples"], 10, "{r}");
-        assert_eq!(r["raw_ns"].as_array().unwrap().len(), 10);
-        assert_eq!(r["visits"], serde_json::json!([4, 3, 3]));
-        let med = r["median_cycles"].as_f64().unwrap();
-        assert!(r["min_cycles"].as_f64().unwrap() <= med && med <= r["max_cycles"].as_f64().unwrap());
-    }
-    let o = cryptoscope()
-        .args(["run", "--quick", "--rounds", "0", "--alg", "X25519"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
 }
 
 /// `CRYPTOSCOPE_WORKER_RUNNER`: workers start under the runner (here a shell script that

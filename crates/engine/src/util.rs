@@ -18,6 +18,13 @@ fn civil(days: i64) -> (i64, u32, u32) {
     (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
+/// Milliseconds since the Unix epoch, now (0 on a clock set before 1970).
+pub fn unix_ms() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64() * 1e3)
+}
+
 /// (RFC 3339 timestamp with milliseconds, compact form for ids) of now, UTC.
 pub fn now_utc() -> (String, String) {
     let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();

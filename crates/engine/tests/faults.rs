@@ -97,4 +97,25 @@ fn broken_subjects_are_reported_and_the_run_goes_on() {
     // The store holds the same rows, failures with their causes.
     let (_, stored_rows) = stored(&db).unwrap();
     assert_eq!(stored_rows.len(), rows.len());
+    // The report beside the run file lists the subjects that failed their gate, with the
+    // cause, and only those (`cli/tests/report.rs` does the same for a KAT mismatch).
+    let html = std::fs::read_to_string(tmp.path().join("run.html")).unwrap();
+    assert!(html.contains(" of 6 subjects passed."), "six subjects in the recording");
+    for (subject, status, detail) in [
+        ("SHA3-256/rustcrypto/default", "CRASHED", "SIGSEGV"),
+        ("ML-KEM-768/pqclean/avx2", "TIMEOUT", "timed out after 15 s"),
+    ] {
+        let cell = format!("<td>{subject}</td><td class=\"fail\">{status}</td><td>");
+        let at = html
+            .find(&cell)
+            .unwrap_or_else(|| panic!("{subject} is not listed as {status}"));
+        let reason = &html[at + cell.len()..];
+        assert!(reason[..reason.find("</td>").unwrap()].contains(detail), "{subject}");
+    }
+    for sound in ["SHA-256/rustcrypto/default", "ML-KEM-768/pqclean/clean"] {
+        assert!(
+            !html.contains(&format!("<td>{sound}</td><td class=")),
+            "{sound} is listed as failed"
+        );
+    }
 }

@@ -348,3 +348,111 @@ fn commands_run_side_by_side_in_one_process() {
         }
     });
 }
+
+/// A measured row of the results file has every documented field (docs/json.md), its
+/// samples timed in the run (increasing within each visit), and a median inside its
+/// interval and its range.
+fn assert_documented_row(r: &Value) {
+    let t: Vec<f64> = r["raw_t_s"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert_eq!(t.len(), r["raw_ns"].as_array().unwrap().len(), "{r}");
+    assert!(t.iter().all(|x| (0.0..600.0).contains(x)), "{t:?}");
+    let mut at = 0;
+    for v in r["visits"].as_array().unwrap() {
+        let v = v.as_u64().unwrap() as usize;
+        assert!(t[at..at + v].windows(2).all(|w| w[1] > w[0]), "{r}");
+        at += v;
+    }
+    for k in [
+        "algorithm",
+        "provider",
+        "implementation",
+        "build",
+        "operation",
+        "gate",
+        "gate_detail",
+        "samples",
+        "median_cycles",
+        "median_ns",
+        "ci95_low_cycles",
+        "ci95_high_cycles",
+        "mean_cycles",
+        "stddev_cycles",
+        "min_cycles",
+        "max_cycles",
+        "p95_cycles",
+        "outliers",
+        "cycle_source",
+        "overhead_cycles",
+        "sizes",
+        "raw_cycles",
+    ] {
+        assert!(r.get(k).is_some(), "result lacks {k}: {r}");
+    }
+    assert_eq!(r["gate"], "pass");
+    let n = r["samples"].as_u64().unwrap();
+    assert_eq!(r["raw_cycles"].as_array().unwrap().len() as u64, n);
+    let med = r["median_cycles"].as_f64().unwrap();
+    assert!(med > 0.0);
+    assert!(r["ci95_low_cycles"].as_f64().unwrap() <= med && med <= r["ci95_high_cycles"].as_f64().unwrap());
+    assert!(r["min_cycles"].as_f64().unwrap() <= med && med <= r["max_cycles"].as_f64().unwrap());
+    assert!(["tsc-reference-cycles", "perf-core-cycles"].contains(&r["cycle_source"].as_str().unwrap()));
+}
+
+/// What was `cli/tests/cli.rs`'s `quick_run_writes_the_documented_json` about the file's
+/// content: the schema, the machine and its preflight, the stability verdict over every
+/// measured operation, every row documented, and the sizes FIPS 203 gives ML-KEM-768.
+#[test]
+fn the_results_file_holds_every_documented_field() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db_url = tmp.path().join("r.db").display().to_string();
+    let json = tmp.path().join("out/run.json");
+    let (code, out) = run(&cassette(), RUN, &db_url, &json);
+    assert_eq!(code, 0, "{}", out.stderr());
+    let run: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(run["schema"], "cryptoscope.run/1");
+    assert!(run["run_id"].is_string() && run["started_at"].as_str().unwrap().ends_with('Z'));
+    let env = &run["environment"];
+    for k in [
+        "cpu_model",
+        "logical_cpus",
+        "kernel",
+        "perf_core_cycles",
+        "compilers",
+        "libraries",
+        "cpu_flags",
+    ] {
+        assert!(!env[k].is_null(), "environment.{k}");
+    }
+    // The preflight: the same PMU status as the environment's, every warning with its fix.
+    let pf = &env["preflight"];
+    assert_eq!(pf["pmu"], env["perf_core_cycles"], "{pf}");
+    for w in pf["warnings"].as_array().unwrap() {
+        assert!(
+            !w["what"].as_str().unwrap().is_empty() && !w["fix"].as_str().unwrap().is_empty(),
+            "{w}"
+        );
+    }
+    // The stability verdict: its method stated, every measured operation examined.
+    let st = &env["stability"];
+    assert!(st["method"].as_str().unwrap().contains("binary segmentation"), "{st}");
+    assert_eq!(st["operations"], 17);
+    assert_eq!(st["stable"], st["shifted_operations"] == 0);
+    assert_eq!(run["config"]["rounds"], 2);
+    let results = run["results"].as_array().unwrap();
+    assert_eq!(results.len(), 17);
+    results.iter().for_each(assert_documented_row);
+    // FIPS 203, Table 3: ML-KEM-768's encapsulation key and ciphertext.
+    for r in results.iter().filter(|r| r["algorithm"] == "ML-KEM-768") {
+        let sizes = &r["sizes"];
+        assert_eq!(
+            (sizes["public_key"].as_u64(), sizes["ciphertext"].as_u64()),
+            (Some(1184), Some(1088)),
+            "{r}"
+        );
+    }
+}

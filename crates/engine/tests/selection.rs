@@ -6,9 +6,11 @@
 mod common;
 
 use common::{cassette, parse, reading, replaying};
-use cryptoscope_engine::args::{GateArgs, RunArgs, SelectArgs};
+use cryptoscope_engine::args::{CtArgs, GateArgs, ProfileArgs, RunArgs, SelectArgs};
+use cryptoscope_engine::ct_cmd::cmd_ct;
 use cryptoscope_engine::listing::{cmd_list, cmd_verify};
 use cryptoscope_engine::preflight_cmd::cmd_preflight;
+use cryptoscope_engine::profile::cmd_profile;
 use cryptoscope_engine::run::cmd_run;
 use cryptoscope_engine::ui::UsageError;
 
@@ -83,6 +85,7 @@ fn a_selection_that_matches_nothing_says_why() {
 fn flags_out_of_range_and_unwritable_paths_are_refused_before_measuring() {
     assert!(run_refused(&["--quick", "--samples", "0"]).contains("--samples"));
     assert!(run_refused(&["--quick", "--cpu", "4096"]).contains("4096"));
+    assert!(run_refused(&["--quick", "--rounds", "0"]).contains("--rounds"));
     let e = run_refused(&["--quick", "--alg", "X25519", "--json", "/proc/cryptoscope/nope.json"]);
     assert!(e.contains("cannot"), "{e}");
 }
@@ -114,4 +117,34 @@ fn preflight_reports_the_machine_and_refuses_a_cpu_it_lacks() {
     assert!(out.stdout().contains("governor: ") && out.stdout().contains("perf_event_paranoid: "));
     let (ctx, _) = reading();
     refused(cmd_preflight(&ctx, Some(4096), None), "--cpu 4096");
+}
+
+/// What were `cli/tests/ct.rs`'s and `cli/tests/profile.rs`'s bad-input cases about their
+/// messages (their exit status 2 stays there): refused before valgrind is looked for.
+#[test]
+fn audit_and_profile_settings_out_of_range_are_refused() {
+    for (words, needle) in [
+        (&["--samples", "10"][..], "--samples must be at least 2000"),
+        (&["--alg", "X25519", "--time-budget", "0"], "--time-budget"),
+    ] {
+        let (ctx, _) = replaying(&cassette(), None, &[&["ct"][..], words].concat());
+        let a: CtArgs = parse(words);
+        let e = refused(cmd_ct(&a, &ctx), &format!("ct {words:?}"));
+        assert!(e.contains(needle), "{e}");
+        assert_eq!(ctx.workers.started(), 0);
+    }
+    for (words, needle) in [
+        (
+            &["--alg", "ML-KEM-768", "--calls", "0"][..],
+            "--calls must be at least 1",
+        ),
+        (&["--alg", "ML-KEM-768", "--op", "sign"], "sign"),
+        (&["--alg", "X25519", "--min-share", "150"], "--min-share"),
+    ] {
+        let (ctx, _) = replaying(&cassette(), None, &[&["profile"][..], words].concat());
+        let a: ProfileArgs = parse(words);
+        let e = refused(cmd_profile(&a, &ctx), &format!("profile {words:?}"));
+        assert!(e.contains(needle), "{e}");
+        assert_eq!(ctx.workers.started(), 0);
+    }
 }

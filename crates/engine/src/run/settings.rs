@@ -158,10 +158,7 @@ impl<'a> Settings<'a> {
             tsc_hz: clock.tsc_hz(),
             lengths: self.lengths.clone(),
             timeout: self.timeout,
-            run_start_unix_ms: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs_f64() * 1e3)
-                .unwrap_or(0.0),
+            run_start_unix_ms: crate::util::unix_ms(),
             stored,
         }
     }

@@ -101,8 +101,7 @@ impl Pass<'_> {
         }
         for round in 0..r {
             if let Some(n) = samples {
-                // Exactly N in total: the first N mod R visits take one more.
-                let per = n / r + usize::from(round < n % r);
+                let per = visit_samples(n, r, round);
                 (visit.plan.min_samples, visit.plan.max_samples, visit.plan.floor_samples) = (per, per, per);
             }
             for d in self
@@ -176,4 +175,28 @@ fn visit_settings(s: &MeasureSettings, r: usize) -> MeasureSettings {
     visit.plan.floor_samples = visit.plan.floor_samples.div_ceil(r).max(1);
     visit.plan.warmup /= r as u32;
     visit
+}
+
+/// `--samples N` over `r` rounds: exactly N in total, the first N mod R visits taking one
+/// more.
+fn visit_samples(n: usize, r: usize, round: usize) -> usize {
+    n / r + usize::from(round < n % r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::visit_samples;
+
+    #[test]
+    fn exact_sample_counts_spread_over_the_rounds() {
+        // What `cli/tests/cli.rs`'s rounds test asserted of a live run: 10 samples in
+        // three visits are 4, 3 and 3.
+        let split = |n: usize, r: usize| (0..r).map(|k| visit_samples(n, r, k)).collect::<Vec<_>>();
+        assert_eq!(split(10, 3), [4, 3, 3]);
+        assert_eq!(split(40, 2), [20, 20]);
+        assert_eq!(split(5, 5), [1, 1, 1, 1, 1]);
+        for (n, r) in [(7, 3), (100, 7), (3, 4)] {
+            assert_eq!(split(n, r).iter().sum::<usize>(), n, "{n} over {r}");
+        }
+    }
 }

@@ -112,7 +112,18 @@ impl Replay {
             .position(|a| a == "--ops")
             .and_then(|i| args.get(i + 1))
             .map(|l| l.split(',').collect());
-        for ev in x.events {
+        // The recording's samples are timed from when it was made; replayed, they are
+        // timed from now, the exchange's own spacing kept (a run's `raw_t_s` are seconds
+        // since the run started).
+        let first = x.events.iter().find_map(|e| match e {
+            Event::Measured(m) => Some(m.samples.started_unix_ms),
+            _ => None,
+        });
+        let shift = first.map_or(0.0, |t| crate::util::unix_ms() - t);
+        for mut ev in x.events {
+            if let Event::Measured(m) = &mut ev {
+                m.samples.started_unix_ms += shift;
+            }
             let op = match &ev {
                 Event::Measured(m) => Some(m.operation.as_str().to_string()),
                 Event::OpFailed { operation, .. } => Some(operation.as_str().to_string()),
