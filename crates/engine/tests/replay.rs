@@ -8,9 +8,10 @@ mod common;
 
 use common::{all, cassette, db, parse, reading, recorded, replaying, run, slowed, stored, Rows};
 use cryptoscope_engine::context::Captured;
-use cryptoscope_engine::stored::{cmd_compare, cmd_export, cmd_report, cmd_runs, CompareArgs};
+use cryptoscope_engine::stored::{self, cmd_compare, cmd_export, cmd_report, cmd_runs, CompareArgs, Compared};
 use cryptoscope_engine::ui::UsageError;
 use cryptoscope_engine::workers::Stopped;
+use cryptoscope_report::compare::Verdict;
 use cryptoscope_testkit::replay::RUN;
 use serde_json::Value;
 
@@ -165,6 +166,33 @@ fn a_slowed_subject_is_called_slower_and_nothing_else_changes() {
     }
     let (code, _) = compare(&db_url, &[&ids[0], &ids[1], "--fail-on-slower"]);
     assert_eq!(code.unwrap(), 1, "--fail-on-slower turns the verdict into exit 1");
+    // The same, read from the comparison itself rather than its table: every operation of
+    // the slowed subject, and nothing else, is slower, at twice the baseline's time.
+    let (ctx, out) = reading();
+    let found = stored::compare(&ctx, &parse(&[&ids[0], &ids[1], "--db", &db_url])).unwrap();
+    assert_eq!(out.stdout(), "", "compare() writes nothing");
+    let Compared::Runs(c) = &found else {
+        panic!("two runs of one machine are compared as runs")
+    };
+    assert_eq!((c.runs.len(), c.baseline, c.rows.len()), (2, 0, 17));
+    for row in &c.rows {
+        let cell = &row.cells[1];
+        let slowed = row.subject == "ML-KEM-768/pqclean/clean";
+        assert_eq!(
+            cell.verdict == Verdict::Slower,
+            slowed,
+            "{} {}",
+            row.subject,
+            row.operation
+        );
+        if slowed {
+            let r = cell.ratio.unwrap();
+            assert!((r - 2.0).abs() < 1e-9, "{} {}: ratio {r}", row.subject, row.operation);
+        } else {
+            assert_eq!(cell.verdict, Verdict::NoSignificantChange, "{}", row.subject);
+        }
+    }
+    assert_eq!(found.slower(), 3);
 }
 
 #[test]

@@ -9,6 +9,8 @@ use crate::ui::usage;
 use crate::util;
 use anyhow::Result;
 use cryptoscope_model::RunFile;
+use cryptoscope_report::compare::{self as report_compare, Comparison, Statistic};
+use cryptoscope_report::history::{self, HistoryComparison};
 use std::path::PathBuf;
 
 /// The repository's published-figures file.
@@ -131,6 +133,85 @@ pub struct CompareArgs {
     pub(crate) db: DbArg,
 }
 
+/// What `compare` found, before it is written anywhere: `cmd_compare` renders it, a test
+/// reads its verdicts.
+pub enum Compared {
+    /// Two or more runs, the first (or `--reference`) the baseline.
+    Runs(Comparison),
+    /// Groups that ran on several machine types: each type's parts compared with each other.
+    PerMachine(Vec<OnMachine>),
+    /// One run against the runs before it on its machine (`--history K`).
+    History(HistoryComparison),
+}
+
+/// One machine type of a per-machine comparison.
+pub enum OnMachine {
+    /// Only one run of the type: nothing to compare it with.
+    Alone {
+        machine: String,
+        run: String,
+    },
+    Compared {
+        machine: String,
+        comparison: Comparison,
+    },
+}
+
+impl Compared {
+    /// How many operations are slower than their baseline or history.
+    pub fn slower(&self) -> usize {
+        match self {
+            Compared::Runs(c) => report_compare::tally(c).1,
+            Compared::PerMachine(m) => m
+                .iter()
+                .map(|o| match o {
+                    OnMachine::Compared { comparison, .. } => report_compare::tally(comparison).1,
+                    OnMachine::Alone { .. } => 0,
+                })
+                .sum(),
+            Compared::History(h) => history::tally(h).1,
+        }
+    }
+
+    /// The tables, as `compare` prints them.
+    pub fn render(&self) -> String {
+        match self {
+            Compared::Runs(c) => report_compare::render(c),
+            Compared::PerMachine(m) => m
+                .iter()
+                .map(|o| match o {
+                    OnMachine::Alone { machine, run } => {
+                        format!("On {machine}: only {run}, nothing to compare it with.\n\n")
+                    }
+                    OnMachine::Compared { machine, comparison } => {
+                        format!("On {machine}:\n{}\n", report_compare::render(comparison))
+                    }
+                })
+                .collect(),
+            Compared::History(h) => history::render(h),
+        }
+    }
+
+    /// The `--json` document: the comparison, the list of each machine type's, or the
+    /// history comparison.
+    pub fn json(&self) -> Result<String> {
+        Ok(match self {
+            Compared::Runs(c) => serde_json::to_string_pretty(c)?,
+            Compared::PerMachine(m) => {
+                let all: Vec<&Comparison> = m
+                    .iter()
+                    .filter_map(|o| match o {
+                        OnMachine::Compared { comparison, .. } => Some(comparison),
+                        OnMachine::Alone { .. } => None,
+                    })
+                    .collect();
+                serde_json::to_string_pretty(&all)?
+            }
+            Compared::History(h) => serde_json::to_string_pretty(h)?,
+        })
+    }
+}
+
 pub fn cmd_compare(ctx: &Ctx, a: &CompareArgs) -> Result<i32> {
     if a.published {
         if a.history.is_some() {
@@ -141,14 +222,39 @@ pub fn cmd_compare(ctx: &Ctx, a: &CompareArgs) -> Result<i32> {
         }
         return cmd_published(ctx, &a.runs, a.published_file.as_deref(), a.json.as_deref(), &a.db);
     }
+    let c = compare(ctx, a)?;
+    out!(ctx, "{}", c.render());
+    if let Some(p) = &a.json {
+        write_output(ctx, p, &c.json()?)?;
+    }
+    let slower = c.slower();
+    Ok(if a.fail_on_slower && slower > 0 {
+        let against = if matches!(c, Compared::History(_)) {
+            "their history"
+        } else {
+            "the baseline"
+        };
+        errln!(
+            ctx,
+            "compare: {slower} operation(s) slower than {against} (--fail-on-slower)"
+        );
+        1
+    } else {
+        0
+    })
+}
+
+/// `compare` without `--published`: the stored runs named, side by side or against their
+/// history. Warnings go to the context's error output; nothing else is written.
+pub fn compare(ctx: &Ctx, a: &CompareArgs) -> Result<Compared> {
     let threshold = a.threshold;
     if !(0.0..1.0).contains(&threshold) {
         return Err(usage("--threshold must be a fraction in [0, 1), e.g. 0.05"));
     }
-    let statistic = cryptoscope_report::compare::Statistic::parse(&a.statistic)
-        .ok_or_else(|| usage(format!("unknown statistic `{}`", a.statistic)))?;
+    let statistic =
+        Statistic::parse(&a.statistic).ok_or_else(|| usage(format!("unknown statistic `{}`", a.statistic)))?;
     if let Some(k) = a.history {
-        return cmd_history(ctx, a, k, statistic);
+        return against_history(ctx, a, k, statistic).map(Compared::History);
     }
     if a.runs.len() < 2 {
         return Err(usage(
@@ -161,9 +267,9 @@ pub fn cmd_compare(ctx: &Ctx, a: &CompareArgs) -> Result<i32> {
         sets.push(store.load_all(r).map_err(|e| usage(e.to_string()))?);
     }
     if sets.iter().any(|s| s.len() > 1) {
-        return compare_per_machine(ctx, a, sets, statistic);
+        return per_machine(a, sets, statistic).map(Compared::PerMachine);
     }
-    let mut loaded: Vec<cryptoscope_model::RunFile> = Vec::new();
+    let mut loaded: Vec<RunFile> = Vec::new();
     for (r, mut set) in a.runs.iter().zip(sets) {
         let mut run = set.remove(0);
         a.filter.apply(&mut run)?;
@@ -191,31 +297,14 @@ pub fn cmd_compare(ctx: &Ctx, a: &CompareArgs) -> Result<i32> {
                 .ok_or_else(|| usage(format!("--reference {b} is not among the compared runs")))?
         }
     };
-    let c = cryptoscope_report::compare::compare(&loaded, base, threshold, a.cycles, statistic);
-    out!(ctx, "{}", cryptoscope_report::compare::render(&c));
-    if let Some(p) = &a.json {
-        write_output(ctx, p, &serde_json::to_string_pretty(&c)?)?;
-    }
-    let slower = cryptoscope_report::compare::tally(&c).1;
-    Ok(if a.fail_on_slower && slower > 0 {
-        errln!(
-            ctx,
-            "compare: {slower} operation(s) slower than the baseline (--fail-on-slower)"
-        );
-        1
-    } else {
-        0
-    })
+    Ok(Compared::Runs(report_compare::compare(
+        &loaded, base, threshold, a.cycles, statistic,
+    )))
 }
 
 /// `compare group:A group:B` where a group ran on several machine types: each type's parts
 /// are compared with each other, never with another machine's.
-fn compare_per_machine(
-    ctx: &Ctx,
-    a: &CompareArgs,
-    sets: Vec<Vec<RunFile>>,
-    statistic: cryptoscope_report::compare::Statistic,
-) -> Result<i32> {
+fn per_machine(a: &CompareArgs, sets: Vec<Vec<RunFile>>, statistic: Statistic) -> Result<Vec<OnMachine>> {
     if a.baseline.is_some() {
         return Err(usage(
             "--reference does not apply to groups on several machine types: each type is compared on its own, \
@@ -229,39 +318,27 @@ fn compare_per_machine(
             types.push(machine(r));
         }
     }
-    let (mut all, mut slower) = (Vec::new(), 0);
-    for t in &types {
-        let mut runs: Vec<RunFile> = sets.iter().flatten().filter(|r| machine(r) == *t).cloned().collect();
+    let mut all = Vec::new();
+    for t in types {
+        let mut runs: Vec<RunFile> = sets.iter().flatten().filter(|r| machine(r) == t).cloned().collect();
         if runs.len() < 2 {
-            outln!(ctx, "On {t}: only {}, nothing to compare it with.\n", runs[0].run_id);
+            all.push(OnMachine::Alone {
+                machine: t,
+                run: runs[0].run_id.clone(),
+            });
             continue;
         }
         for r in &mut runs {
             a.filter.apply(r)?;
         }
-        let c = cryptoscope_report::compare::compare(&runs, 0, a.threshold, a.cycles, statistic);
-        outln!(ctx, "On {t}:");
-        outln!(ctx, "{}", cryptoscope_report::compare::render(&c));
-        slower += cryptoscope_report::compare::tally(&c).1;
-        all.push(c);
+        let comparison = report_compare::compare(&runs, 0, a.threshold, a.cycles, statistic);
+        all.push(OnMachine::Compared { machine: t, comparison });
     }
-    if let Some(p) = &a.json {
-        write_output(ctx, p, &serde_json::to_string_pretty(&all)?)?;
-    }
-    Ok(if a.fail_on_slower && slower > 0 {
-        errln!(
-            ctx,
-            "compare: {slower} operation(s) slower than the baseline (--fail-on-slower)"
-        );
-        1
-    } else {
-        0
-    })
+    Ok(all)
 }
 
 /// `compare RUN --history K`: RUN against the runs before it on its machine.
-fn cmd_history(ctx: &Ctx, a: &CompareArgs, k: usize, statistic: cryptoscope_report::compare::Statistic) -> Result<i32> {
-    use cryptoscope_report::history;
+fn against_history(ctx: &Ctx, a: &CompareArgs, k: usize, statistic: Statistic) -> Result<HistoryComparison> {
     if k == 0 {
         return Err(usage(format!(
             "--history needs at least one run ({} or more give verdicts), e.g. --history 10",
@@ -296,20 +373,7 @@ fn cmd_history(ctx: &Ctx, a: &CompareArgs, k: usize, statistic: cryptoscope_repo
             run.run_id, h.machine
         )));
     }
-    out!(ctx, "{}", history::render(&h));
-    if let Some(p) = &a.json {
-        write_output(ctx, p, &serde_json::to_string_pretty(&h)?)?;
-    }
-    let slower = history::tally(&h).1;
-    Ok(if a.fail_on_slower && slower > 0 {
-        errln!(
-            ctx,
-            "compare: {slower} operation(s) slower than their history (--fail-on-slower)"
-        );
-        1
-    } else {
-        0
-    })
+    Ok(h)
 }
 
 /// The stored runs before `run` on its machine (same host and CPU model), newest first,
