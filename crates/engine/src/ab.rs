@@ -25,7 +25,7 @@ use cryptoscope_model::protocol::Request;
 use cryptoscope_model::{ResultRow, RunFile, SCHEMA};
 use cryptoscope_worker::Event;
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::args::{store_location, DbArg, GateArgs};
 use crate::catalog::Catalogue;
@@ -531,34 +531,36 @@ fn interleave(
             rows: [Vec::new(), Vec::new()],
         });
     }
-    let start = Instant::now();
+    let clock = &ctx.time;
+    let start = clock.now();
+    let elapsed = || clock.now().saturating_sub(start);
     let time = Duration::from_secs_f64(a.time);
     // About twenty epochs, each at least a second: the workers restart between them.
     let epoch_len = (time / EPOCHS).max(Duration::from_secs(1));
     let mut epoch = 0u32;
-    let mut epoch_start = Instant::now();
+    let mut epoch_start = clock.now();
     let pb = crate::ui::progress_bar(a.time.ceil() as u64, ctx);
     let lines = !quiet && !std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let (mut saved, mut said) = (Instant::now(), 0);
+    let (mut saved, mut said) = (clock.now(), 0);
     loop {
         let enough = tracks.iter().all(|t| t.quads.len() >= paired::MIN_QUADS);
-        if start.elapsed() >= time && enough {
+        if elapsed() >= time && enough {
             break;
         }
-        if epoch_start.elapsed() >= epoch_len {
+        if clock.now().saturating_sub(epoch_start) >= epoch_len {
             blocks.cat.transport.retire_long_lived();
             epoch += 1;
-            epoch_start = Instant::now();
+            epoch_start = clock.now();
         }
         for t in tracks.iter_mut() {
             if let Err(e) = t.quad(blocks, pair, [v(0), v(1)], epoch) {
                 // The incomplete quad is left out of the test; its blocks' rows are kept.
                 pb.finish_and_clear();
-                save(&tracks, start.elapsed().as_secs_f64());
+                save(&tracks, elapsed().as_secs_f64());
                 return (tracks, Some(e));
             }
         }
-        let el = start.elapsed().as_secs_f64();
+        let el = elapsed().as_secs_f64();
         pb.set_position((el as u64).min(a.time.ceil() as u64));
         let t0 = &tracks[0];
         let msg = match t0.ratio_now() {
@@ -575,13 +577,13 @@ fn interleave(
             said = el as usize / 10;
             errln!(ctx, "[{el:.0} s of {:.0} s] {msg}", a.time);
         }
-        if saved.elapsed() > Duration::from_secs(5) {
+        if clock.now().saturating_sub(saved) > Duration::from_secs(5) {
             save(&tracks, el);
-            saved = Instant::now();
+            saved = clock.now();
         }
     }
     pb.finish_and_clear();
-    save(&tracks, start.elapsed().as_secs_f64());
+    save(&tracks, elapsed().as_secs_f64());
     (tracks, None)
 }
 

@@ -11,7 +11,43 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long a command has been going, for the decisions that depend on it (when `ab`'s
+/// `--time` is spent, when its next epoch starts). Live, the monotonic clock; in a test, a
+/// scripted clock that moves on by a fixed step each time it is read, so that such a loop
+/// makes the same worker calls on any machine under any load (and a replayed recording
+/// holds them). Measurements never read it: they are timed in the workers.
+#[derive(Clone, Debug)]
+pub enum Time {
+    Live(Instant),
+    Scripted { step: Duration, read: Arc<AtomicU64> },
+}
+
+impl Time {
+    /// The monotonic clock, from now.
+    pub fn live() -> Time {
+        Time::Live(Instant::now())
+    }
+
+    /// A clock at zero that moves on by `step` each time it is read.
+    pub fn scripted(step: Duration) -> Time {
+        Time::Scripted {
+            step,
+            read: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
+    /// The time since this clock's start.
+    pub fn now(&self) -> Duration {
+        match self {
+            Time::Live(start) => start.elapsed(),
+            Time::Scripted { step, read } => *step * read.fetch_add(1, Ordering::Relaxed) as u32,
+        }
+    }
+}
 
 /// The settings a command takes from the process environment, read once by the CLI
 /// ([`Env::VARS`] are all the engine and the drivers look at).
@@ -193,6 +229,8 @@ macro_rules! errln {
 pub struct Ctx {
     /// How workers are reached: started, recorded or replayed.
     pub workers: Arc<Workers>,
+    /// Where a command reads how long it has been going (`ab --time`, its epochs).
+    pub time: Time,
     pub out: Out,
     /// No progress bar or progress lines.
     pub quiet: bool,
@@ -210,6 +248,7 @@ impl Ctx {
     pub fn new(workers: Workers) -> Ctx {
         Ctx {
             workers: Arc::new(workers),
+            time: Time::live(),
             out: Out::std(),
             quiet: false,
             env: Env::empty(),
@@ -223,6 +262,12 @@ impl Ctx {
     pub fn captured(workers: Workers) -> (Ctx, Captured) {
         let (out, captured) = Out::captured();
         (Ctx::new(workers).with_out(out).with_quiet(true), captured)
+    }
+
+    /// With this time (a scripted one in tests).
+    pub fn with_time(mut self, time: Time) -> Ctx {
+        self.time = time;
+        self
     }
 
     /// With this output.
