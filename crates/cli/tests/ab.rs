@@ -1,5 +1,5 @@
 //! `cryptoscope ab A B` end to end with real workers. The blocks, quads, epochs and what is
-//! stored and printed are checked in-process on recorded blocks (`engine/tests/ab.rs`), the
+//! stored and printed are checked in-process on recorded blocks (`engine/tests/engine/ab.rs`), the
 //! verdicts themselves on synthetic streams in `cryptoscope_measure::paired`. What is exact
 //! here is exact by nature: the instruction counts of two builds of the example, one with
 //! extra work in its hot loop.

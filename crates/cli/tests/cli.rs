@@ -45,7 +45,7 @@ fn usage_errors_exit_2_with_one_line() {
         assert!(!stderr_of(&o).contains("panicked"), "{args:?}");
     }
     // One line, the first of clap's or ours (what each says is checked in-process:
-    // crates/engine/tests/selection.rs).
+    // crates/engine/tests/engine/selection.rs).
     let o = cryptoscope().args(["verify", "--alg", "ML-KEM-786"]).output().unwrap();
     assert_eq!(stderr_of(&o).trim().lines().count(), 1, "{}", stderr_of(&o));
 }
@@ -224,7 +224,7 @@ fn quick_run_writes_the_documented_json() {
     // ML-KEM-768 pqclean clean+avx2 (3 ops each) + X25519 openssl (4 ops: keypair, derive,
     // validate, exchange).
     assert_eq!(results.len(), 10, "{results:?}");
-    // Every field of every row is checked in-process (engine/tests/replay.rs,
+    // Every field of every row is checked in-process (engine/tests/engine/replay.rs,
     // `the_results_file_holds_every_documented_field`); here, that real workers gave
     // numbers from a real clock.
     for r in results {

@@ -1,7 +1,7 @@
 //! The command line as people use it, through the binary: pipes, defaults that are what the
 //! help says, errors that name the problem, the worker flags where workers start, help that
 //! fits a terminal, `show` printing what `run` printed. (What the stored-run commands do with
-//! their arguments is checked in-process: `crates/engine/tests/stored.rs`.)
+//! their arguments is checked in-process: `crates/engine/tests/engine/stored.rs`.)
 
 mod common;
 
@@ -121,7 +121,7 @@ fn help_examples_fit_an_80_column_terminal() {
 
 /// `show` of a run with the memory pass prints its heap and stack, as `run` did; a run
 /// without it does not. (Stored-run addressing, filters, pruning and `compare`'s warnings are
-/// checked in-process: `crates/engine/tests/stored.rs`.)
+/// checked in-process: `crates/engine/tests/engine/stored.rs`.)
 #[test]
 fn show_prints_the_memory_pass_as_run_did() {
     let tmp = tempfile::tempdir().unwrap();

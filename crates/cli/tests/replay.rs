@@ -3,7 +3,7 @@
 //! started — the recording named by `CRYPTOSCOPE_REPLAY` (a broken one is a one-line error,
 //! exit 2) and a real SIGKILL at exact points of a run, resumed, on SQLite and PostgreSQL.
 //! Rounds, merging visits, exports, the report and `compare`'s verdicts are checked
-//! in-process by `crates/engine/tests/replay.rs`.
+//! in-process by `crates/engine/tests/engine/replay.rs`.
 
 mod common;
 

@@ -3,9 +3,7 @@
 //! mean" where a name is near one we know), before anything is gated, measured or stored.
 //! That these are exit status 2 at the CLI is checked there (`cli/tests/cli.rs`).
 
-mod common;
-
-use common::{cassette, parse, reading, replaying};
+use crate::common::{cassette, parse, reading, replaying};
 use cryptoscope_engine::args::{CtArgs, GateArgs, ProfileArgs, RunArgs, SelectArgs};
 use cryptoscope_engine::ct_cmd::cmd_ct;
 use cryptoscope_engine::listing::{cmd_list, cmd_verify};

@@ -1,7 +1,5 @@
-//! The engine's own test tier (docs/testing.md): commands run in-process, as functions of a
-//! context whose workers replay recorded exchanges and whose output is kept, several tests
-//! at once. Every test checks at its end that its transport started no process.
-#![allow(dead_code)]
+//! What the engine tier's tests share: contexts that replay a recording or read the store
+//! alone, argument groups parsed as the CLI parses them, and the recording's samples.
 
 use clap::Parser;
 use cryptoscope_engine::args::{DbArg, FilterArgs};

@@ -4,9 +4,7 @@
 //! verdict here is decided by the test's data on any machine under any load; no process is
 //! started.
 
-mod common;
-
-use common::{all, cassette, db, parse, reading, recorded, replaying, run, slowed, stored, Rows};
+use crate::common::{all, cassette, db, parse, reading, recorded, replaying, run, slowed, stored, Rows};
 use cryptoscope_engine::context::Captured;
 use cryptoscope_engine::stored::{self, cmd_compare, cmd_export, cmd_report, cmd_runs, CompareArgs, Compared};
 use cryptoscope_engine::ui::UsageError;

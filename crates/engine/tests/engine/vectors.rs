@@ -4,9 +4,7 @@
 //! no worker is started). The files' runs on real workers are in
 //! `crates/cli/tests/external_vectors.rs`.
 
-mod common;
-
-use common::{cassette, parse, replaying, vectors};
+use crate::common::{cassette, parse, replaying, vectors};
 use cryptoscope_engine::args::{GateArgs, SelectArgs};
 use cryptoscope_engine::ui::UsageError;
 use serde_json::Value;

@@ -3,9 +3,7 @@
 //! recording of real workers (`fixtures/replay/ab-x25519.jsonl`), timed by a scripted clock
 //! so that the same blocks are asked for on any machine under any load.
 
-mod common;
-
-use common::{all, cassette, db, exchanges, parse, replaying, stored};
+use crate::common::{all, cassette, db, exchanges, parse, replaying, stored};
 use cryptoscope_engine::ab::{cmd_ab, AbArgs};
 use cryptoscope_engine::context::Time;
 use cryptoscope_engine::stored::cmd_show;
@@ -204,7 +202,7 @@ fn two_providers_are_interleaved_in_epochs_stored_and_printed() {
             assert_eq!(n, want, "{subject} {name}: samples stored against those in the quads");
         }
     }
-    let (ctx, show) = common::reading();
+    let (ctx, show) = crate::common::reading();
     assert_eq!(cmd_show(&ctx, id, None, None, &all(), &db(&db_url)).unwrap(), 0);
     assert!(show.stdout().contains("calls/block"), "{}", show.stdout());
 }

@@ -5,9 +5,7 @@
 //! faults from real processes — signals, a hang, the memory limit, a buffer overrun — are
 //! in `cli/tests/faults.rs`, on the testbed provider's broken subjects.)
 
-mod common;
-
-use common::{cassette, exchanges, run, stored};
+use crate::common::{cassette, exchanges, run, stored};
 use cryptoscope_testkit::replay::RUN;
 use serde_json::{json, Value};
 

@@ -2,9 +2,7 @@
 //! listed, shown, exported and compared; shards split a selection and a group reassembles
 //! them, per machine type; bad references and unreachable databases are input errors.
 
-mod common;
-
-use common::{all, cassette, db, reading, run, X25519};
+use crate::common::{all, cassette, db, reading, run, X25519};
 use cryptoscope_engine::groups::cmd_group;
 use cryptoscope_engine::stored::{cmd_compare, cmd_export, cmd_report, cmd_runs, cmd_show, CompareArgs};
 use cryptoscope_engine::ui::UsageError;
@@ -42,7 +40,7 @@ fn refused(r: anyhow::Result<i32>) -> String {
 }
 
 fn compare_args(words: &[&str]) -> CompareArgs {
-    common::parse(words)
+    crate::common::parse(words)
 }
 
 #[test]
@@ -195,8 +193,8 @@ fn shards_split_the_selection_and_reassemble_as_a_group() {
     );
     assert!(std::fs::read_to_string(&html).unwrap().contains("ML-KEM-768"));
     // Shard 0 of 3 does not exist.
-    let args: cryptoscope_engine::args::RunArgs = common::parse(&["--quick", "--shard", "0/3", "--db", &db_url]);
-    let (ctx, _) = common::replaying(&cassette(), None, &["run", "--quick", "--shard", "0/3"]);
+    let args: cryptoscope_engine::args::RunArgs = crate::common::parse(&["--quick", "--shard", "0/3", "--db", &db_url]);
+    let (ctx, _) = crate::common::replaying(&cassette(), None, &["run", "--quick", "--shard", "0/3"]);
     assert!(refused(cryptoscope_engine::run::cmd_run(&args, &ctx)).contains("0/3"));
 }
 
@@ -227,8 +225,8 @@ fn a_group_is_one_commands_shards_counted_by_group() {
         let mut all_words: Vec<&str> = words.to_vec();
         let json_s = json.display().to_string();
         all_words.extend(["--db", &db_url, "--json", &json_s]);
-        let (ctx, out) = common::replaying(&cassette(), None, &all_words);
-        let args: cryptoscope_engine::args::RunArgs = common::parse(&all_words[1..]);
+        let (ctx, out) = crate::common::replaying(&cassette(), None, &all_words);
+        let args: cryptoscope_engine::args::RunArgs = crate::common::parse(&all_words[1..]);
         let r = cryptoscope_engine::run::cmd_run(&args, &ctx);
         assert_eq!(ctx.workers.started(), 0);
         (r, out)

@@ -4,9 +4,7 @@
 //! narrow like `run` selects, `runs --prune`, `run --json -` and `run --resume` refusing
 //! flags it would ignore.
 
-mod common;
-
-use common::{all, cassette, db, parse, reading, replaying, run, X25519};
+use crate::common::{all, cassette, db, parse, reading, replaying, run, X25519};
 use cryptoscope_engine::args::{FilterArgs, RunArgs};
 use cryptoscope_engine::context::Captured;
 use cryptoscope_engine::stored::{cmd_compare, cmd_export, cmd_report, cmd_runs, cmd_show, CompareArgs};
