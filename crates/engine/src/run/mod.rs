@@ -146,6 +146,71 @@ pub fn cmd_run(a: &RunArgs, ctx: &Ctx) -> Result<i32> {
 /// One run from its arguments to its exit code: 0, 1 when a subject failed its gate (or
 /// crashed, or timed out), 2 when results could not be stored.
 pub(crate) fn run(a: &RunArgs, ctx: &Ctx, resumed: Option<Resumed>) -> Result<i32> {
+    match measured(a, ctx, resumed)? {
+        Ran::Ended(code) => Ok(code),
+        Ran::Measured(m) => m.conclude(ctx),
+    }
+}
+
+/// What [`measure_run`] comes back with.
+pub enum Ran<'a> {
+    /// Measured and stored; nothing written about it yet.
+    Measured(Box<Measured<'a>>),
+    /// Ended before measuring anything new (a group's shard already complete, or continued
+    /// under its earlier run and concluded there), with its exit code.
+    Ended(i32),
+}
+
+/// A run measured and stored, before anything about it is written: [`Measured::conclude`]
+/// writes the results file, the tables, the report and where everything went, as `run`
+/// does; a caller may read the run first.
+pub struct Measured<'a> {
+    /// The run's record: its command, settings, machine and every result row.
+    pub run_file: RunFile,
+    /// The group the run belongs to (its own id when it has none).
+    pub group: String,
+    s: Settings<'a>,
+    out: StoreReporter,
+    gated: gated::Gated,
+    clock: Clock,
+}
+
+impl Measured<'_> {
+    /// Why some of its results could not be stored (all are in the run file), if so.
+    pub fn store_error(&self) -> Option<&str> {
+        self.out.error.as_deref()
+    }
+
+    /// The providers asked for by name that were missing or broken, and why.
+    pub fn absent(&self) -> Vec<(String, String)> {
+        self.gated.cat.named_but_missing(&self.s.selection.providers)
+    }
+
+    /// Writes what `run` writes when it ends; its exit code.
+    pub fn conclude(mut self, ctx: &Ctx) -> Result<i32> {
+        conclude(
+            ctx,
+            &self.s,
+            &self.run_file,
+            &mut self.out,
+            &self.gated.cat,
+            &self.clock,
+            &self.group,
+        )
+    }
+}
+
+/// `run` (not `--resume`) up to the end of measuring: the run is stored and returned, and
+/// nothing about it written but its progress and warnings.
+pub fn measure_run<'a>(a: &'a RunArgs, ctx: &Ctx) -> Result<Ran<'a>> {
+    if a.resume.is_some() {
+        return Err(usage("measure_run does not resume a run: use cmd_run"));
+    }
+    measured(a, ctx, None)
+}
+
+/// The run measured and stored, or ended early.
+fn measured<'a>(a: &'a RunArgs, ctx: &Ctx, resumed: Option<Resumed>) -> Result<Ran<'a>> {
     let s = Settings::from_args(ctx, a, resumed.as_ref())?;
     ctx.workers.set_long_lived(!a.fresh_workers);
     let location = store_location(&ctx.env, a.db.as_deref());
@@ -165,7 +230,7 @@ pub(crate) fn run(a: &RunArgs, ctx: &Ctx, resumed: Option<Resumed>) -> Result<i3
                     "{} of group {group} is complete (run {id}): nothing to measure (`cryptoscope show {id}`).",
                     shards::which(a.shard.as_deref())
                 );
-                return Ok(0);
+                return Ok(Ran::Ended(0));
             }
             shards::Join::Resume(id) => {
                 // Said even with --quiet: a job's log must tell why it measured less.
@@ -174,7 +239,7 @@ pub(crate) fn run(a: &RunArgs, ctx: &Ctx, resumed: Option<Resumed>) -> Result<i3
                     "{} of group {group} was started before (run {id}) and did not finish: continuing it",
                     shards::which(a.shard.as_deref())
                 );
-                return continue_run(store, location, id, a, ctx);
+                return continue_run(store, location, id, a, ctx).map(Ran::Ended);
             }
         }
     }
@@ -251,7 +316,14 @@ pub(crate) fn run(a: &RunArgs, ctx: &Ctx, resumed: Option<Resumed>) -> Result<i3
         run_file.environment.stability = Some(stability);
     }
     out.finish(&run_file, s.timing);
-    conclude(ctx, &s, &run_file, &mut out, cat, &clock, &group)
+    Ok(Ran::Measured(Box::new(Measured {
+        run_file,
+        group,
+        s,
+        out,
+        gated,
+        clock,
+    })))
 }
 
 /// A finished run's outputs: the results file (or the results on standard output), the

@@ -5,7 +5,9 @@
 //! started.
 
 use crate::common::{all, cassette, db, parse, reading, recorded, replaying, run, slowed, stored, Rows};
+use cryptoscope_engine::args::RunArgs;
 use cryptoscope_engine::context::Captured;
+use cryptoscope_engine::run::{measure_run, Ran};
 use cryptoscope_engine::stored::{self, cmd_compare, cmd_export, cmd_report, cmd_runs, CompareArgs, Compared};
 use cryptoscope_engine::ui::UsageError;
 use cryptoscope_engine::workers::Stopped;
@@ -481,4 +483,39 @@ fn the_results_file_holds_every_documented_field() {
             "{r}"
         );
     }
+}
+
+/// `run` as a value: measured and stored, the run is read before anything about it is
+/// written, and what `conclude` writes is that same run.
+#[test]
+fn a_run_is_a_value_before_it_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db_url = tmp.path().join("r.db").display().to_string();
+    let json = tmp.path().join("run.json");
+    let mut words: Vec<&str> = RUN.to_vec();
+    let json_s = json.display().to_string();
+    words.extend(["--db", &db_url, "--json", &json_s]);
+    let (ctx, out) = replaying(&cassette(), None, &words);
+    let args: RunArgs = parse(&words[1..]);
+    let Ran::Measured(m) = measure_run(&args, &ctx).unwrap() else {
+        panic!("a new run measures")
+    };
+    assert_eq!(m.run_file.results.len(), 17);
+    assert!(m.run_file.results.iter().all(|r| r.median_ns.is_some()));
+    assert_eq!(m.store_error(), None);
+    assert!(m.absent().is_empty());
+    assert_eq!(m.group, m.run_file.run_id, "no group: its own");
+    // Stored already, written nowhere yet.
+    let (stored_id, stored_rows) = stored(&db_url).unwrap();
+    assert_eq!(stored_id, m.run_file.run_id);
+    assert_eq!(stored_rows.len(), 17);
+    assert!(!json.exists());
+    assert_eq!(out.stdout(), "");
+    // Through text, as the file is (serde_json reads a float back to within an ulp).
+    let value: Value = serde_json::from_str(&serde_json::to_string(&m.run_file).unwrap()).unwrap();
+    assert_eq!(m.conclude(&ctx).unwrap(), 0);
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(file, value, "the file is the run that was returned");
+    assert!(out.stdout().contains("Results: "), "{}", out.stdout());
+    assert_eq!(ctx.workers.started(), 0);
 }
