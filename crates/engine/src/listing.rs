@@ -5,12 +5,13 @@ use crate::args::{GateArgs, SelectArgs};
 use crate::catalog;
 use crate::catalog::{Catalogue, Selection};
 use crate::context::Ctx;
-use crate::gated::{gated, GateOptions};
+use crate::gated::{gated, GateOptions, Gated};
 use crate::ui::warn_missing;
 use anyhow::Result;
 use cryptoscope_catalogue::descriptor::Availability;
 use cryptoscope_model::GateStatus;
 use cryptoscope_report::table;
+use std::path::PathBuf;
 
 pub fn cmd_list(ctx: &Ctx, sel: &SelectArgs, json: Option<&std::path::Path>) -> Result<i32> {
     let selection = sel.selection()?;
@@ -111,49 +112,79 @@ pub fn cmd_list(ctx: &Ctx, sel: &SelectArgs, json: Option<&std::path::Path>) -> 
     Ok(0)
 }
 
-pub fn cmd_verify(sel: &SelectArgs, g: &GateArgs, ctx: &Ctx) -> Result<i32> {
+/// What `verify` found: the gate's verdict on every subject picked, with the depth and
+/// the known-answer data it ran with.
+pub struct Verified {
+    pub gated: Gated,
+    /// The KAT depth (`single`, `all`).
+    pub depth: String,
+    pub vectors: PathBuf,
+}
+
+impl Verified {
+    /// How many subjects passed, failed, and were unavailable.
+    pub fn counts(&self) -> (usize, usize, usize) {
+        let of = |pass: bool, fail: bool| {
+            self.gated
+                .picked
+                .iter()
+                .filter(|d| {
+                    let st = self.gated.verdict(d).status;
+                    (st == GateStatus::Pass) == pass && st.is_failure() == fail
+                })
+                .count()
+        };
+        (of(true, false), of(false, true), of(false, false))
+    }
+
+    /// The table and the closing line, as `verify` prints them.
+    pub fn render(&self) -> String {
+        let rows: Vec<Vec<String>> = self
+            .gated
+            .picked
+            .iter()
+            .map(|d| {
+                let v = self.gated.verdict(d);
+                let label = match v.status {
+                    GateStatus::Pass => "PASS".to_string(),
+                    GateStatus::Unavailable => "unavailable".to_string(),
+                    s => s.as_str().to_uppercase(),
+                };
+                vec![
+                    d.algorithm.clone(),
+                    d.provider.clone(),
+                    d.implementation.clone(),
+                    label,
+                    v.detail.clone(),
+                ]
+            })
+            .collect();
+        let (passed, failed, unavailable) = self.counts();
+        format!(
+            "{}{passed} passed, {failed} failed, {unavailable} unavailable (KAT depth: {}, vectors: {})\n",
+            table::render(&["algorithm", "provider", "impl", "gate", "detail"], &rows, &[]),
+            self.depth,
+            self.vectors.display()
+        )
+    }
+}
+
+/// The gate on the subjects selected, nothing written but its progress and warnings.
+pub fn verify(sel: &SelectArgs, g: &GateArgs, ctx: &Ctx) -> Result<Verified> {
     let selection = sel.selection()?;
     let gate = GateOptions::of(ctx, g, false)?;
     let (gated, pb) = gated(ctx, &gate, |cat| selection.pick(cat), |picked| picked.len() as u64)?;
     pb.finish();
-    let (picked, verdicts) = (&gated.picked, &gated.verdicts);
-    let (depth, vectors) = (&gate.depth, &gate.vectors);
-    let mut failed = 0;
-    let rows: Vec<Vec<String>> = picked
-        .iter()
-        .map(|d| {
-            let v = &verdicts[&d.id];
-            if v.status.is_failure() {
-                failed += 1;
-            }
-            let label = match v.status {
-                GateStatus::Pass => "PASS".to_string(),
-                GateStatus::Unavailable => "unavailable".to_string(),
-                s => s.as_str().to_uppercase(),
-            };
-            vec![
-                d.algorithm.clone(),
-                d.provider.clone(),
-                d.implementation.clone(),
-                label,
-                v.detail.clone(),
-            ]
-        })
-        .collect();
-    out!(
-        ctx,
-        "{}",
-        table::render(&["algorithm", "provider", "impl", "gate", "detail"], &rows, &[])
-    );
-    let passed = picked
-        .iter()
-        .filter(|d| verdicts[&d.id].status == GateStatus::Pass)
-        .count();
-    outln!(
-        ctx,
-        "{passed} passed, {failed} failed, {} unavailable (KAT depth: {depth}, vectors: {})",
-        picked.len() - passed - failed,
-        vectors.display()
-    );
-    Ok(if failed > 0 { 1 } else { 0 })
+    Ok(Verified {
+        gated,
+        depth: gate.depth.clone(),
+        vectors: gate.vectors.clone(),
+    })
+}
+
+/// `verify`: the table; exit 1 when a subject failed.
+pub fn cmd_verify(sel: &SelectArgs, g: &GateArgs, ctx: &Ctx) -> Result<i32> {
+    let v = verify(sel, g, ctx)?;
+    out!(ctx, "{}", v.render());
+    Ok(if v.counts().1 > 0 { 1 } else { 0 })
 }

@@ -5,7 +5,9 @@
 //! faults from real processes — signals, a hang, the memory limit, a buffer overrun — are
 //! in `cli/tests/faults.rs`, on the testbed provider's broken subjects.)
 
-use crate::common::{cassette, exchanges, run, stored};
+use crate::common::{cassette, exchanges, parse, replaying, run, stored};
+use cryptoscope_engine::listing::verify;
+use cryptoscope_model::GateStatus;
 use cryptoscope_testkit::replay::RUN;
 use serde_json::{json, Value};
 
@@ -116,4 +118,48 @@ fn broken_subjects_are_reported_and_the_run_goes_on() {
             "{sound} is listed as failed"
         );
     }
+}
+
+/// `verify` as a value on the same faults: the two gate calls that ended badly fail their
+/// subjects, the four others pass (a crash while measuring is not the gate's).
+#[test]
+fn verify_counts_the_gate_calls_that_ended_badly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let recording = tmp.path().join("broken.jsonl");
+    broken(
+        &recording,
+        &[
+            ("gate", "SHA3-256/rustcrypto/default", json!({"crashed": "SIGSEGV"}), 0),
+            (
+                "gate",
+                "ML-KEM-768/pqclean/avx2",
+                json!({"timed-out": {"secs": 15, "nanos": 0}}),
+                0,
+            ),
+        ],
+    );
+    let words = [
+        "--alg",
+        "SHA-256,SHA3-256,ML-KEM-768,X25519",
+        "--provider",
+        "rustcrypto,pqclean",
+    ];
+    let typed: Vec<&str> = std::iter::once("verify").chain(words).collect();
+    let (ctx, out) = replaying(&recording, None, &typed);
+    let v = verify(&parse(&words), &parse(&[]), &ctx).unwrap();
+    assert_eq!(v.counts(), (4, 2, 0));
+    for (subject, status) in [
+        ("SHA3-256/rustcrypto/default", GateStatus::Crashed),
+        ("ML-KEM-768/pqclean/avx2", GateStatus::Timeout),
+    ] {
+        let d = v.gated.picked.iter().find(|d| d.id == subject).unwrap();
+        assert_eq!(v.gated.verdict(d).status, status, "{subject}");
+    }
+    assert_eq!(out.stdout(), "", "verify() writes nothing");
+    assert!(
+        v.render().contains("4 passed, 2 failed, 0 unavailable"),
+        "{}",
+        v.render()
+    );
+    assert_eq!(ctx.workers.started(), 0);
 }
