@@ -9,11 +9,24 @@ use crate::gated::{gated, GateOptions, Gated};
 use crate::ui::warn_missing;
 use anyhow::Result;
 use cryptoscope_catalogue::descriptor::Availability;
+use cryptoscope_catalogue::Descriptor;
 use cryptoscope_model::GateStatus;
 use cryptoscope_report::table;
 use std::path::PathBuf;
 
-pub fn cmd_list(ctx: &Ctx, sel: &SelectArgs, json: Option<&std::path::Path>) -> Result<i32> {
+/// What `list` found: the subjects selected, in the catalogue's order, and how many the
+/// catalogue holds in all.
+pub struct Listed {
+    pub picked: Vec<Descriptor>,
+    /// Every subject of the catalogue (`list --all`).
+    pub everything: usize,
+    /// No selection was given: `picked` is what a bare `run` measures.
+    pub default: bool,
+}
+
+/// The subjects a selection picks, as `run` would pick them; nothing written but the
+/// warnings about missing providers.
+pub fn list(ctx: &Ctx, sel: &SelectArgs) -> Result<Listed> {
     let selection = sel.selection()?;
     let cat = Catalogue::discover(ctx)?;
     warn_missing(ctx, &cat);
@@ -26,62 +39,31 @@ pub fn cmd_list(ctx: &Ctx, sel: &SelectArgs, json: Option<&std::path::Path>) -> 
     .pick(&cat)?
     .len();
     picked.sort_by_key(catalog::sort_key);
+    Ok(Listed {
+        picked,
+        everything,
+        default: sel.is_default(),
+    })
+}
+
+pub fn cmd_list(ctx: &Ctx, sel: &SelectArgs, json: Option<&std::path::Path>) -> Result<i32> {
+    let listed = list(ctx, sel)?;
     if let Some(out) = json {
-        let text = serde_json::to_string_pretty(&picked)? + "\n";
+        let text = serde_json::to_string_pretty(&listed.picked)? + "\n";
         if crate::stored::write_output(ctx, out, &text)? {
             errln!(ctx, "wrote {}", out.display());
         }
         return Ok(0);
     }
-    let rows: Vec<Vec<String>> = picked
-        .iter()
-        .map(|d| {
-            let level = match (d.nist_level, d.classical_bits) {
-                (Some(l), _) => format!("L{l}"),
-                (None, Some(b)) => format!("~{b}-bit"),
-                _ => "-".into(),
-            };
-            let avail = match &d.availability {
-                Availability::Available => "available".to_string(),
-                Availability::Unavailable(r) => format!("unavailable: {r}"),
-            };
-            let ct = match &d.sig {
-                _ if d.sizes.ciphertext == 0 => "-".into(),
-                Some(s) if s.variable_length => format!("≤{}", d.sizes.ciphertext),
-                _ => d.sizes.ciphertext.to_string(),
-            };
-            // A signature has no shared secret: how it signs goes in the `ss` column.
-            let ss = match &d.sig {
-                Some(s) if s.context => format!("{}, ctx", s.signing.as_str()),
-                Some(s) => s.signing.as_str().to_string(),
-                None => d.sizes.shared_secret.to_string(),
-            };
-            // A hash has no keys: its digest size goes in the `ss` column.
-            let key = |n: usize| {
-                if d.family == cryptoscope_catalogue::Family::Hash {
-                    "-".into()
-                } else {
-                    n.to_string()
-                }
-            };
-            vec![
-                d.algorithm.clone(),
-                d.provider.clone(),
-                d.implementation.clone(),
-                level,
-                key(d.sizes.public_key),
-                key(d.sizes.secret_key),
-                ct,
-                ss,
-                d.provider_version.clone(),
-                avail,
-            ]
-        })
-        .collect();
-    out!(
-        ctx,
-        "{}",
-        table::render(
+    out!(ctx, "{}", listed.render());
+    Ok(0)
+}
+
+impl Listed {
+    /// The table and the lines under it, as `list` prints them.
+    pub fn render(&self) -> String {
+        let rows: Vec<Vec<String>> = self.picked.iter().map(list_row).collect();
+        let mut s = table::render(
             &[
                 "algorithm",
                 "provider",
@@ -92,24 +74,68 @@ pub fn cmd_list(ctx: &Ctx, sel: &SelectArgs, json: Option<&std::path::Path>) -> 
                 "ct",
                 "ss",
                 "version",
-                "status"
+                "status",
             ],
             &rows,
-            &[false, false, false, false, true, true, true, true, false, false]
-        )
-    );
-    outln!(ctx,
-        "{} subjects; sizes in bytes (for hashes, `ss` is the digest; for block ciphers `sk` is the key and `ct` the block; for AEADs `sk` is the key and `ct` the tag; for signatures `ct` is the signature, ≤ the largest where its length varies, and `ss` says how signing draws randomness and whether it takes a context).",
-        picked.len()
-    );
-    if sel.is_default() {
-        outln!(
-            ctx,
-            "These are what `cryptoscope run` measures by default; the catalogue holds {everything} \
-             (`list --all`, or name a suite: --suite sig, hash, cipher, aead)."
+            &[false, false, false, false, true, true, true, true, false, false],
         );
+        s.push_str(&format!(
+            "{} subjects; sizes in bytes (for hashes, `ss` is the digest; for block ciphers `sk` is the key and `ct` the block; for AEADs `sk` is the key and `ct` the tag; for signatures `ct` is the signature, ≤ the largest where its length varies, and `ss` says how signing draws randomness and whether it takes a context).\n",
+            self.picked.len()
+        ));
+        if self.default {
+            s.push_str(&format!(
+                "These are what `cryptoscope run` measures by default; the catalogue holds {} \
+                 (`list --all`, or name a suite: --suite sig, hash, cipher, aead).\n",
+                self.everything
+            ));
+        }
+        s
     }
-    Ok(0)
+}
+
+/// One subject's row of the `list` table.
+fn list_row(d: &Descriptor) -> Vec<String> {
+    let level = match (d.nist_level, d.classical_bits) {
+        (Some(l), _) => format!("L{l}"),
+        (None, Some(b)) => format!("~{b}-bit"),
+        _ => "-".into(),
+    };
+    let avail = match &d.availability {
+        Availability::Available => "available".to_string(),
+        Availability::Unavailable(r) => format!("unavailable: {r}"),
+    };
+    let ct = match &d.sig {
+        _ if d.sizes.ciphertext == 0 => "-".into(),
+        Some(s) if s.variable_length => format!("≤{}", d.sizes.ciphertext),
+        _ => d.sizes.ciphertext.to_string(),
+    };
+    // A signature has no shared secret: how it signs goes in the `ss` column.
+    let ss = match &d.sig {
+        Some(s) if s.context => format!("{}, ctx", s.signing.as_str()),
+        Some(s) => s.signing.as_str().to_string(),
+        None => d.sizes.shared_secret.to_string(),
+    };
+    // A hash has no keys: its digest size goes in the `ss` column.
+    let key = |n: usize| {
+        if d.family == cryptoscope_catalogue::Family::Hash {
+            "-".into()
+        } else {
+            n.to_string()
+        }
+    };
+    vec![
+        d.algorithm.clone(),
+        d.provider.clone(),
+        d.implementation.clone(),
+        level,
+        key(d.sizes.public_key),
+        key(d.sizes.secret_key),
+        ct,
+        ss,
+        d.provider_version.clone(),
+        avail,
+    ]
 }
 
 /// What `verify` found: the gate's verdict on every subject picked, with the depth and

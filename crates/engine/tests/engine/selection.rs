@@ -6,7 +6,7 @@
 use crate::common::{cassette, parse, reading, replaying};
 use cryptoscope_engine::args::{CtArgs, GateArgs, ProfileArgs, RunArgs, SelectArgs};
 use cryptoscope_engine::ct_cmd::cmd_ct;
-use cryptoscope_engine::listing::{cmd_list, cmd_verify};
+use cryptoscope_engine::listing::{cmd_list, cmd_verify, list};
 use cryptoscope_engine::preflight_cmd::cmd_preflight;
 use cryptoscope_engine::profile::cmd_profile;
 use cryptoscope_engine::run::cmd_run;
@@ -145,4 +145,30 @@ fn audit_and_profile_settings_out_of_range_are_refused() {
         assert!(e.contains(needle), "{e}");
         assert_eq!(ctx.workers.started(), 0);
     }
+}
+
+/// `list` as a value: what a selection picks from the recording's catalogue (its two
+/// workers' subjects), in the catalogue's order, and what it prints.
+#[test]
+fn list_picks_what_run_would_measure() {
+    let words = ["--alg", "X25519,ML-KEM-768"];
+    let (ctx, out) = replaying(&cassette(), None, &[&["list"][..], &words[..]].concat());
+    let listed = list(&ctx, &parse(&words)).unwrap();
+    let mut ids: Vec<&str> = listed.picked.iter().map(|d| d.id.as_str()).collect();
+    ids.sort_unstable();
+    assert_eq!(
+        ids,
+        [
+            "ML-KEM-768/pqclean/avx2",
+            "ML-KEM-768/pqclean/clean",
+            "ML-KEM-768/rustcrypto/default",
+            "X25519/rustcrypto/default"
+        ]
+    );
+    assert!(!listed.default);
+    assert!(listed.everything > listed.picked.len());
+    assert_eq!(out.stdout(), "", "list() writes nothing");
+    let text = listed.render();
+    assert!(text.contains("4 subjects; sizes in bytes"), "{text}");
+    assert!(!text.contains("what `cryptoscope run` measures by default"), "{text}");
 }
