@@ -9,58 +9,97 @@ use crate::ui::usage;
 use anyhow::Result;
 use cryptoscope_model::RunFile;
 use cryptoscope_report::table;
+use cryptoscope_store::RunSummary;
 
-pub fn cmd_runs(ctx: &Ctx, prune: Option<usize>, db: &DbArg) -> Result<i32> {
-    let mut store = open_store(ctx, db)?;
-    if let Some(keep) = prune {
-        // The newest `keep` runs stay; older ones go with everything stored under them.
-        let runs = store.runs().map_err(|e| usage(e.to_string()))?;
-        let old: Vec<&str> = runs.iter().skip(keep).map(|r| r.id.as_str()).collect();
-        for id in &old {
-            store.delete_run(id).map_err(|e| usage(e.to_string()))?;
+/// What `runs` found or did: the stored runs, newest first, or what `--prune` removed.
+pub enum Listing {
+    Runs {
+        runs: Vec<RunSummary>,
+        /// The store, as it names itself.
+        location: String,
+    },
+    Pruned {
+        removed: Vec<String>,
+        kept: usize,
+        location: String,
+    },
+}
+
+impl Listing {
+    /// As `runs` prints it.
+    pub fn render(&self) -> String {
+        match self {
+            Listing::Pruned {
+                removed,
+                kept,
+                location,
+            } => format!(
+                "Pruned {} run{} from {location}; kept the newest {kept}.\n",
+                removed.len(),
+                if removed.len() == 1 { "" } else { "s" },
+            ),
+            Listing::Runs { runs, location } => {
+                let rows: Vec<Vec<String>> = runs.iter().map(runs_row).collect();
+                format!(
+                    "{}{} runs in {location}\n",
+                    table::render(
+                        &[
+                            "run", "name", "group", "started", "machine", "suites", "measured", "failed", "results",
+                            "status"
+                        ],
+                        &rows,
+                        &[false, false, false, false, false, false, true, true, true, false]
+                    ),
+                    runs.len()
+                )
+            }
         }
-        outln!(
-            ctx,
-            "Pruned {} run{} from {}; kept the newest {}.",
-            old.len(),
-            if old.len() == 1 { "" } else { "s" },
-            store.location(),
-            runs.len().min(keep)
-        );
-        return Ok(0);
     }
+}
+
+/// One stored run's row of the `runs` table.
+fn runs_row(r: &RunSummary) -> Vec<String> {
+    vec![
+        r.id.clone(),
+        if r.name.is_empty() { "-".into() } else { r.name.clone() },
+        if r.group == r.id { "-".into() } else { r.group.clone() },
+        r.started_at.clone(),
+        format!("{} ({})", r.hostname, r.cpu_model),
+        r.suites.clone(),
+        r.measured.to_string(),
+        r.failed.to_string(),
+        r.total.to_string(),
+        if r.status == "running" {
+            "incomplete".into()
+        } else {
+            r.status.clone()
+        },
+    ]
+}
+
+/// The stored runs, or with `prune` the newest `prune` kept and the older ones removed with
+/// everything stored under them.
+pub fn runs(ctx: &Ctx, prune: Option<usize>, db: &DbArg) -> Result<Listing> {
+    let mut store = open_store(ctx, db)?;
     let runs = store.runs().map_err(|e| usage(e.to_string()))?;
-    let rows: Vec<Vec<String>> = runs
-        .iter()
-        .map(|r| {
-            vec![
-                r.id.clone(),
-                if r.name.is_empty() { "-".into() } else { r.name.clone() },
-                if r.group == r.id { "-".into() } else { r.group.clone() },
-                r.started_at.clone(),
-                format!("{} ({})", r.hostname, r.cpu_model),
-                r.suites.clone(),
-                r.measured.to_string(),
-                r.failed.to_string(),
-                r.total.to_string(),
-                if r.status == "running" {
-                    "incomplete".into()
-                } else {
-                    r.status.clone()
-                },
-            ]
-        })
-        .collect();
-    out!(
-        ctx,
-        "{}",
-        table::render(
-            &["run", "name", "group", "started", "machine", "suites", "measured", "failed", "results", "status"],
-            &rows,
-            &[false, false, false, false, false, false, true, true, true, false]
-        )
-    );
-    outln!(ctx, "{} runs in {}", runs.len(), store.location());
+    let location = store.location().to_string();
+    let Some(keep) = prune else {
+        return Ok(Listing::Runs { runs, location });
+    };
+    let removed: Vec<String> = runs.iter().skip(keep).map(|r| r.id.clone()).collect();
+    for id in &removed {
+        store.delete_run(id).map_err(|e| usage(e.to_string()))?;
+    }
+    Ok(Listing::Pruned {
+        kept: runs.len().min(keep),
+        removed,
+        location,
+    })
+}
+
+/// `runs`: the table, or what was pruned.
+pub fn cmd_runs(ctx: &Ctx, prune: Option<usize>, db: &DbArg) -> Result<i32> {
+    out!(ctx, "{}", runs(ctx, prune, db)?.render());
     Ok(0)
 }
 

@@ -7,7 +7,7 @@
 use crate::common::{all, cassette, db, parse, reading, replaying, run, X25519};
 use cryptoscope_engine::args::{FilterArgs, RunArgs};
 use cryptoscope_engine::context::Captured;
-use cryptoscope_engine::stored::{cmd_compare, cmd_export, cmd_report, cmd_runs, cmd_show, CompareArgs};
+use cryptoscope_engine::stored::{self, cmd_compare, cmd_export, cmd_report, cmd_runs, cmd_show, CompareArgs};
 use cryptoscope_engine::ui::UsageError;
 
 /// Two stored runs of X25519 in a new database, the older named `first`: the database, the
@@ -188,6 +188,16 @@ fn outputs_filters_pruning_and_resume_flags() {
         "{runs}"
     );
     refused(export(&db_url, &ids[1], "json", &all()));
+    // The same, read from what `runs` returns.
+    let (ctx, _) = reading();
+    match stored::runs(&ctx, None, &db(&db_url)).unwrap() {
+        stored::Listing::Runs { runs, .. } => {
+            let kept: Vec<&str> = runs.iter().map(|r| r.id.as_str()).collect();
+            assert_eq!(kept, [ids[0].as_str()]);
+            assert_eq!(runs[0].status, "complete");
+        }
+        stored::Listing::Pruned { .. } => panic!("no --prune given"),
+    }
 }
 
 #[test]
