@@ -9,7 +9,7 @@ mod show;
 pub(crate) use audits::ct_audits;
 pub(crate) use compare::published_path;
 pub use compare::{cmd_compare, cmd_published, compare, CompareArgs, Compared, OnMachine};
-pub use show::{cmd_export, cmd_runs, cmd_show, runs, Listing};
+pub use show::{cmd_export, cmd_runs, cmd_show, export, runs, Exported, Listing};
 
 use crate::args::{store_location, DbArg};
 use crate::context::{Ctx, Env};

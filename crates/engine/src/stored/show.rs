@@ -199,14 +199,15 @@ fn show_one(
     crate::run::summary::print_answers(ctx, r, &ct, previous);
 }
 
-pub fn cmd_export(
-    ctx: &Ctx,
-    run: &str,
-    format: &str,
-    out: Option<&std::path::Path>,
-    filter: &FilterArgs,
-    db: &DbArg,
-) -> Result<i32> {
+/// A stored run in one of `export`'s formats: the run as it was read (and narrowed by the
+/// filter) and its text.
+pub struct Exported {
+    pub run: RunFile,
+    pub text: String,
+}
+
+/// `run` of the store in `format` (json, csv, markdown, github-benchmark), nothing written.
+pub fn export(ctx: &Ctx, run: &str, format: &str, filter: &FilterArgs, db: &DbArg) -> Result<Exported> {
     let mut store = open_store(ctx, db)?;
     let mut r = store.load(run).map_err(|e| usage(e.to_string()))?;
     filter.apply(&mut r)?;
@@ -217,6 +218,19 @@ pub fn cmd_export(
         "github-benchmark" => cryptoscope_report::export::github_benchmark(&r),
         f => return Err(usage(format!("unknown format `{f}`"))),
     };
+    Ok(Exported { run: r, text })
+}
+
+/// `export`: the text on standard output, or in `out`.
+pub fn cmd_export(
+    ctx: &Ctx,
+    run: &str,
+    format: &str,
+    out: Option<&std::path::Path>,
+    filter: &FilterArgs,
+    db: &DbArg,
+) -> Result<i32> {
+    let text = export(ctx, run, format, filter, db)?.text;
     match out {
         Some(p) => {
             if write_output(ctx, p, &text)? {

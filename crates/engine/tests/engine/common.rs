@@ -167,16 +167,18 @@ pub fn slowed(from: &Path, to: &Path, subject: &str, factor: f64) {
 /// The latest run in `db` (`export latest --format json`) and its rows, each checked whole:
 /// its samples all there, its median theirs, stored once. None when no run is stored yet.
 pub fn stored(db_url: &str) -> Option<(String, Rows)> {
-    let (ctx, out) = reading();
-    match cryptoscope_engine::stored::cmd_export(&ctx, "latest", "json", None, &all(), &db(db_url)) {
-        Ok(0) => {}
-        Ok(code) => panic!("export exited {code}: {}", out.stderr()),
+    let (ctx, _) = reading();
+    let exported = match cryptoscope_engine::stored::export(&ctx, "latest", "json", &all(), &db(db_url)) {
+        Ok(e) => e,
         Err(e) => {
             // Nothing stored yet: the run was stopped before it was recorded at all.
             assert!(e.to_string().contains("no run"), "{e:#}");
             return None;
         }
-    }
-    let run: Value = serde_json::from_str(&out.stdout()).unwrap();
-    Some(cryptoscope_testkit::replay::rows_of(&run))
+    };
+    let run: Value = serde_json::from_str(&exported.text).unwrap();
+    let (id, rows) = cryptoscope_testkit::replay::rows_of(&run);
+    assert_eq!(id, exported.run.run_id, "the text is the run returned");
+    assert_eq!(rows.len(), exported.run.results.len());
+    Some((id, rows))
 }
