@@ -398,7 +398,19 @@ fn gated_pair(ctx: &Ctx, a: &AbArgs) -> Result<Option<(Gated, GateOptions)>> {
 
 /// `cryptoscope ab`: 0, 1 when a subject failed its gate or while measured (or B is slower
 /// with --fail-on-slower), 2 for bad input.
-pub fn cmd_ab(a: &AbArgs, ctx: &Ctx) -> Result<i32> {
+/// What `ab` found: its run (stored, with the set-up and each comparison as its items), the
+/// set-up, each operation compared, and what ended the interleaving early, if anything.
+pub struct AbRun {
+    pub run: RunFile,
+    pub setup: Setup,
+    pub operations: Vec<Compared>,
+    /// A block that failed: the quads before it stand, and `ab` exits 1.
+    pub failure: Option<String>,
+}
+
+/// `ab` up to its verdicts, stored, nothing written but its progress and messages; `None`
+/// when A or B failed its gate (said on the context's error output).
+pub fn ab(a: &AbArgs, ctx: &Ctx) -> Result<Option<AbRun>> {
     check(a)?;
     let mut store = open_db(ctx, &store_location(&ctx.env, a.db.as_deref()))?;
     if let Some(p) = &a.json {
@@ -407,7 +419,7 @@ pub fn cmd_ab(a: &AbArgs, ctx: &Ctx) -> Result<i32> {
         }
     }
     let Some((gated, gate)) = gated_pair(ctx, a)? else {
-        return Ok(1);
+        return Ok(None);
     };
     let (cat, verdicts, timeout) = (&gated.cat, &gated.verdicts, gate.timeout);
     let pair = [gated.picked[0].clone(), gated.picked[1].clone()];
@@ -420,9 +432,7 @@ pub fn cmd_ab(a: &AbArgs, ctx: &Ctx) -> Result<i32> {
         .cpu
         .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get() - 1));
     let run_id = crate::util::run_id();
-    let start_ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64() * 1e3);
+    let start_ms = crate::util::unix_ms();
     let mut run = ab_run_file(ctx, a, &clock, cat, &pair, cpu, &run_id);
     store.begin_run(&run).map_err(|e| usage(e.to_string()))?;
     let mut setup = Setup {
@@ -464,17 +474,33 @@ pub fn cmd_ab(a: &AbArgs, ctx: &Ctx) -> Result<i32> {
     run.applications = std::iter::once(setup.to_app("setup"))
         .chain(compared.iter().map(|c| c.to_app(c.operation.clone())))
         .collect();
-    out!(ctx, "{}", cryptoscope_report::ab::summary(&run.applications));
+    Ok(Some(AbRun {
+        run,
+        setup,
+        operations: compared,
+        failure,
+    }))
+}
+
+/// `ab`: the table and where it is stored, the JSON file; exit 1 when a subject failed its
+/// gate, a block failed, or (with `--fail-on-slower`) B is slower.
+pub fn cmd_ab(a: &AbArgs, ctx: &Ctx) -> Result<i32> {
+    let Some(r) = ab(a, ctx)? else {
+        return Ok(1);
+    };
+    let run_id = &r.run.run_id;
+    out!(ctx, "{}", cryptoscope_report::ab::summary(&r.run.applications));
     outln!(ctx, "Stored as run {run_id} (`cryptoscope show {run_id}`).");
     if let Some(p) = &a.json {
-        let doc = serde_json::json!({"run_id": run_id, "setup": setup, "operations": compared});
+        let doc = serde_json::json!({"run_id": run_id, "setup": r.setup, "operations": r.operations});
         crate::stored::write_output(ctx, p, &serde_json::to_string_pretty(&doc)?)?;
     }
-    if let Some(e) = failure {
+    if let Some(e) = &r.failure {
         errln!(ctx, "ab: {e}");
         return Ok(1);
     }
-    let slower = compared
+    let slower = r
+        .operations
         .iter()
         .filter(|c| c.verdict == Some(paired::Change::Slower))
         .count();

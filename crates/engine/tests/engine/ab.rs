@@ -4,10 +4,11 @@
 //! so that the same blocks are asked for on any machine under any load.
 
 use crate::common::{all, cassette, db, exchanges, parse, replaying, stored};
-use cryptoscope_engine::ab::{cmd_ab, AbArgs};
+use cryptoscope_engine::ab::{ab, cmd_ab, AbArgs};
 use cryptoscope_engine::context::Time;
 use cryptoscope_engine::stored::cmd_show;
 use cryptoscope_engine::ui::UsageError;
+use cryptoscope_measure::paired::Change;
 use serde_json::Value;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -205,4 +206,62 @@ fn two_providers_are_interleaved_in_epochs_stored_and_printed() {
     let (ctx, show) = crate::common::reading();
     assert_eq!(cmd_show(&ctx, id, None, None, &all(), &db(&db_url)).unwrap(), 0);
     assert!(show.stdout().contains("calls/block"), "{}", show.stdout());
+}
+
+/// `ab` as a value: the same replay read from what `ab()` returns — each operation's quads,
+/// epochs and verdict, the run it stored — before anything is printed.
+#[test]
+fn the_comparison_is_a_value_before_it_is_printed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db_url = tmp.path().join("r.db").display().to_string();
+    let words = [
+        "--alg",
+        "X25519",
+        // The recording's operations, in its order: each subject's calls are replayed in turn.
+        "--op",
+        "keypair,exchange",
+        "rustcrypto",
+        "aws-lc",
+        "--no-instructions",
+        "--time",
+        "2",
+        "--block",
+        "1",
+        "--db",
+        &db_url,
+    ];
+    let a: AbArgs = parse(&words);
+    let typed: Vec<&str> = std::iter::once("ab").chain(words.iter().copied()).collect();
+    let (ctx, out) = replaying(&ab_recording(), None, &typed);
+    let ctx = ctx.with_time(Time::scripted(Duration::from_micros(62_500)));
+    let r = ab(&a, &ctx).unwrap().expect("both gates pass in the recording");
+    assert_eq!(out.stdout(), "", "ab() prints nothing");
+    assert_eq!(r.failure, None);
+    assert_eq!(
+        (r.setup.a.as_str(), r.setup.b.as_str()),
+        ("X25519/rustcrypto/default", "X25519/aws-lc/default")
+    );
+    assert_eq!(r.operations.len(), 2);
+    let keypair = &r.operations[0];
+    assert_eq!(keypair.operation, "keypair");
+    assert_eq!(keypair.quads, keypair.quads_ns.len());
+    assert!(keypair.quads >= 4);
+    assert!(
+        keypair.epochs >= 2,
+        "two scripted seconds cover two epochs of one: {}",
+        keypair.epochs
+    );
+    let data =
+        recorded_median("X25519/aws-lc/default", "keypair") / recorded_median("X25519/rustcrypto/default", "keypair");
+    let want = if data < 1.0 { Change::Faster } else { Change::Slower };
+    assert!(
+        (data - 1.0).abs() > 0.1,
+        "the recording's keypair is too close to call ({data})"
+    );
+    assert_eq!(keypair.verdict, Some(want));
+    // Stored: the run, with the set-up and the comparison as its items.
+    let (stored_id, _) = stored(&db_url).expect("a stored run");
+    assert_eq!(stored_id, r.run.run_id);
+    assert_eq!(r.run.applications.len(), 3, "the set-up and two operations");
+    assert_eq!(ctx.workers.started(), 0);
 }
