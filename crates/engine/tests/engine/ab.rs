@@ -5,7 +5,7 @@
 
 use crate::common::{all, cassette, db, exchanges, parse, replaying, stored};
 use cryptoscope_engine::ab::{ab, cmd_ab, AbArgs};
-use cryptoscope_engine::context::Time;
+use cryptoscope_engine::context::{Captured, Ctx, Time};
 use cryptoscope_engine::stored::cmd_show;
 use cryptoscope_engine::ui::UsageError;
 use cryptoscope_measure::paired::Change;
@@ -105,6 +105,30 @@ fn recorded_median(subject: &str, op: &str) -> f64 {
     ns[ns.len() / 2]
 }
 
+/// `ab WORDS` over the recording's pair and operations (in its order: each subject's calls
+/// are replayed in turn), two scripted seconds at 62.5 ms a reading, with 1 ms blocks:
+/// its arguments and a context replaying the recording.
+fn replayed_ab(extra: &[&str]) -> (AbArgs, Ctx, Captured) {
+    let mut words = vec![
+        "--alg",
+        "X25519",
+        "--op",
+        "keypair,exchange",
+        "rustcrypto",
+        "aws-lc",
+        "--no-instructions",
+        "--time",
+        "2",
+        "--block",
+        "1",
+    ];
+    words.extend(extra);
+    let a: AbArgs = parse(&words);
+    let typed: Vec<&str> = std::iter::once("ab").chain(words.iter().copied()).collect();
+    let (ctx, out) = replaying(&ab_recording(), None, &typed);
+    (a, ctx.with_time(Time::scripted(Duration::from_micros(62_500))), out)
+}
+
 /// What was `cli/tests/ab.rs`'s `two_providers_are_interleaved_in_epochs_stored_and_printed`,
 /// on recorded blocks: two seconds of a clock that moves 62.5 ms a reading cover two
 /// epochs of one second; the quads, the verdict, the stored rows and `show` follow.
@@ -118,27 +142,7 @@ fn two_providers_are_interleaved_in_epochs_stored_and_printed() {
         "X25519/rustcrypto/default",
         "X25519/aws-lc/default",
     );
-    let words = [
-        "--alg",
-        "X25519",
-        "--op",
-        "keypair,exchange",
-        "rustcrypto",
-        "aws-lc",
-        "--no-instructions",
-        "--time",
-        "2",
-        "--block",
-        "1",
-        "--json",
-        &json_s,
-        "--db",
-        &db_url,
-    ];
-    let a: AbArgs = parse(&words);
-    let typed: Vec<&str> = std::iter::once("ab").chain(words.iter().copied()).collect();
-    let (ctx, out) = replaying(&ab_recording(), None, &typed);
-    let ctx = ctx.with_time(Time::scripted(Duration::from_micros(62_500)));
+    let (a, ctx, out) = replayed_ab(&["--json", &json_s, "--db", &db_url]);
     assert_eq!(
         cmd_ab(&a, &ctx).unwrap_or_else(|e| panic!("{e:#}\n{}", out.stderr())),
         0
@@ -214,26 +218,7 @@ fn two_providers_are_interleaved_in_epochs_stored_and_printed() {
 fn the_comparison_is_a_value_before_it_is_printed() {
     let tmp = tempfile::tempdir().unwrap();
     let db_url = tmp.path().join("r.db").display().to_string();
-    let words = [
-        "--alg",
-        "X25519",
-        // The recording's operations, in its order: each subject's calls are replayed in turn.
-        "--op",
-        "keypair,exchange",
-        "rustcrypto",
-        "aws-lc",
-        "--no-instructions",
-        "--time",
-        "2",
-        "--block",
-        "1",
-        "--db",
-        &db_url,
-    ];
-    let a: AbArgs = parse(&words);
-    let typed: Vec<&str> = std::iter::once("ab").chain(words.iter().copied()).collect();
-    let (ctx, out) = replaying(&ab_recording(), None, &typed);
-    let ctx = ctx.with_time(Time::scripted(Duration::from_micros(62_500)));
+    let (a, ctx, out) = replayed_ab(&["--db", &db_url]);
     let r = ab(&a, &ctx).unwrap().expect("both gates pass in the recording");
     assert_eq!(out.stdout(), "", "ab() prints nothing");
     assert_eq!(r.failure, None);

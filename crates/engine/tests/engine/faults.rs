@@ -32,23 +32,26 @@ fn broken(to: &std::path::Path, faults: &[(&str, &str, Value, usize)]) {
     std::fs::write(to, out).unwrap();
 }
 
+/// Two gate calls that ended badly: SHA3-256's crashed, PQClean's AVX2 ML-KEM-768's timed out.
+fn gate_faults() -> Vec<(&'static str, &'static str, Value, usize)> {
+    vec![
+        ("gate", "SHA3-256/rustcrypto/default", json!({"crashed": "SIGSEGV"}), 0),
+        (
+            "gate",
+            "ML-KEM-768/pqclean/avx2",
+            json!({"timed-out": {"secs": 15, "nanos": 0}}),
+            0,
+        ),
+    ]
+}
+
 #[test]
 fn broken_subjects_are_reported_and_the_run_goes_on() {
     let tmp = tempfile::tempdir().unwrap();
     let recording = tmp.path().join("broken.jsonl");
-    broken(
-        &recording,
-        &[
-            ("gate", "SHA3-256/rustcrypto/default", json!({"crashed": "SIGSEGV"}), 0),
-            (
-                "gate",
-                "ML-KEM-768/pqclean/avx2",
-                json!({"timed-out": {"secs": 15, "nanos": 0}}),
-                0,
-            ),
-            ("measure", "X25519/rustcrypto/default", json!({"crashed": "SIGABRT"}), 1),
-        ],
-    );
+    let mut faults = gate_faults();
+    faults.push(("measure", "X25519/rustcrypto/default", json!({"crashed": "SIGABRT"}), 1));
+    broken(&recording, &faults);
     let db = tmp.path().join("r.db").display().to_string();
     let json_file = tmp.path().join("run.json");
     let (code, out) = run(&recording, RUN, &db, &json_file);
@@ -126,18 +129,7 @@ fn broken_subjects_are_reported_and_the_run_goes_on() {
 fn verify_counts_the_gate_calls_that_ended_badly() {
     let tmp = tempfile::tempdir().unwrap();
     let recording = tmp.path().join("broken.jsonl");
-    broken(
-        &recording,
-        &[
-            ("gate", "SHA3-256/rustcrypto/default", json!({"crashed": "SIGSEGV"}), 0),
-            (
-                "gate",
-                "ML-KEM-768/pqclean/avx2",
-                json!({"timed-out": {"secs": 15, "nanos": 0}}),
-                0,
-            ),
-        ],
-    );
+    broken(&recording, &gate_faults());
     let words = [
         "--alg",
         "SHA-256,SHA3-256,ML-KEM-768,X25519",
